@@ -1,0 +1,190 @@
+package envelope
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// Kind classifies an [Error]. The set is closed: the HTTP adapter maps each
+// kind to exactly one status code.
+type Kind string
+
+// The kinds of error. The comment names the HTTP status the adapter answers
+// with.
+const (
+	KindInvalid              Kind = "invalid"                // 400: bad query, body or header
+	KindUnauthenticated      Kind = "unauthenticated"        // 401
+	KindForbidden            Kind = "forbidden"              // 403
+	KindNotFound             Kind = "not_found"              // 404
+	KindMethodNotAllowed     Kind = "method_not_allowed"     // 405
+	KindConflict             Kind = "conflict"               // 409
+	KindPreconditionFailed   Kind = "precondition_failed"    // 412
+	KindTooLarge             Kind = "too_large"              // 413
+	KindUnsupportedMediaType Kind = "unsupported_media_type" // 415
+	KindRateLimited          Kind = "rate_limited"           // 429
+	KindUnavailable          Kind = "unavailable"            // 503: cancelled or timed out
+	KindInternal             Kind = "internal"               // 500
+)
+
+// Error is the error type of brandbase. Its Message and Items are safe to
+// show to a client; the wrapped cause (Unwrap) is for logs only.
+type Error struct {
+	// Kind says what class of failure this is.
+	Kind Kind
+	// Code is a stable machine-readable string, such as "brand_not_found".
+	Code string
+	// Message sums the failure up in one sentence, safe to show.
+	Message string
+	// Fields lists the request fields that were wrong, one item each.
+	Fields []ErrorItem
+	// Err is the underlying cause, if any. It is never sent to clients.
+	Err error
+}
+
+// New returns an error of the given kind, code and message.
+func New(kind Kind, code, message string) *Error {
+	return &Error{Kind: kind, Code: code, Message: message}
+}
+
+// Invalid returns a [KindInvalid] error with the given field items.
+func Invalid(message string, fields ...ErrorItem) *Error {
+	return &Error{Kind: KindInvalid, Code: "invalid_request", Message: message, Fields: fields}
+}
+
+// NotFound returns a [KindNotFound] error with code "not_found".
+func NotFound(message string) *Error { return New(KindNotFound, "not_found", message) }
+
+// Conflict returns a [KindConflict] error with code "conflict".
+func Conflict(message string) *Error { return New(KindConflict, "conflict", message) }
+
+// Internal wraps cause as a [KindInternal] error with a generic message.
+func Internal(cause error) *Error {
+	return &Error{Kind: KindInternal, Code: "internal_error", Message: "An internal error occurred.", Err: cause}
+}
+
+// Field returns the error item for one request field.
+func Field(field, code, details string) ErrorItem {
+	return ErrorItem{Code: code, Field: field, Details: details}
+}
+
+// Error returns the message, the field details and the cause, for logs.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Message)
+	for _, f := range e.Fields {
+		b.WriteString("; ")
+		if f.Field != "" {
+			b.WriteString(f.Field)
+			b.WriteString(": ")
+		}
+		b.WriteString(f.Details)
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// WithCause returns a copy of e that wraps cause.
+func (e *Error) WithCause(cause error) *Error {
+	c := *e
+	c.Err = cause
+	return &c
+}
+
+// Items returns the envelope items of e: its field items, or one item with
+// its code and message when it has none. The result is never nil.
+func (e *Error) Items() []ErrorItem {
+	if len(e.Fields) > 0 {
+		return e.Fields
+	}
+	return []ErrorItem{{Code: e.Code, Details: e.Message}}
+}
+
+// As returns the *Error in err's chain. For any other non-nil error it returns
+// [Internal](err), and for context cancellation a [KindUnavailable] error, so
+// that the result is always safe to show. It returns nil for a nil err.
+func As(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Kind: KindUnavailable, Code: "request_cancelled", Message: "The request was cancelled or timed out.", Err: err}
+	}
+	return Internal(err)
+}
+
+// KindOf returns the kind of err: the kind of the *Error in its chain,
+// KindUnavailable for context cancellation, KindInternal for any other error,
+// and "" for nil.
+func KindOf(err error) Kind {
+	if e := As(err); e != nil {
+		return e.Kind
+	}
+	return ""
+}
+
+// CodeOf returns the code of err as [As] sees it, or "" for nil.
+func CodeOf(err error) string {
+	if e := As(err); e != nil {
+		return e.Code
+	}
+	return ""
+}
+
+// Validation collects field errors; its zero value is ready to use.
+//
+//	var v envelope.Validation
+//	if name == "" { v.Add("name", "required", "name is required") }
+//	return v.Err()
+type Validation struct {
+	items []ErrorItem
+}
+
+// Add records one bad field.
+func (v *Validation) Add(field, code, details string) {
+	v.items = append(v.items, Field(field, code, details))
+}
+
+// Merge records the field items of err when it is a KindInvalid *Error, and
+// reports whether it did so.
+func (v *Validation) Merge(err error) bool {
+	var e *Error
+	if errors.As(err, &e) && e.Kind == KindInvalid {
+		v.items = append(v.items, e.Items()...)
+		return true
+	}
+	return false
+}
+
+// Has reports whether a field error was recorded for field.
+func (v *Validation) Has(field string) bool {
+	for _, it := range v.items {
+		if it.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// Err returns nil when no field error was recorded, else a KindInvalid
+// *Error listing them all.
+func (v *Validation) Err() error {
+	if len(v.items) == 0 {
+		return nil
+	}
+	msg := "The request has an invalid field."
+	if len(v.items) > 1 {
+		msg = "The request has invalid fields."
+	}
+	return Invalid(msg, v.items...)
+}

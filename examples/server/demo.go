@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/auth"
+)
+
+// The demo brands' URLs.
+const (
+	demoBrandURL  = "demo.brandbase.test"
+	otherBrandURL = "other.brandbase.test"
+)
+
+// demoInfo is the object of the "demo {...}" line (DESIGN.md section 8).
+type demoInfo struct {
+	BrandURL                       string `json:"brandUrl"`
+	Username                       string `json:"username,omitempty"`
+	EmailAddress                   string `json:"emailAddress,omitempty"`
+	Password                       string `json:"password,omitempty"`
+	ViewerUsername                 string `json:"viewerUsername,omitempty"`
+	ViewerPassword                 string `json:"viewerPassword,omitempty"`
+	AnalyticsAppIntegrationID      string `json:"analyticsAppIntegrationId,omitempty"`
+	AnalyticsIntegrationID         string `json:"analyticsIntegrationId,omitempty"`
+	PaymentGatewayAppIntegrationID string `json:"paymentGatewayAppIntegrationId,omitempty"`
+	PaymentGatewayIntegrationID    string `json:"paymentGatewayIntegrationId,omitempty"`
+
+	OtherBrandURL                       string `json:"otherBrandUrl"`
+	OtherUsername                       string `json:"otherUsername,omitempty"`
+	OtherPassword                       string `json:"otherPassword,omitempty"`
+	OtherAnalyticsAppIntegrationID      string `json:"otherAnalyticsAppIntegrationId,omitempty"`
+	OtherAnalyticsIntegrationID         string `json:"otherAnalyticsIntegrationId,omitempty"`
+	OtherPaymentGatewayAppIntegrationID string `json:"otherPaymentGatewayAppIntegrationId,omitempty"`
+	OtherPaymentGatewayIntegrationID    string `json:"otherPaymentGatewayIntegrationId,omitempty"`
+}
+
+// demoPasswords are the passwords given by flags; empty ones are random.
+type demoPasswords struct {
+	admin, viewer, other string
+}
+
+// demoFile returns where the demo object is kept for a database path, or ""
+// for the in-memory store.
+func demoFile(db string) string {
+	if db == ":memory:" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(db), strings.TrimSuffix(filepath.Base(db), filepath.Ext(db))+".demo.json")
+}
+
+// loadOrSeedDemo seeds the demo data into a store that has no brand yet and
+// saves the demo object at path (mode 0600); on a store that has brands it
+// reads the object back from path.
+func loadOrSeedDemo(ctx context.Context, app *brandbase.App, path string, pw demoPasswords) (demoInfo, error) {
+	brands, err := app.Auth.Brands(ctx)
+	if err != nil {
+		return demoInfo{}, err
+	}
+	if len(brands) > 0 {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return demoInfo{}, fmt.Errorf("the database has data but its demo file cannot be read (delete both to start over): %w", err)
+		}
+		var d demoInfo
+		if err := json.Unmarshal(b, &d); err != nil {
+			return demoInfo{}, fmt.Errorf("read %s: %w", path, err)
+		}
+		return d, nil
+	}
+	d, err := seedDemo(ctx, app, pw)
+	if err != nil {
+		return demoInfo{}, err
+	}
+	if path != "" {
+		b, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			return demoInfo{}, err
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			return demoInfo{}, err
+		}
+	}
+	return d, nil
+}
+
+// seedDemo creates the demo brands (and, as they exist, their users and
+// integrations).
+func seedDemo(ctx context.Context, app *brandbase.App, _ demoPasswords) (demoInfo, error) {
+	var d demoInfo
+	for _, nb := range []auth.NewBrand{
+		{URL: demoBrandURL, Name: "Demo Shop", DefaultCurrency: "USD"},
+		{URL: otherBrandURL, Name: "Other Shop", DefaultCurrency: "EUR"},
+	} {
+		if _, err := app.Auth.CreateBrand(ctx, nb); err != nil {
+			return d, fmt.Errorf("create brand %s: %w", nb.URL, err)
+		}
+	}
+	d.BrandURL, d.OtherBrandURL = demoBrandURL, otherBrandURL
+	return d, nil
+}
+
+// randomPassword returns a password of 20 URL-safe random characters.
+func randomPassword() string {
+	return rand.Text()[:20]
+}
+
+func printDemo(w io.Writer, d demoInfo) error {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "demo %s\n", b)
+	return err
+}

@@ -1,0 +1,146 @@
+// Command server is the brandbase demo server: the /api/v1 handler on an
+// SQLite file (or in memory), seeded with demo brands on first start.
+//
+//	go run ./examples/server                  # 127.0.0.1:8080, ./brandbase.db
+//	go run ./examples/server -db :memory:     # in-memory store
+//
+// On every start it prints one line to stdout, "demo " followed by a JSON
+// object with the demo credentials and ids (see DESIGN.md section 8). After
+// the first start the object is read back from brandbase.demo.json beside
+// the database. It stops cleanly on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/sqlite"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil); err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command-line flags.
+type options struct {
+	addr      string
+	db        string
+	rateLimit bool
+	passwords demoPasswords
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&o.db, "db", "brandbase.db", "SQLite database file, or :memory: for the in-memory store")
+	fs.BoolVar(&o.rateLimit, "rate-limit", true, "rate limiting (turn off for load tests)")
+	fs.StringVar(&o.passwords.admin, "password", "", "demo admin password on first start (random when empty)")
+	fs.StringVar(&o.passwords.viewer, "viewer-password", "", "demo viewer password on first start (random when empty)")
+	fs.StringVar(&o.passwords.other, "other-password", "", "second brand's admin password on first start (random when empty)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	return o, nil
+}
+
+// run serves until ctx is done. ready, when not nil, receives the address
+// the server listens on.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready chan<- string) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+
+	store, err := openStore(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	app, err := brandbase.New(store, brandbase.Config{})
+	if err != nil {
+		return err
+	}
+
+	demo, err := loadOrSeedDemo(ctx, app, demoFile(o.db), o.passwords)
+	if err != nil {
+		return fmt.Errorf("demo data: %w", err)
+	}
+	if err := printDemo(stdout, demo); err != nil {
+		return err
+	}
+
+	api, err := app.Handler(httpadapter.WithLogger(logger))
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           api,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/api/v1", "db", o.db)
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// openStore opens the in-memory store for ":memory:" and the SQLite file
+// otherwise.
+func openStore(ctx context.Context, db string) (storage.Storage, error) {
+	if db == ":memory:" {
+		return memory.New(ctx)
+	}
+	return sqlite.Open(ctx, db)
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServer runs the server with args until the test ends, and returns
+// its base URL and its stdout.
+func startServer(t *testing.T, args ...string) (string, *syncBuffer, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), stdout, stderr, ready) }()
+	var addr string
+	select {
+	case addr = <-ready:
+	case err := <-done:
+		cancel()
+		t.Fatalf("server stopped: %v\n%s", err, stderr.String())
+	case <-time.After(30 * time.Second):
+		cancel()
+		t.Fatal("server did not start")
+	}
+	stop := func() {
+		cancel()
+		select {
+		case err := <-done:
+			require.NoError(t, err, "clean shutdown")
+		case <-time.After(15 * time.Second):
+			t.Fatal("server did not stop")
+		}
+	}
+	return "http://" + addr, stdout, stop
+}
+
+func demoLine(t *testing.T, out string) demoInfo {
+	t.Helper()
+	line, ok := strings.CutPrefix(strings.TrimSpace(out), "demo ")
+	require.True(t, ok, "stdout is one demo line: %q", out)
+	var d demoInfo
+	require.NoError(t, json.Unmarshal([]byte(line), &d))
+	return d
+}
+
+func TestServerSeedsServesAndRestarts(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "brandbase.db")
+	base, stdout, stop := startServer(t, "-db", db)
+	first := demoLine(t, stdout.String())
+	assert.Equal(t, demoBrandURL, first.BrandURL)
+	assert.Equal(t, otherBrandURL, first.OtherBrandURL)
+
+	req, err := http.NewRequest("GET", base+"/api/v1/currencies", nil)
+	require.NoError(t, err)
+	req.Header.Set("Brand-URL", first.BrandURL)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var env struct {
+		Success bool
+		Data    struct{ TotalItems int }
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&env))
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.True(t, env.Success)
+	assert.Positive(t, env.Data.TotalItems)
+	stop()
+
+	info, err := os.Stat(filepath.Join(filepath.Dir(db), "brandbase.demo.json"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+
+	_, stdout, stop = startServer(t, "-db", db)
+	assert.Equal(t, first, demoLine(t, stdout.String()), "a restart prints the same demo line")
+	stop()
+}
+
+func TestServerInMemory(t *testing.T) {
+	t.Parallel()
+	base, stdout, stop := startServer(t, "-db", ":memory:")
+	defer stop()
+	d := demoLine(t, stdout.String())
+	resp, err := http.Get(base + "/api/v1/currencies")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "no Brand-URL")
+	assert.NotEmpty(t, d.BrandURL)
+}
+
+func TestServerRejectsBadFlags(t *testing.T) {
+	t.Parallel()
+	err := run(t.Context(), []string{"-nope"}, &bytes.Buffer{}, &bytes.Buffer{}, nil)
+	assert.Error(t, err)
+}

@@ -1,0 +1,124 @@
+// Package httpadapter serves brandbase over net/http under /api/v1.
+//
+// # Mounting
+//
+// [New] returns an http.Handler for every route of the interface
+// specification and its extensions; a host mounts it on its own mux:
+//
+//	h, err := httpadapter.New(httpadapter.Services{Auth: a, RefData: r, Integrations: i},
+//		httpadapter.WithLogger(logger))
+//	mux.Handle("/api/v1/", h)
+//
+// # Behaviour
+//
+// Every answer, errors included, is an envelope.Envelope: unknown routes get
+// a 404 and wrong methods a 405 (with Allow) in the envelope, and a panic in a
+// handler becomes a 500 whose details go only to the log. Each domain error
+// kind maps to one status (see [StatusOf]). The adapter holds no business
+// rule: it decodes the request, calls one domain method and encodes the
+// result.
+package httpadapter
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// Services are the domain services the adapter serves. Auth and RefData are
+// required; Integrations may be nil, in which case the integration routes
+// answer 404.
+type Services struct {
+	Auth         *auth.Service
+	RefData      *refdata.Service
+	Integrations *integrations.Service
+}
+
+// Option configures the handler New returns.
+type Option func(*Handler)
+
+// WithLogger sets the logger for request logs and internal errors. The
+// default discards everything.
+func WithLogger(l *slog.Logger) Option {
+	return func(h *Handler) {
+		if l != nil {
+			h.log = l
+		}
+	}
+}
+
+// Handler is the http.Handler of the /api/v1 routes. Build it with [New].
+type Handler struct {
+	svc Services
+	log *slog.Logger
+	mux *http.ServeMux
+}
+
+// New returns the handler of every /api/v1 route. It fails when a required
+// service is missing; it never panics at request time for a configuration
+// error.
+func New(s Services, opts ...Option) (*Handler, error) {
+	if s.Auth == nil {
+		return nil, errors.New("httpadapter: Services.Auth is required")
+	}
+	if s.RefData == nil {
+		return nil, errors.New("httpadapter: Services.RefData is required")
+	}
+	h := &Handler{
+		svc: s,
+		log: slog.New(slog.DiscardHandler),
+		mux: http.NewServeMux(),
+	}
+	for _, o := range opts {
+		o(h)
+	}
+	h.registerRefData()
+	h.registerAuth()
+	h.registerIntegrations()
+	return h, nil
+}
+
+// ServeHTTP answers one request: it recovers panics, logs the request and
+// dispatches it to its route, answering 404 and 405 in the envelope.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.observe(http.HandlerFunc(h.dispatch)).ServeHTTP(w, r)
+}
+
+// dispatch routes r. A request that no pattern matches is answered with the
+// status the mux would give it (404, or 405 with its Allow header), in the
+// envelope.
+func (h *Handler) dispatch(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := h.mux.Handler(r); pattern != "" {
+		h.mux.ServeHTTP(w, r)
+		return
+	}
+	probe := &statusProbe{header: http.Header{}}
+	fallback, _ := h.mux.Handler(r)
+	fallback.ServeHTTP(probe, r)
+	switch probe.status {
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", probe.header.Get("Allow"))
+		h.fail(w, r, errMethodNotAllowed)
+	case http.StatusNotFound, 0:
+		h.fail(w, r, errRouteNotFound)
+	default: // a redirect to the cleaned path
+		for k, v := range probe.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(probe.status)
+	}
+}
+
+// statusProbe records what the mux's own fallback handler would answer.
+type statusProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *statusProbe) Header() http.Header         { return p.header }
+func (p *statusProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *statusProbe) WriteHeader(status int)      { p.status = status }

@@ -1,0 +1,251 @@
+package httpadapter_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/sqlite"
+)
+
+// env is the decoded envelope of a response.
+type env struct {
+	Success    bool            `json:"success"`
+	StatusCode int             `json:"statusCode"`
+	Message    string          `json:"message"`
+	Data       json.RawMessage `json:"data"`
+	Errors     []struct {
+		Code    string `json:"code"`
+		Field   string `json:"field"`
+		Details string `json:"details"`
+	} `json:"errors"`
+}
+
+// fixture is a fresh app with two brands (one inactive) behind the handler.
+type fixture struct {
+	app     *brandbase.App
+	handler http.Handler
+	brand   auth.Brand
+	logs    *bytes.Buffer
+}
+
+// stores are the backends every HTTP scenario runs on.
+var stores = map[string]func(t *testing.T) storage.Storage{
+	"memory": func(t *testing.T) storage.Storage {
+		s, err := memory.New(t.Context())
+		require.NoError(t, err)
+		return s
+	},
+	"sqlite": func(t *testing.T) storage.Storage {
+		s, err := sqlite.Open(t.Context(), t.TempDir()+"/test.db")
+		require.NoError(t, err)
+		return s
+	},
+}
+
+func newFixture(t *testing.T, newStore func(t *testing.T) storage.Storage) *fixture {
+	t.Helper()
+	store := newStore(t)
+	t.Cleanup(func() { store.Close() })
+	app, err := brandbase.New(store, brandbase.Config{})
+	require.NoError(t, err)
+	ctx := t.Context()
+	b, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop", DefaultCurrency: "EUR"})
+	require.NoError(t, err)
+	_, err = app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "closed.example.com", Name: "Closed", Status: auth.StatusInactive})
+	require.NoError(t, err)
+	logs := &bytes.Buffer{}
+	h, err := app.Handler(withTestLogger(logs))
+	require.NoError(t, err)
+	return &fixture{app: app, handler: h, brand: b, logs: logs}
+}
+
+// do serves one request and decodes its envelope, checking the invariants
+// every answer keeps.
+func (f *fixture) do(t *testing.T, method, path string, headers map[string]string, body string) (*httptest.ResponseRecorder, env) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, req)
+	var e env
+	if rec.Code == http.StatusNotModified {
+		return rec, e
+	}
+	require.Equal(t, "application/json; charset=utf-8", rec.Header().Get("Content-Type"))
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e), rec.Body.String())
+	assert.Equal(t, rec.Code, e.StatusCode, "statusCode equals the HTTP status")
+	assert.Equal(t, rec.Code < 400, e.Success)
+	assert.NotNil(t, e.Errors, "errors is never null")
+	assert.NotEmpty(t, e.Message)
+	if e.Success {
+		assert.Empty(t, e.Errors)
+	} else {
+		assert.NotEmpty(t, e.Errors)
+	}
+	return rec, e
+}
+
+func TestRoutingAndBrand(t *testing.T) {
+	t.Parallel()
+	brand := map[string]string{"Brand-URL": "shop.example.com"}
+	scenarios := []struct {
+		name      string
+		method    string
+		path      string
+		headers   map[string]string
+		status    int
+		errCode   string
+		errField  string
+		wantAllow string
+	}{
+		{name: "currencies", method: "GET", path: "/api/v1/currencies", headers: brand, status: 200},
+		{name: "brand URL normalised", method: "GET", path: "/api/v1/currencies",
+			headers: map[string]string{"Brand-URL": "  HTTPS://Shop.Example.COM./some/path?x=1 "}, status: 200},
+		{name: "no Brand-URL", method: "GET", path: "/api/v1/currencies", status: 400,
+			errCode: "brand_url_required", errField: "Brand-URL"},
+		{name: "blank Brand-URL", method: "GET", path: "/api/v1/currencies",
+			headers: map[string]string{"Brand-URL": "   "}, status: 400, errCode: "brand_url_required", errField: "Brand-URL"},
+		{name: "unknown brand", method: "GET", path: "/api/v1/currencies",
+			headers: map[string]string{"Brand-URL": "nobody.example.com"}, status: 404, errCode: "brand_not_found"},
+		{name: "garbage brand", method: "GET", path: "/api/v1/currencies",
+			headers: map[string]string{"Brand-URL": "exa mple.com'--"}, status: 404, errCode: "brand_not_found"},
+		{name: "inactive brand", method: "GET", path: "/api/v1/currencies",
+			headers: map[string]string{"Brand-URL": "closed.example.com"}, status: 403, errCode: "brand_inactive"},
+		{name: "unknown route", method: "GET", path: "/api/v1/nothing", headers: brand, status: 404, errCode: "route_not_found"},
+		{name: "unknown route outside api", method: "GET", path: "/elsewhere", status: 404, errCode: "route_not_found"},
+		{name: "wrong method", method: "DELETE", path: "/api/v1/currencies", headers: brand, status: 405,
+			errCode: "method_not_allowed", wantAllow: "GET, HEAD"},
+		{name: "bad page size type", method: "GET", path: "/api/v1/currencies?PageSize=abc", headers: brand,
+			status: 400, errCode: "invalid_type", errField: "PageSize"},
+		{name: "negative page", method: "GET", path: "/api/v1/currencies?pagenumber=-1", headers: brand,
+			status: 400, errCode: "out_of_range", errField: "PageNumber"},
+		{name: "huge page number", method: "GET", path: "/api/v1/currencies?PageNumber=99999999999", headers: brand,
+			status: 400, errCode: "out_of_range", errField: "PageNumber"},
+	}
+	for storeName, newStore := range stores {
+		for _, sc := range scenarios {
+			t.Run(storeName+"/"+sc.name, func(t *testing.T) {
+				t.Parallel()
+				f := newFixture(t, newStore)
+				rec, e := f.do(t, sc.method, sc.path, sc.headers, "")
+				require.Equal(t, sc.status, rec.Code, rec.Body.String())
+				if sc.errCode != "" {
+					assert.Equal(t, sc.errCode, e.Errors[0].Code)
+					assert.Equal(t, sc.errField, e.Errors[0].Field)
+					assert.NotEmpty(t, e.Errors[0].Details)
+				}
+				if sc.wantAllow != "" {
+					assert.Equal(t, sc.wantAllow, rec.Header().Get("Allow"))
+				}
+			})
+		}
+	}
+}
+
+func TestCurrenciesPage(t *testing.T) {
+	t.Parallel()
+	for storeName, newStore := range stores {
+		t.Run(storeName, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, newStore)
+			rec, e := f.do(t, "GET", "/api/v1/currencies?pageSize=2&PAGENUMBER=1",
+				map[string]string{"Brand-URL": "shop.example.com"}, "")
+			require.Equal(t, 200, rec.Code)
+			var page struct {
+				Items      []map[string]any `json:"items"`
+				TotalItems int              `json:"totalItems"`
+				PageNumber int              `json:"pageNumber"`
+				PageSize   int              `json:"pageSize"`
+			}
+			require.NoError(t, json.Unmarshal(e.Data, &page))
+			assert.Len(t, page.Items, 2)
+			assert.Equal(t, 1, page.PageNumber)
+			assert.Equal(t, 2, page.PageSize)
+			assert.Greater(t, page.TotalItems, 2)
+			for _, it := range page.Items {
+				for _, k := range []string{"id", "code", "name", "namePlural", "symbol", "symbolNative",
+					"decimalDigits", "rounding", "isCoin", "isDefault"} {
+					assert.Contains(t, it, k)
+				}
+				assert.NotContains(t, it, "tags")
+			}
+
+			_, e = f.do(t, "GET", "/api/v1/currencies?PageSize=1000", map[string]string{"Brand-URL": "shop.example.com"}, "")
+			require.NoError(t, json.Unmarshal(e.Data, &page))
+			defaults := 0
+			for _, it := range page.Items {
+				if it["isDefault"] == true {
+					defaults++
+					assert.Equal(t, "EUR", it["code"], "the brand's default currency")
+				}
+			}
+			assert.Equal(t, 1, defaults)
+		})
+	}
+}
+
+func TestListETag(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, stores["memory"])
+	brand := map[string]string{"Brand-URL": "shop.example.com"}
+	rec, _ := f.do(t, "GET", "/api/v1/currencies", brand, "")
+	etag := rec.Header().Get("ETag")
+	require.NotEmpty(t, etag)
+	assert.False(t, strings.HasPrefix(etag, "W/"), "strong ETag")
+	assert.NotEmpty(t, rec.Header().Get("Cache-Control"))
+
+	rec, _ = f.do(t, "GET", "/api/v1/currencies", map[string]string{"Brand-URL": "shop.example.com", "If-None-Match": etag}, "")
+	assert.Equal(t, http.StatusNotModified, rec.Code)
+	assert.Empty(t, rec.Body.Bytes())
+
+	rec, _ = f.do(t, "GET", "/api/v1/currencies?PageSize=3", map[string]string{"Brand-URL": "shop.example.com", "If-None-Match": etag}, "")
+	assert.Equal(t, http.StatusOK, rec.Code, "another query has another ETag")
+}
+
+func TestPanicBecomesEnvelope(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, stores["memory"])
+	// The writer panics when the route writes its 200, as a broken encoder
+	// would; the adapter's recovery must still answer in the envelope.
+	req := httptest.NewRequest("GET", "/api/v1/currencies", nil)
+	req.Header.Set("Brand-URL", "shop.example.com")
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(panicWriter{rec}, req)
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	var e env
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
+	assert.Equal(t, "internal_error", e.Errors[0].Code)
+	assert.NotContains(t, rec.Body.String(), "boom", "panic details stay in the log")
+	assert.Contains(t, f.logs.String(), "boom")
+}
+
+// panicWriter panics on the first successful write, as a broken encoder or
+// middleware would, and lets the error answer through.
+type panicWriter struct{ *httptest.ResponseRecorder }
+
+func (p panicWriter) WriteHeader(status int) {
+	if status == http.StatusOK {
+		panic("boom")
+	}
+	p.ResponseRecorder.WriteHeader(status)
+}
+
+func withTestLogger(w io.Writer) httpadapter.Option {
+	return httpadapter.WithLogger(slog.New(slog.NewTextHandler(w, nil)))
+}

@@ -1,0 +1,111 @@
+package httpadapter
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/brandbase/brandbase/auth"
+)
+
+// ctxKey is the type of the adapter's context keys.
+type ctxKey int
+
+const (
+	brandKey ctxKey = iota
+	requestKey
+)
+
+// brandFrom returns the brand the brand middleware resolved, or the zero
+// Brand.
+func brandFrom(ctx context.Context) auth.Brand {
+	b, _ := ctx.Value(brandKey).(auth.Brand)
+	return b
+}
+
+// requestInfo is what the request log learns while the request is served.
+type requestInfo struct {
+	brandID string
+}
+
+func infoFrom(ctx context.Context) *requestInfo {
+	ri, _ := ctx.Value(requestKey).(*requestInfo)
+	if ri == nil {
+		return &requestInfo{}
+	}
+	return ri
+}
+
+// recorder remembers the status and size written through it.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (rec *recorder) WriteHeader(status int) {
+	rec.ResponseWriter.WriteHeader(status)
+	if rec.status == 0 {
+		rec.status = status
+	}
+}
+
+func (rec *recorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	n, err := rec.ResponseWriter.Write(b)
+	rec.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+// observe wraps next with panic recovery and one log line per request.
+// A panic is answered with a 500 envelope (when nothing was written yet) and
+// logged with its stack; http.ErrAbortHandler is re-raised for net/http.
+func (h *Handler) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &requestInfo{}
+		r = r.WithContext(context.WithValue(r.Context(), requestKey, ri))
+		rec := &recorder{ResponseWriter: w}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				h.log.ErrorContext(r.Context(), "panic serving request",
+					"method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if rec.status == 0 {
+					clear(rec.Header()) // drop what the failed answer had set
+					h.fail(rec, r, fmt.Errorf("panic: %v", v))
+				}
+			}
+			h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
+				slog.Duration("duration", time.Since(start)), slog.String("brand", ri.brandID))
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// withBrand resolves the Brand-URL header to an active brand and stores it
+// in the request context; it answers 400, 404 or 403 as auth.Service.ResolveBrand
+// decides.
+func (h *Handler) withBrand(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := h.svc.Auth.ResolveBrand(r.Context(), r.Header.Get("Brand-URL"))
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		infoFrom(r.Context()).brandID = b.ID
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), brandKey, b)))
+	})
+}

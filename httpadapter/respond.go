@@ -1,0 +1,109 @@
+package httpadapter
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"strings"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+var (
+	errRouteNotFound    = envelope.New(envelope.KindNotFound, "route_not_found", "No route matches this path.")
+	errMethodNotAllowed = envelope.New(envelope.KindMethodNotAllowed, "method_not_allowed", "This method is not allowed on this path.")
+)
+
+// statusByKind is the one table from error kind to HTTP status.
+var statusByKind = map[envelope.Kind]int{
+	envelope.KindInvalid:              http.StatusBadRequest,
+	envelope.KindUnauthenticated:      http.StatusUnauthorized,
+	envelope.KindForbidden:            http.StatusForbidden,
+	envelope.KindNotFound:             http.StatusNotFound,
+	envelope.KindMethodNotAllowed:     http.StatusMethodNotAllowed,
+	envelope.KindConflict:             http.StatusConflict,
+	envelope.KindPreconditionFailed:   http.StatusPreconditionFailed,
+	envelope.KindTooLarge:             http.StatusRequestEntityTooLarge,
+	envelope.KindUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	envelope.KindRateLimited:          http.StatusTooManyRequests,
+	envelope.KindUnavailable:          http.StatusServiceUnavailable,
+	envelope.KindInternal:             http.StatusInternalServerError,
+}
+
+// StatusOf returns the HTTP status the adapter answers an error of kind k
+// with; 500 for a kind it does not know.
+func StatusOf(k envelope.Kind) int {
+	if s, ok := statusByKind[k]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// fail answers r with err in the envelope. An internal error is logged in
+// full and answered with a generic message.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	e := envelope.As(err)
+	status := StatusOf(e.Kind)
+	if status >= 500 {
+		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		if e.Kind == envelope.KindInternal {
+			e = envelope.Internal(nil)
+		}
+	}
+	h.writeEnvelope(w, r, envelope.Failure(status, e))
+}
+
+// ok answers r with status 200 and data.
+func (h *Handler) ok(w http.ResponseWriter, r *http.Request, data any) {
+	h.writeEnvelope(w, r, envelope.Success(http.StatusOK, "", data))
+}
+
+// writeEnvelope encodes and writes env, logging an encoding failure.
+func (h *Handler) writeEnvelope(w http.ResponseWriter, r *http.Request, env envelope.Envelope) {
+	if err := envelope.Write(w, env); err != nil {
+		h.log.ErrorContext(r.Context(), "encode response", "path", r.URL.Path, "error", err)
+	}
+}
+
+// okCached answers r with status 200 and data under a strong ETag computed
+// from the encoded body; a matching If-None-Match gets 304 Not Modified.
+// cacheControl, when not empty, is sent as Cache-Control on both.
+func (h *Handler) okCached(w http.ResponseWriter, r *http.Request, data any, cacheControl string) {
+	body, err := envelope.Marshal(envelope.Success(http.StatusOK, "", data))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	etag := bodyETag(body)
+	hd := w.Header()
+	hd.Set("ETag", etag)
+	if cacheControl != "" {
+		hd.Set("Cache-Control", cacheControl)
+	}
+	if etagMatches(r.Header.Get("If-None-Match"), etag, true) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	envelope.WriteJSON(w, http.StatusOK, body)
+}
+
+// bodyETag returns a strong entity tag for body.
+func bodyETag(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+}
+
+// etagMatches reports whether an If-None-Match (weak comparison) or If-Match
+// (strong comparison) header value lists etag or is "*" (RFC 9110 8.8.3.2).
+func etagMatches(header, etag string, weak bool) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		part = strings.TrimSpace(part)
+		if weak {
+			part = strings.TrimPrefix(part, "W/")
+		}
+		if part == "*" || part == etag {
+			return true
+		}
+	}
+	return false
+}

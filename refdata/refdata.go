@@ -1,0 +1,59 @@
+// Package refdata holds the reference data of brandbase (currencies,
+// countries, cities), the embedded default dataset, the typed queries of the
+// three list endpoints and the [Service] that validates and answers them.
+//
+// The package declares the [Store] it needs; storage/memory and
+// storage/sqlite implement it. Every failure is an *envelope.Error.
+package refdata
+
+import (
+	"github.com/google/uuid"
+)
+
+// Namespace is the UUID namespace of reference-data IDs. A record's ID is
+// uuid.NewSHA1(Namespace, "currency:USD") (or "country:US"), so IDs are the
+// same on every install.
+var Namespace = uuid.MustParse("6f1c2b8e-4d0a-5b7e-9c3f-2a1d8e6b4c70")
+
+// CurrencyID returns the stable ID of the currency with the given code.
+func CurrencyID(code string) string {
+	return uuid.NewSHA1(Namespace, []byte("currency:"+code)).String()
+}
+
+// CountryID returns the stable ID of the country with the given alpha-2 code.
+func CountryID(alpha2 string) string {
+	return uuid.NewSHA1(Namespace, []byte("country:"+alpha2)).String()
+}
+
+// Currency is one currency or cryptocurrency (spec 2.2).
+type Currency struct {
+	ID            string  `json:"id"`
+	Code          string  `json:"code"`
+	Name          string  `json:"name"`
+	NamePlural    string  `json:"namePlural"`
+	Symbol        string  `json:"symbol"`
+	SymbolNative  string  `json:"symbolNative"`
+	DecimalDigits int32   `json:"decimalDigits"`
+	Rounding      float64 `json:"rounding"`
+	IsCoin        bool    `json:"isCoin"`
+	// IsDefault is true for the requesting brand's default currency; stores
+	// leave it false and the Service sets it.
+	IsDefault bool `json:"isDefault"`
+	// Tags is a comma-separated list, filterable but not part of the item.
+	Tags string `json:"-"`
+	// Keywords is free text searched by the Keywords filter, not part of
+	// the item.
+	Keywords string `json:"-"`
+}
+
+// Page is the data of every list endpoint (spec 2.1).
+type Page[T any] struct {
+	// Items are the records of this page, never nil.
+	Items []T `json:"items"`
+	// TotalItems is the number of records matching the whole query.
+	TotalItems int `json:"totalItems"`
+	// PageNumber is the page returned, from 0.
+	PageNumber int `json:"pageNumber"`
+	// PageSize is the page size used, after defaults and clamping.
+	PageSize int `json:"pageSize"`
+}

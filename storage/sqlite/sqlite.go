@@ -1,0 +1,190 @@
+// Package sqlite implements storage.Storage on SQLite through the pure-Go
+// driver modernc.org/sqlite (no cgo).
+//
+// A Store opens a file (or ":memory:") in WAL mode with foreign keys on and a
+// busy timeout, applies the embedded migrations in order (each in its own
+// transaction), and loads the default reference dataset. Writes go through
+// one connection, so concurrent writers queue instead of failing with
+// "database is locked"; reads use a pool of their own. Every writing method
+// runs in one transaction.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage"
+)
+
+var _ storage.Storage = (*Store)(nil)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is an SQLite-backed storage.Storage. It is safe for concurrent use.
+type Store struct {
+	w *sql.DB // the one writer connection
+	r *sql.DB // readers; the same as w for ":memory:"
+}
+
+// Open opens (creating if needed) the SQLite database at path, or a private
+// in-memory database when path is ":memory:", migrates it to the current
+// schema and loads the default reference dataset.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
+	}
+	const pragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	dsn := path + "?" + pragmas
+	w, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	s := &Store{w: w, r: w}
+	if path != ":memory:" {
+		r, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=query_only(1)")
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+		}
+		n := max(4, runtime.GOMAXPROCS(0))
+		r.SetMaxOpenConns(n)
+		r.SetMaxIdleConns(n)
+		s.r = r
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := refdata.LoadDefault(ctx, s); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: load default dataset: %w", err)
+	}
+	return s, nil
+}
+
+// Close closes the database handles.
+func (s *Store) Close() error {
+	err := s.w.Close()
+	if s.r != s.w {
+		err = errors.Join(err, s.r.Close())
+	}
+	return err
+}
+
+// migrate applies, in order and each in its own transaction, every embedded
+// migration the database has not applied yet.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT`); err != nil {
+		return fmt.Errorf("sqlite: migrations table: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, _ := strings.Cut(base, "_")
+		version, err := strconv.Atoi(num)
+		if err != nil {
+			return fmt.Errorf("sqlite: migration %s: name must start with a number", base)
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = s.write(ctx, func(tx *sql.Tx) error {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, version, base)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("sqlite: migration %s: %w", base, err)
+		}
+	}
+	return nil
+}
+
+// write runs fn in a transaction on the writer connection: committed when fn
+// returns nil, rolled back otherwise. Errors are mapped by storeError.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return storeError(err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return storeError(err)
+	}
+	return storeError(tx.Commit())
+}
+
+// storeError maps a driver error to the store contract: *envelope.Error and
+// context errors pass through, unique and primary-key violations become
+// KindConflict, sql.ErrNoRows KindNotFound, anything else KindInternal.
+func storeError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *envelope.Error
+	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return envelope.NotFound("The record does not exist.").WithCause(err)
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return envelope.Conflict("A record with the same key exists.").WithCause(err)
+		}
+	}
+	return envelope.Internal(fmt.Errorf("sqlite: %w", err))
+}
+
+// getMeta returns the value stored under key in meta, or "".
+func (s *Store) getMeta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.r.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, storeError(err)
+}
+
+// setMeta stores value under key in meta.
+func (s *Store) setMeta(ctx context.Context, key, value string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+		return err
+	})
+}

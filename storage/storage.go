@@ -1,0 +1,22 @@
+// Package storage names what a brandbase backend provides: one [Storage]
+// that implements the store interface of every domain package.
+//
+// Implementations: storage/memory (in-process maps, for tests and
+// ephemeral use) and storage/sqlite (a file or :memory:, on the pure-Go
+// modernc.org/sqlite). A new backend must pass storage/storagetest.
+package storage
+
+import (
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// Storage is a complete brandbase backend. Implementations are safe for
+// concurrent use; Close releases them and must be called once.
+type Storage interface {
+	refdata.Store
+	auth.Store
+	integrations.Store
+	Close() error
+}

@@ -1,0 +1,40 @@
+// Package storagetest is the conformance suite every storage.Storage
+// implementation runs. A backend's test is one function:
+//
+//	func TestConformance(t *testing.T) {
+//		storagetest.Run(t, func(t *testing.T) storage.Storage {
+//			s, err := mystore.Open(t.Context(), ...)
+//			require.NoError(t, err)
+//			return s
+//		})
+//	}
+//
+// Each subtest gets a fresh store from newStore and closes it when done.
+// Assertions are on error kinds (envelope.KindOf), never on driver text.
+package storagetest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/storage"
+)
+
+// NewStore returns a fresh, empty store (with the default dataset loaded).
+type NewStore func(t *testing.T) storage.Storage
+
+// Run runs the whole conformance suite against the stores newStore makes.
+func Run(t *testing.T, newStore NewStore) {
+	t.Run("Brands", func(t *testing.T) { runBrands(t, newStore) })
+	t.Run("RefData", func(t *testing.T) { runRefData(t, newStore) })
+}
+
+// open returns a fresh store that is closed when t ends.
+func open(t *testing.T, newStore NewStore) storage.Storage {
+	t.Helper()
+	s := newStore(t)
+	require.NotNil(t, s)
+	t.Cleanup(func() { require.NoError(t, s.Close()) })
+	return s
+}
