@@ -57,3 +57,39 @@ type Page[T any] struct {
 	// PageSize is the page size used, after defaults and clamping.
 	PageSize int `json:"pageSize"`
 }
+
+// Country is one ISO 3166-1 country (spec 2.3).
+type Country struct {
+	ID          string `json:"id"`
+	Region      string `json:"region"`
+	Subregion   string `json:"subregion"`
+	CodeAlpha2  string `json:"codeAlpha2"`
+	CodeAlpha3  string `json:"codeAlpha3"`
+	CodeNumeric int32  `json:"codeNumeric"`
+	// CodePhone is the international dialing prefix with its "+", e.g. "+44".
+	CodePhone string `json:"codePhone"`
+	Name      string `json:"name"`
+	Capital   string `json:"capital"`
+	// Currency is the ISO 4217 code of the country's main currency.
+	Currency string `json:"currency"`
+	// Tld is the country-code top-level domain with its leading dot.
+	Tld    string `json:"tld"`
+	Native string `json:"native"`
+	// Tags is a comma-separated list.
+	Tags string `json:"tags"`
+	// Keywords is free text searched by the Keywords filter, not part of
+	// the item.
+	Keywords string `json:"-"`
+}
+
+// City is one city (spec 2.4). Cities have no public ID.
+type City struct {
+	// CountryCode is the ISO 3166-1 alpha-2 code of the city's country.
+	CountryCode string `json:"countryCode"`
+	// StateCode is the ISO 3166-2 subdivision code without the country
+	// prefix ("CA", not "US-CA"); empty when unknown.
+	StateCode string `json:"stateCode"`
+	Name      string `json:"name"`
+	// Tags is a comma-separated list.
+	Tags string `json:"tags"`
+}
