@@ -16,6 +16,7 @@ type ctxKey int
 
 const (
 	brandKey ctxKey = iota
+	principalKey
 	requestKey
 )
 
@@ -24,6 +25,13 @@ const (
 func brandFrom(ctx context.Context) auth.Brand {
 	b, _ := ctx.Value(brandKey).(auth.Brand)
 	return b
+}
+
+// principalFrom returns the principal the auth-key middleware resolved, or
+// the zero Principal.
+func principalFrom(ctx context.Context) auth.Principal {
+	p, _ := ctx.Value(principalKey).(auth.Principal)
+	return p
 }
 
 // requestInfo is what the request log learns while the request is served.
@@ -107,5 +115,20 @@ func (h *Handler) withBrand(next http.HandlerFunc) http.Handler {
 		}
 		infoFrom(r.Context()).brandID = b.ID
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), brandKey, b)))
+	})
+}
+
+// withAuthKey resolves the brand (as withBrand) and then the Auth-Key header
+// to a principal of that brand, stored in the request context; it answers
+// 401 unauthenticated when the key is missing or not valid.
+func (h *Handler) withAuthKey(next http.HandlerFunc) http.Handler {
+	return h.withBrand(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		p, err := h.svc.Auth.Authenticate(ctx, brandFrom(ctx), r.Header.Get("Auth-Key"))
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, principalKey, p)))
 	})
 }
