@@ -2,12 +2,14 @@ package refdata
 
 import (
 	"context"
-	_ "embed"
+	"embed"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -15,21 +17,54 @@ import (
 // record it, so that a store opened by a newer release is brought up to date.
 const DatasetVersion = "2026.11.0"
 
-//go:embed data/currencies.csv
-var currenciesCSV string
+// data holds the embedded dataset: currencies.csv, countries.csv and the
+// city files cities/*.csv, read in file-name order.
+//
+//go:embed data/currencies.csv data/countries.csv data/cities/*.csv
+var data embed.FS
 
 var defaultCurrencies = sync.OnceValues(func() ([]Currency, error) {
-	return parseCurrencies(strings.NewReader(currenciesCSV))
+	return parseFile("data/currencies.csv", parseCurrency)
 })
 
-// DefaultCurrencies returns the currencies of the embedded dataset, ordered by
-// code. The slice is a fresh copy.
-func DefaultCurrencies() ([]Currency, error) {
-	cs, err := defaultCurrencies()
+var defaultCountries = sync.OnceValues(func() ([]Country, error) {
+	return parseFile("data/countries.csv", parseCountry)
+})
+
+var defaultCities = sync.OnceValues(func() ([]City, error) {
+	names, err := fs.Glob(data, "data/cities/*.csv")
 	if err != nil {
 		return nil, err
 	}
-	return append([]Currency(nil), cs...), nil
+	slices.Sort(names)
+	var all []City
+	for _, name := range names {
+		cs, err := parseFile(name, parseCity)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, cs...)
+	}
+	return all, nil
+})
+
+// DefaultCurrencies returns the currencies of the embedded dataset in file
+// order. The slice is a fresh copy.
+func DefaultCurrencies() ([]Currency, error) { return cloneOf(defaultCurrencies()) }
+
+// DefaultCountries returns the countries of the embedded dataset in file
+// order. The slice is a fresh copy.
+func DefaultCountries() ([]Country, error) { return cloneOf(defaultCountries()) }
+
+// DefaultCities returns the cities of the embedded dataset in file order
+// (their default sort order). The slice is a fresh copy.
+func DefaultCities() ([]City, error) { return cloneOf(defaultCities()) }
+
+func cloneOf[T any](s []T, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(s), nil
 }
 
 // LoadDefault loads the embedded dataset into store unless the store already
@@ -52,43 +87,113 @@ func LoadDefault(ctx context.Context, store Store) error {
 	return store.SetDatasetVersion(ctx, DatasetVersion)
 }
 
-func parseCurrencies(r io.Reader) ([]Currency, error) {
+// row gives access to one CSV record by column name.
+type row struct {
+	rec  []string
+	col  map[string]int
+	line int
+}
+
+// get returns the named column, or "" when the file has no such column.
+func (r row) get(name string) string {
+	if i, ok := r.col[name]; ok && i < len(r.rec) {
+		return r.rec[i]
+	}
+	return ""
+}
+
+// readCSV reads a CSV stream with a header row, calling fn for each record.
+// Columns are found by name, in any order; extra columns are ignored; the
+// required ones must be present in the header. Errors name the line.
+func readCSV(r io.Reader, required []string, fn func(row) error) error {
 	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
-		return nil, fmt.Errorf("refdata: currencies header: %w", err)
+		return fmt.Errorf("header: %w", err)
 	}
 	col := make(map[string]int, len(header))
 	for i, h := range header {
 		col[h] = i
 	}
-	var out []Currency
+	for _, name := range required {
+		if _, ok := col[name]; !ok {
+			return fmt.Errorf("header: missing column %q", name)
+		}
+	}
 	for {
 		rec, err := cr.Read()
-		if err == io.EOF {
-			return out, nil
+		if errors.Is(err, io.EOF) {
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("refdata: currencies: %w", err)
+			return err
 		}
 		line, _ := cr.FieldPos(0)
-		get := func(name string) string { return rec[col[name]] }
-		digits, err := strconv.ParseInt(get("decimalDigits"), 10, 32)
-		if err != nil {
-			return nil, fmt.Errorf("refdata: currencies line %d: decimalDigits: %w", line, err)
+		if err := fn(row{rec: rec, col: col, line: line}); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
 		}
-		rounding, err := strconv.ParseFloat(get("rounding"), 64)
-		if err != nil {
-			return nil, fmt.Errorf("refdata: currencies line %d: rounding: %w", line, err)
-		}
-		coin, err := strconv.ParseBool(get("isCoin"))
-		if err != nil {
-			return nil, fmt.Errorf("refdata: currencies line %d: isCoin: %w", line, err)
-		}
-		out = append(out, Currency{
-			ID: CurrencyID(get("code")), Code: get("code"), Name: get("name"), NamePlural: get("namePlural"),
-			Symbol: get("symbol"), SymbolNative: get("symbolNative"), DecimalDigits: int32(digits),
-			Rounding: rounding, IsCoin: coin, Tags: get("tags"), Keywords: get("keywords"),
-		})
 	}
+}
+
+// parseFile parses one embedded CSV file with parse, one record per row.
+func parseFile[T any](name string, parse func(row) (T, error)) ([]T, error) {
+	f, err := data.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []T
+	err = readCSV(f, nil, func(r row) error {
+		v, err := parse(r)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("refdata: %s: %w", name, err)
+	}
+	return out, nil
+}
+
+func parseCurrency(r row) (Currency, error) {
+	digits, err := strconv.ParseInt(r.get("decimalDigits"), 10, 32)
+	if err != nil {
+		return Currency{}, fmt.Errorf("decimalDigits: %w", err)
+	}
+	rounding, err := strconv.ParseFloat(r.get("rounding"), 64)
+	if err != nil {
+		return Currency{}, fmt.Errorf("rounding: %w", err)
+	}
+	coin, err := strconv.ParseBool(r.get("isCoin"))
+	if err != nil {
+		return Currency{}, fmt.Errorf("isCoin: %w", err)
+	}
+	code := r.get("code")
+	return Currency{
+		ID: CurrencyID(code), Code: code, Name: r.get("name"), NamePlural: r.get("namePlural"),
+		Symbol: r.get("symbol"), SymbolNative: r.get("symbolNative"), DecimalDigits: int32(digits),
+		Rounding: rounding, IsCoin: coin, Tags: r.get("tags"), Keywords: r.get("keywords"),
+	}, nil
+}
+
+func parseCountry(r row) (Country, error) {
+	numeric, err := strconv.ParseInt(r.get("codeNumeric"), 10, 32)
+	if err != nil {
+		return Country{}, fmt.Errorf("codeNumeric: %w", err)
+	}
+	a2 := r.get("codeAlpha2")
+	return Country{
+		ID: CountryID(a2), Region: r.get("region"), Subregion: r.get("subregion"), CodeAlpha2: a2,
+		CodeAlpha3: r.get("codeAlpha3"), CodeNumeric: int32(numeric), CodePhone: r.get("codePhone"),
+		Name: r.get("name"), Capital: r.get("capital"), Currency: r.get("currency"), Tld: r.get("tld"),
+		Native: r.get("native"), Tags: r.get("tags"), Keywords: r.get("keywords"),
+	}, nil
+}
+
+func parseCity(r row) (City, error) {
+	return City{CountryCode: r.get("countryCode"), StateCode: r.get("stateCode"), Name: r.get("name"), Tags: r.get("tags")}, nil
 }
