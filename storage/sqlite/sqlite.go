@@ -188,3 +188,32 @@ func (s *Store) setMeta(ctx context.Context, key, value string) error {
 		return err
 	})
 }
+
+// Check runs SQLite's integrity check on the database and returns an error
+// describing the first problems found, or nil when the file is intact. It
+// reads the whole file: use it after a crash or in a health check, not per
+// request.
+func (s *Store) Check(ctx context.Context) error {
+	rows, err := s.r.QueryContext(ctx, `PRAGMA integrity_check`)
+	if err != nil {
+		return storeError(err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return storeError(err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return storeError(err)
+	}
+	if len(problems) > 0 {
+		return envelope.Internal(fmt.Errorf("sqlite: integrity check: %s", strings.Join(problems, "; ")))
+	}
+	return nil
+}
