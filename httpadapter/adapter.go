@@ -55,7 +55,26 @@ func WithLogger(l *slog.Logger) Option {
 type Handler struct {
 	svc Services
 	log *slog.Logger
-	mux *http.ServeMux
+	mux *routeMux
+}
+
+// routeMux is the standard ServeMux that also remembers the patterns
+// registered on it, so the OpenAPI document can be checked against them.
+type routeMux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+// Handle registers handler for pattern and records the pattern.
+func (m *routeMux) Handle(pattern string, handler http.Handler) {
+	m.ServeMux.Handle(pattern, handler)
+	m.patterns = append(m.patterns, pattern)
+}
+
+// Routes returns the patterns ("METHOD /path") of every mounted route, in
+// registration order.
+func (h *Handler) Routes() []string {
+	return append([]string(nil), h.mux.patterns...)
 }
 
 // New returns the handler of every /api/v1 route. It fails when a required
@@ -71,7 +90,7 @@ func New(s Services, opts ...Option) (*Handler, error) {
 	h := &Handler{
 		svc: s,
 		log: slog.New(slog.DiscardHandler),
-		mux: http.NewServeMux(),
+		mux: &routeMux{ServeMux: http.NewServeMux()},
 	}
 	for _, o := range opts {
 		o(h)
