@@ -71,6 +71,11 @@ func (m *routeMux) Handle(pattern string, handler http.Handler) {
 	m.patterns = append(m.patterns, pattern)
 }
 
+// HandleFunc registers f for pattern and records the pattern.
+func (m *routeMux) HandleFunc(pattern string, f func(http.ResponseWriter, *http.Request)) {
+	m.Handle(pattern, http.HandlerFunc(f))
+}
+
 // Routes returns the patterns ("METHOD /path") of every mounted route, in
 // registration order.
 func (h *Handler) Routes() []string {
