@@ -221,7 +221,7 @@ func TestFloodOfKeys(t *testing.T) {
 	var ip [4]byte
 	for i := range n {
 		binary.BigEndian.PutUint32(ip[:], 0x0b000000+uint32(i)) // 11.0.0.0 onwards
-		now = now.Add(time.Microsecond)                        // a 1 s flood: no bucket is full again (6 s) yet
+		now = now.Add(time.Microsecond)                         // a 1 s flood: no bucket is full again (6 s) yet
 		d, err := l.Allow(t.Context(), netip.AddrFrom4(ip).String(), perMinute, now)
 		if err != nil || !d.Allowed {
 			require.FailNow(t, "a new key gets a full bucket", "key %d: %v %+v", i, err, d)
