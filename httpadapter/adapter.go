@@ -56,6 +56,7 @@ type Handler struct {
 	svc Services
 	log *slog.Logger
 	mux *routeMux
+	rl  rateLimiting
 }
 
 // routeMux is the standard ServeMux that also remembers the patterns
@@ -99,6 +100,9 @@ func New(s Services, opts ...Option) (*Handler, error) {
 	}
 	for _, o := range opts {
 		o(h)
+	}
+	if err := h.rl.init(); err != nil {
+		return nil, err
 	}
 	h.registerRefData()
 	h.registerAuth()

@@ -56,7 +56,9 @@ var stores = map[string]func(t *testing.T) storage.Storage{
 	},
 }
 
-func newFixture(t *testing.T, newStore func(t *testing.T) storage.Storage) *fixture {
+// newFixture builds the fixture on a fresh store; opts are added to the
+// handler's options after the test logger.
+func newFixture(t *testing.T, newStore func(t *testing.T) storage.Storage, opts ...httpadapter.Option) *fixture {
 	t.Helper()
 	store := newStore(t)
 	t.Cleanup(func() { store.Close() })
@@ -68,7 +70,7 @@ func newFixture(t *testing.T, newStore func(t *testing.T) storage.Storage) *fixt
 	_, err = app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "closed.example.com", Name: "Closed", Status: auth.StatusInactive})
 	require.NoError(t, err)
 	logs := &bytes.Buffer{}
-	h, err := app.Handler(withTestLogger(logs))
+	h, err := app.Handler(append([]httpadapter.Option{withTestLogger(logs)}, opts...)...)
 	require.NoError(t, err)
 	return &fixture{app: app, handler: h, brand: b, logs: logs}
 }
@@ -81,6 +83,13 @@ func (f *fixture) do(t *testing.T, method, path string, headers map[string]strin
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
+	return f.send(t, req)
+}
+
+// send serves req and decodes its envelope, checking the invariants every
+// answer keeps.
+func (f *fixture) send(t *testing.T, req *http.Request) (*httptest.ResponseRecorder, env) {
+	t.Helper()
 	rec := httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, req)
 	var e env

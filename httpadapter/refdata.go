@@ -13,7 +13,7 @@ import (
 const cacheReferenceData = "private, max-age=300"
 
 func (h *Handler) registerRefData() {
-	h.mux.Handle("GET /api/v1/currencies", h.withBrand(h.listCurrencies))
+	h.mux.Handle("GET /api/v1/currencies", h.withBrand(h.rateLimited(limitLists, h.listCurrencies)))
 }
 
 // paging reads PageNumber and PageSize.

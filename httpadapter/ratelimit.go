@@ -1,0 +1,335 @@
+package httpadapter
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/ratelimit"
+)
+
+// Limiter decides whether one more request of a key may proceed under a
+// policy at time now. Buckets are identified by (p.Name, key). The default
+// is an in-memory [ratelimit.Limiter]; a host that runs several instances
+// may replace it ([WithLimiter]) with one whose state is shared.
+//
+// When Allow returns an error the adapter logs it and lets the request
+// through: an outage of a shared limiter does not become an outage of the
+// API.
+type Limiter interface {
+	Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error)
+}
+
+var _ Limiter = (*ratelimit.Limiter)(nil)
+
+// RateLimits are the rate-limit policies of the routes. A zero Policy turns
+// that limit off; an empty Name is filled with the name DefaultRateLimits
+// uses for the field.
+type RateLimits struct {
+	// LoginPerIdentifier limits POST /api/v1/users/auth per brand and
+	// username or email address (case-insensitive).
+	LoginPerIdentifier ratelimit.Policy
+	// LoginPerIP limits POST /api/v1/users/auth per client IP, across
+	// brands.
+	LoginPerIP ratelimit.Policy
+	// Lists limits the currency, country and city lists together, per
+	// brand and client IP.
+	Lists ratelimit.Policy
+	// Updates limits the integration updates (the PUT routes) per
+	// authenticated user.
+	Updates ratelimit.Policy
+}
+
+// DefaultRateLimits returns the policies the adapter applies unless told
+// otherwise (DESIGN.md 7): login 10 per minute per (brand, identifier) and
+// 30 per minute per client IP; lists 50 per second with bursts of 100 per
+// (brand, client IP); updates 5 per second per user.
+func DefaultRateLimits() RateLimits {
+	return RateLimits{
+		LoginPerIdentifier: ratelimit.Policy{Name: "login-identifier", Limit: 10, Per: time.Minute},
+		LoginPerIP:         ratelimit.Policy{Name: "login-ip", Limit: 30, Per: time.Minute},
+		Lists:              ratelimit.Policy{Name: "lists", Limit: 50, Per: time.Second, Burst: 100},
+		Updates:            ratelimit.Policy{Name: "updates", Limit: 5, Per: time.Second},
+	}
+}
+
+// all returns pointers to every policy of l with its default name.
+func (l *RateLimits) all() []namedPolicy {
+	d := DefaultRateLimits()
+	return []namedPolicy{
+		{&l.LoginPerIdentifier, d.LoginPerIdentifier.Name},
+		{&l.LoginPerIP, d.LoginPerIP.Name},
+		{&l.Lists, d.Lists.Name},
+		{&l.Updates, d.Updates.Name},
+	}
+}
+
+type namedPolicy struct {
+	p           *ratelimit.Policy
+	defaultName string
+}
+
+// WithRateLimits replaces the default policies (see [DefaultRateLimits])
+// with l. New fails when a policy of l is invalid or two share a name.
+func WithRateLimits(l RateLimits) Option {
+	return func(h *Handler) { h.rl.limits = &l }
+}
+
+// WithoutRateLimits turns rate limiting off (for load tests, or a host that
+// limits in front of the adapter).
+func WithoutRateLimits() Option {
+	return WithRateLimits(RateLimits{})
+}
+
+// WithLimiter makes the adapter keep its buckets in l instead of the
+// default in-memory [ratelimit.Limiter]. A nil l keeps the default.
+func WithLimiter(l Limiter) Option {
+	return func(h *Handler) { h.rl.limiter = l }
+}
+
+// WithTrustedProxies names the reverse proxies in front of the adapter.
+// Without it the client IP of a request is its RemoteAddr and
+// X-Forwarded-For is ignored. With it, a request whose RemoteAddr is in one
+// of the prefixes has the right-most address of X-Forwarded-For that is not
+// in them as its client IP.
+func WithTrustedProxies(prefixes ...netip.Prefix) Option {
+	return func(h *Handler) {
+		for _, p := range prefixes {
+			h.rl.trusted = append(h.rl.trusted, p.Masked())
+		}
+	}
+}
+
+// WithClock sets the clock the adapter reads for rate limiting; time.Now
+// when not given or nil.
+func WithClock(now func() time.Time) Option {
+	return func(h *Handler) {
+		if now != nil {
+			h.rl.now = now
+		}
+	}
+}
+
+// rateLimiting is the rate-limit configuration of a Handler.
+type rateLimiting struct {
+	limits  *RateLimits // nil: DefaultRateLimits
+	limiter Limiter
+	trusted []netip.Prefix
+	now     func() time.Time
+}
+
+// init fills in the defaults once the options are applied, and checks the
+// policies: an invalid policy or two policies of one name are an error.
+func (rl *rateLimiting) init() error {
+	if rl.limits == nil {
+		d := DefaultRateLimits()
+		rl.limits = &d
+	}
+	if rl.now == nil {
+		rl.now = time.Now
+	}
+	names := map[string]bool{}
+	for _, np := range rl.limits.all() {
+		if np.p.IsZero() {
+			continue
+		}
+		if np.p.Name == "" {
+			np.p.Name = np.defaultName
+		}
+		if err := np.p.Validate(); err != nil {
+			return errors.New("httpadapter: " + err.Error())
+		}
+		if names[np.p.Name] {
+			return errors.New("httpadapter: two rate-limit policies are named " + strconv.Quote(np.p.Name))
+		}
+		names[np.p.Name] = true
+	}
+	if rl.limiter == nil && len(names) > 0 {
+		rl.limiter = ratelimit.New(ratelimit.Config{})
+	}
+	return nil
+}
+
+// limitScope says what a route's limit is keyed on.
+type limitScope int
+
+const (
+	// limitLists: the Lists policy per (brand, client IP); inside withBrand.
+	limitLists limitScope = iota + 1
+	// limitLoginIP: the LoginPerIP policy per client IP.
+	limitLoginIP
+	// limitUpdates: the Updates policy per user; inside withAuthKey.
+	limitUpdates
+)
+
+// rateLimited wraps the handler of a route with the limit of scope. When
+// that limit is off it returns next itself. Use it inside withBrand (and
+// inside withAuthKey for limitUpdates):
+//
+//	h.mux.Handle("GET /api/v1/currencies", h.withBrand(h.rateLimited(limitLists, h.listCurrencies)))
+func (h *Handler) rateLimited(scope limitScope, next http.HandlerFunc) http.HandlerFunc {
+	var p ratelimit.Policy
+	switch scope {
+	case limitLists:
+		p = h.rl.limits.Lists
+	case limitLoginIP:
+		p = h.rl.limits.LoginPerIP
+	case limitUpdates:
+		p = h.rl.limits.Updates
+	}
+	if p.IsZero() {
+		return next
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		if h.limit(w, r, p, h.limitKey(scope, r)) {
+			next(w, r)
+		}
+	}
+}
+
+// limitKey returns the bucket key of r under scope.
+func (h *Handler) limitKey(scope limitScope, r *http.Request) string {
+	ctx := r.Context()
+	if scope == limitUpdates {
+		if id := principalFrom(ctx).UserID; id != "" {
+			return id
+		}
+	}
+	ip := h.rl.clientIP(r)
+	if scope == limitLoginIP {
+		return ip
+	}
+	return brandFrom(ctx).ID + " " + ip
+}
+
+// limitLogin applies the LoginPerIdentifier limit to a login of identifier
+// (the username or email address it names) in the request's brand. It
+// answers 429 and returns false when the request is refused; the login
+// handler calls it once the body is decoded:
+//
+//	if !h.limitLogin(w, r, body.Username) {
+//		return
+//	}
+func (h *Handler) limitLogin(w http.ResponseWriter, r *http.Request, identifier string) bool {
+	p := h.rl.limits.LoginPerIdentifier
+	if p.IsZero() {
+		return true
+	}
+	key := brandFrom(r.Context()).ID + " " + strings.ToLower(strings.TrimSpace(identifier))
+	return h.limit(w, r, p, key)
+}
+
+// errRateLimited is the answer to a refused request.
+var errRateLimited = envelope.New(envelope.KindRateLimited, "rate_limited",
+	"Too many requests: retry after the number of seconds in the Retry-After header.")
+
+// limit takes one request of key under p. It sets the RateLimit-* headers
+// (keeping those of an earlier policy of this request that has fewer
+// requests remaining), and when the request is refused it answers 429
+// rate_limited with Retry-After and returns false. A failing limiter is
+// logged and the request let through.
+func (h *Handler) limit(w http.ResponseWriter, r *http.Request, p ratelimit.Policy, key string) bool {
+	d, err := h.rl.limiter.Allow(r.Context(), key, p, h.rl.now())
+	if err != nil {
+		h.log.ErrorContext(r.Context(), "rate limiter failed, request let through",
+			"policy", p.Name, "path", r.URL.Path, "error", err)
+		return true
+	}
+	hd := w.Header()
+	if prev, err := strconv.Atoi(hd.Get("RateLimit-Remaining")); err != nil || !d.Allowed || d.Remaining < prev {
+		hd.Set("RateLimit-Limit", strconv.Itoa(d.Limit))
+		hd.Set("RateLimit-Remaining", strconv.Itoa(d.Remaining))
+		hd.Set("RateLimit-Reset", strconv.Itoa(seconds(d.Reset)))
+		hd.Set("RateLimit-Policy", strconv.Itoa(d.Limit)+";w="+strconv.Itoa(seconds(p.Window())))
+	}
+	if d.Allowed {
+		return true
+	}
+	hd.Set("Retry-After", strconv.Itoa(max(1, seconds(d.RetryAfter))))
+	h.fail(w, r, errRateLimited)
+	return false
+}
+
+// seconds returns d in whole seconds, rounded up (after rounding to the
+// millisecond, so that float noise never adds a second).
+func seconds(d time.Duration) int {
+	return int(math.Ceil(d.Round(time.Millisecond).Seconds()))
+}
+
+// clientIP returns the client address the limits of r are keyed on: the
+// RemoteAddr, or, when it is a trusted proxy, the right-most untrusted
+// address of X-Forwarded-For. An IPv6 client is keyed on its /64, the block
+// one subscriber holds. A RemoteAddr that is not an IP is used as it is.
+func (rl *rateLimiting) clientIP(r *http.Request) string {
+	addr, ok := parseAddr(r.RemoteAddr)
+	if !ok {
+		return r.RemoteAddr
+	}
+	if rl.trusts(addr) {
+		addr = rl.forwardedFor(r.Header.Values("X-Forwarded-For"), addr)
+	}
+	if addr.Is4() {
+		return addr.String()
+	}
+	return netip.PrefixFrom(addr, 64).Masked().String()
+}
+
+// forwardedFor walks the X-Forwarded-For hops from the right, starting from
+// the trusted proxy peer, and returns the first address that is not
+// trusted. A hop that does not parse ends the walk at the last address read;
+// when every hop is trusted, the left-most is the client.
+func (rl *rateLimiting) forwardedFor(values []string, peer netip.Addr) netip.Addr {
+	client := peer
+	for i := len(values) - 1; i >= 0; i-- {
+		rest := values[i]
+		for rest != "" {
+			hop := rest
+			if j := strings.LastIndexByte(rest, ','); j >= 0 {
+				hop, rest = rest[j+1:], rest[:j]
+			} else {
+				rest = ""
+			}
+			hop = strings.TrimSpace(hop)
+			if hop == "" {
+				continue
+			}
+			a, ok := parseAddr(hop)
+			if !ok {
+				return client
+			}
+			client = a
+			if !rl.trusts(a) {
+				return a
+			}
+		}
+	}
+	return client
+}
+
+// trusts reports whether a is in a trusted proxy prefix.
+func (rl *rateLimiting) trusts(a netip.Addr) bool {
+	for _, p := range rl.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseAddr reads an IP address with or without a port ("1.2.3.4:80",
+// "[::1]:80", "::1", "[::1]"), without its zone, IPv4-mapped IPv6 as IPv4.
+func parseAddr(s string) (netip.Addr, bool) {
+	var a netip.Addr
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		a = ap.Addr()
+	} else if a, err = netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")); err != nil {
+		return netip.Addr{}, false
+	}
+	return a.WithZone("").Unmap(), true
+}

@@ -1,0 +1,342 @@
+package httpadapter_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/ratelimit"
+)
+
+// fakeClock is a clock that moves only when told.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// listFrom serves GET /api/v1/currencies for brandURL from remoteAddr, with
+// headers added.
+func (f *fixture) listFrom(t *testing.T, brandURL, remoteAddr string, headers ...string) (*httptest.ResponseRecorder, env) {
+	t.Helper()
+	req := httptest.NewRequest("GET", "/api/v1/currencies?PageSize=1", nil)
+	req.RemoteAddr = remoteAddr
+	req.Header.Set("Brand-URL", brandURL)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Add(headers[i], headers[i+1])
+	}
+	return f.send(t, req)
+}
+
+// rateHeaders returns the RateLimit-* and Retry-After headers of rec.
+func rateHeaders(rec *httptest.ResponseRecorder) map[string]string {
+	m := map[string]string{}
+	for _, k := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "Retry-After"} {
+		if v := rec.Header().Get(k); v != "" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func TestListRateLimitDefaults(t *testing.T) {
+	t.Parallel()
+	for storeName, newStore := range stores {
+		t.Run(storeName, func(t *testing.T) {
+			t.Parallel()
+			clock := newClock()
+			f := newFixture(t, newStore, httpadapter.WithClock(clock.Now))
+			const ip = "198.51.100.7:40000"
+			for i := range 100 {
+				rec, _ := f.listFrom(t, "shop.example.com", ip)
+				require.Equal(t, http.StatusOK, rec.Code, "request %d of the burst of 100", i+1)
+				assert.Equal(t, map[string]string{
+					"RateLimit-Limit":     "100",
+					"RateLimit-Remaining": strconv.Itoa(99 - i),
+					// 50 tokens a second: i+1 tokens taken come back in (i+1)/50 s.
+					"RateLimit-Reset":  strconv.Itoa((i + 1 + 49) / 50),
+					"RateLimit-Policy": "100;w=2",
+				}, rateHeaders(rec))
+			}
+
+			rec, e := f.listFrom(t, "shop.example.com", ip)
+			require.Equal(t, http.StatusTooManyRequests, rec.Code)
+			assert.Equal(t, "rate_limited", e.Errors[0].Code)
+			assert.Equal(t, map[string]string{
+				"RateLimit-Limit":     "100",
+				"RateLimit-Remaining": "0",
+				"RateLimit-Reset":     "2",
+				"RateLimit-Policy":    "100;w=2",
+				"Retry-After":         "1", // 20 ms, rounded up to a whole second
+			}, rateHeaders(rec))
+
+			clock.Advance(19 * time.Millisecond)
+			rec, _ = f.listFrom(t, "shop.example.com", ip)
+			assert.Equal(t, http.StatusTooManyRequests, rec.Code, "the next token is 20 ms away")
+			clock.Advance(time.Millisecond)
+			rec, _ = f.listFrom(t, "shop.example.com", ip)
+			assert.Equal(t, http.StatusOK, rec.Code, "one token back after 20 ms")
+			assert.Equal(t, "0", rec.Header().Get("RateLimit-Remaining"))
+
+			clock.Advance(time.Minute)
+			rec, _ = f.listFrom(t, "shop.example.com", ip)
+			assert.Equal(t, http.StatusOK, rec.Code)
+			assert.Equal(t, "99", rec.Header().Get("RateLimit-Remaining"), "full again after idling")
+		})
+	}
+}
+
+// tightLists allows 2 list requests per minute, so that tests reach the
+// limit in a few requests.
+var tightLists = httpadapter.WithRateLimits(httpadapter.RateLimits{
+	Lists: ratelimit.Policy{Limit: 2, Per: time.Minute},
+})
+
+func TestRetryAfterFollowsTheBucket(t *testing.T) {
+	t.Parallel()
+	clock := newClock()
+	f := newFixture(t, stores["memory"], httpadapter.WithClock(clock.Now), tightLists)
+	const ip = "198.51.100.7:1"
+	for range 2 {
+		rec, _ := f.listFrom(t, "shop.example.com", ip)
+		require.Equal(t, http.StatusOK, rec.Code)
+	}
+	rec, _ := f.listFrom(t, "shop.example.com", ip)
+	require.Equal(t, http.StatusTooManyRequests, rec.Code)
+	assert.Equal(t, "30", rec.Header().Get("Retry-After"), "one token every 30 s")
+	assert.Equal(t, "60", rec.Header().Get("RateLimit-Reset"))
+	assert.Equal(t, "2;w=60", rec.Header().Get("RateLimit-Policy"))
+
+	clock.Advance(12500 * time.Millisecond)
+	rec, _ = f.listFrom(t, "shop.example.com", ip)
+	require.Equal(t, http.StatusTooManyRequests, rec.Code)
+	assert.Equal(t, "18", rec.Header().Get("Retry-After"), "17.5 s left, rounded up")
+	assert.Equal(t, "48", rec.Header().Get("RateLimit-Reset"))
+
+	clock.Advance(17500 * time.Millisecond)
+	rec, _ = f.listFrom(t, "shop.example.com", ip)
+	assert.Equal(t, http.StatusOK, rec.Code, "refused requests did not delay recovery")
+	assert.Empty(t, rec.Header().Get("Retry-After"))
+}
+
+func TestListRateLimitIsolation(t *testing.T) {
+	t.Parallel()
+	for storeName, newStore := range stores {
+		t.Run(storeName, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, newStore, httpadapter.WithClock(newClock().Now), tightLists)
+			_, err := f.app.Auth.CreateBrand(t.Context(), auth.NewBrand{URL: "other.example.com", Name: "Other"})
+			require.NoError(t, err)
+			const ip = "198.51.100.7:1"
+			for range 2 {
+				rec, _ := f.listFrom(t, "shop.example.com", ip)
+				require.Equal(t, http.StatusOK, rec.Code)
+			}
+			rec, _ := f.listFrom(t, "shop.example.com", "198.51.100.7:2")
+			require.Equal(t, http.StatusTooManyRequests, rec.Code, "the port is not part of the client")
+
+			rec, _ = f.listFrom(t, "other.example.com", ip)
+			assert.Equal(t, http.StatusOK, rec.Code, "another brand, same IP: its own bucket")
+			rec, _ = f.listFrom(t, "shop.example.com", "198.51.100.8:1")
+			assert.Equal(t, http.StatusOK, rec.Code, "same brand, another IP: its own bucket")
+
+			rec, _ = f.listFrom(t, "nobody.example.com", ip)
+			assert.Equal(t, http.StatusNotFound, rec.Code, "an unknown brand is answered before limiting")
+			assert.Empty(t, rec.Header().Get("RateLimit-Limit"))
+		})
+	}
+}
+
+func TestClientIPAndTrustedProxies(t *testing.T) {
+	t.Parallel()
+	proxies := httpadapter.WithTrustedProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8"))
+	scenarios := []struct {
+		name    string
+		trusted bool
+		remote  string
+		xff     []string
+		key     string
+	}{
+		{name: "remote address", remote: "203.0.113.5:1234", key: "203.0.113.5"},
+		{name: "spoofed XFF ignored by default", remote: "203.0.113.5:1234", xff: []string{"192.0.2.1"}, key: "203.0.113.5"},
+		{name: "proxy's XFF ignored by default", remote: "10.0.0.1:80", xff: []string{"192.0.2.1"}, key: "10.0.0.1"},
+		{name: "IPv4-mapped IPv6", remote: "[::ffff:203.0.113.5]:1", key: "203.0.113.5"},
+		{name: "IPv6 keyed on its /64", remote: "[2001:db8:1:2:aaaa::1]:443", key: "2001:db8:1:2::/64"},
+		{name: "IPv6 with zone", remote: "[fe80::1%eth0]:443", key: "fe80::/64"},
+		{name: "not an IP", remote: "@unix", key: "@unix"},
+		{name: "trusted proxy", trusted: true, remote: "10.0.0.1:80", xff: []string{"192.0.2.1"}, key: "192.0.2.1"},
+		{name: "right-most untrusted hop", trusted: true, remote: "10.0.0.1:80",
+			xff: []string{"198.51.100.66, 192.0.2.1, 10.1.2.3"}, key: "192.0.2.1"},
+		{name: "hops over several headers", trusted: true, remote: "10.0.0.1:80",
+			xff: []string{"198.51.100.66, 192.0.2.1", "10.1.2.3"}, key: "192.0.2.1"},
+		{name: "client's own spoofed hops ignored", trusted: true, remote: "10.0.0.1:80",
+			xff: []string{"10.9.9.9, 192.0.2.1"}, key: "192.0.2.1"},
+		{name: "hop with port", trusted: true, remote: "10.0.0.1:80", xff: []string{"192.0.2.1:5555"}, key: "192.0.2.1"},
+		{name: "IPv6 hop", trusted: true, remote: "[fd00::1]:80", xff: []string{"2001:db8::7"}, key: "2001:db8::/64"},
+		{name: "untrusted peer's XFF ignored", trusted: true, remote: "203.0.113.5:1", xff: []string{"192.0.2.1"}, key: "203.0.113.5"},
+		{name: "garbage hop stops at last readable", trusted: true, remote: "10.0.0.1:80",
+			xff: []string{"not-an-ip, 10.0.0.2"}, key: "10.0.0.2"},
+		{name: "all hops trusted", trusted: true, remote: "10.0.0.1:80", xff: []string{"10.0.0.3, 10.0.0.2"}, key: "10.0.0.3"},
+		{name: "trusted proxy without XFF", trusted: true, remote: "10.0.0.1:80", key: "10.0.0.1"},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			lim := &recordingLimiter{}
+			opts := []httpadapter.Option{httpadapter.WithLimiter(lim)}
+			if sc.trusted {
+				opts = append(opts, proxies)
+			}
+			f := newFixture(t, stores["memory"], opts...)
+			var headers []string
+			for _, v := range sc.xff {
+				headers = append(headers, "X-Forwarded-For", v)
+			}
+			rec, _ := f.listFrom(t, "shop.example.com", sc.remote, headers...)
+			require.Equal(t, http.StatusOK, rec.Code)
+			require.Len(t, lim.calls, 1)
+			assert.Equal(t, f.brand.ID+" "+sc.key, lim.calls[0].key)
+		})
+	}
+}
+
+func TestSpoofedForwardedForDoesNotEscapeTheLimit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, stores["memory"], httpadapter.WithClock(newClock().Now), tightLists)
+	for i := range 5 {
+		rec, _ := f.listFrom(t, "shop.example.com", "203.0.113.5:1", "X-Forwarded-For", "192.0.2."+strconv.Itoa(i))
+		assert.Equal(t, i < 2, rec.Code == http.StatusOK, "request %d", i+1)
+	}
+}
+
+func TestRateLimitingOff(t *testing.T) {
+	t.Parallel()
+	for name, opt := range map[string]httpadapter.Option{
+		"WithoutRateLimits":            httpadapter.WithoutRateLimits(),
+		"WithRateLimits(RateLimits{})": httpadapter.WithRateLimits(httpadapter.RateLimits{}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			lim := &recordingLimiter{}
+			f := newFixture(t, stores["memory"], opt, httpadapter.WithLimiter(lim))
+			for range 150 {
+				rec, _ := f.listFrom(t, "shop.example.com", "198.51.100.7:1")
+				require.Equal(t, http.StatusOK, rec.Code)
+				require.Empty(t, rateHeaders(rec))
+			}
+			assert.Empty(t, lim.calls, "the limiter is never asked")
+		})
+	}
+}
+
+// recordingLimiter records its calls and answers with decision and err
+// (allowed, when decision is zero).
+type recordingLimiter struct {
+	mu       sync.Mutex
+	calls    []limiterCall
+	decision ratelimit.Decision
+	err      error
+}
+
+type limiterCall struct {
+	key    string
+	policy ratelimit.Policy
+	now    time.Time
+}
+
+func (l *recordingLimiter) Allow(_ context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls = append(l.calls, limiterCall{key: key, policy: p, now: now})
+	if l.decision == (ratelimit.Decision{}) {
+		return ratelimit.Decision{Allowed: true, Limit: 7, Remaining: 6, Reset: time.Second}, l.err
+	}
+	return l.decision, l.err
+}
+
+func TestReplacedLimiter(t *testing.T) {
+	t.Parallel()
+	clock := newClock()
+
+	lim := &recordingLimiter{decision: ratelimit.Decision{Limit: 7, Remaining: 0, Reset: 90 * time.Second, RetryAfter: 2500 * time.Millisecond}}
+	f := newFixture(t, stores["memory"], httpadapter.WithClock(clock.Now), httpadapter.WithLimiter(lim))
+	rec, e := f.listFrom(t, "shop.example.com", "198.51.100.7:1")
+	require.Equal(t, http.StatusTooManyRequests, rec.Code)
+	assert.Equal(t, "rate_limited", e.Errors[0].Code)
+	assert.Equal(t, map[string]string{
+		"RateLimit-Limit":     "7",
+		"RateLimit-Remaining": "0",
+		"RateLimit-Reset":     "90",
+		"RateLimit-Policy":    "7;w=2",
+		"Retry-After":         "3",
+	}, rateHeaders(rec))
+	require.Len(t, lim.calls, 1)
+	assert.Equal(t, limiterCall{key: f.brand.ID + " 198.51.100.7", policy: httpadapter.DefaultRateLimits().Lists, now: clock.Now()}, lim.calls[0])
+
+	failing := &recordingLimiter{err: errors.New("shared limiter unreachable")}
+	f = newFixture(t, stores["memory"], httpadapter.WithLimiter(failing))
+	rec, _ = f.listFrom(t, "shop.example.com", "198.51.100.7:1")
+	assert.Equal(t, http.StatusOK, rec.Code, "a failing limiter lets requests through")
+	assert.Empty(t, rateHeaders(rec))
+	assert.Contains(t, f.logs.String(), "shared limiter unreachable", "and the failure is logged")
+}
+
+func TestRateLimitsConfigErrors(t *testing.T) {
+	t.Parallel()
+	for name, limits := range map[string]httpadapter.RateLimits{
+		"invalid policy": {Lists: ratelimit.Policy{Limit: -1, Per: time.Second}},
+		"no period":      {Updates: ratelimit.Policy{Limit: 5}},
+		"shared name": {
+			Lists:   ratelimit.Policy{Name: "same", Limit: 1, Per: time.Second},
+			Updates: ratelimit.Policy{Name: "same", Limit: 1, Per: time.Second},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, stores["memory"])
+			_, err := f.app.Handler(httpadapter.WithRateLimits(limits))
+			assert.Error(t, err)
+		})
+	}
+}
+
+// TestEvictionBoundThroughHandler sends one request from each of 2,000
+// client IPs through a limiter capped at 64 buckets: every new client is
+// served, and the limiter never holds more than its cap.
+func TestEvictionBoundThroughHandler(t *testing.T) {
+	t.Parallel()
+	lim := ratelimit.New(ratelimit.Config{MaxBuckets: 64, Shards: 4})
+	f := newFixture(t, stores["memory"], httpadapter.WithClock(newClock().Now), httpadapter.WithLimiter(lim))
+	for i := range 2000 {
+		rec, _ := f.listFrom(t, "shop.example.com", netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)}).String()+":1")
+		require.Equal(t, http.StatusOK, rec.Code)
+		require.LessOrEqual(t, lim.Len(), 64)
+	}
+	assert.Equal(t, 64, lim.Len())
+}
