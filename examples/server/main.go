@@ -94,7 +94,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return err
 	}
 
-	api, err := app.Handler(httpadapter.WithLogger(logger))
+	opts := []httpadapter.Option{httpadapter.WithLogger(logger)}
+	if !o.rateLimit {
+		opts = append(opts, httpadapter.WithoutRateLimits())
+	}
+	api, err := app.Handler(opts...)
 	if err != nil {
 		return err
 	}
