@@ -1,10 +1,8 @@
 package auth
 
 import (
-	"context"
 	"slices"
-
-	"github.com/brandbase/brandbase/envelope"
+	"time"
 )
 
 // Permission names something a user may do.
@@ -19,7 +17,8 @@ const (
 )
 
 // Principal is the identity an auth key proves: a user of one brand and the
-// permissions the user holds.
+// permissions the user holds. [Service.Authenticate] returns it; its
+// Permissions slice is the caller's own copy.
 type Principal struct {
 	UserID      string
 	BrandID     string
@@ -27,6 +26,10 @@ type Principal struct {
 	Permissions []Permission
 	// KeyID identifies the key pair that authenticated the request.
 	KeyID string
+	// DeviceID is the device the key pair was issued on, or "".
+	DeviceID string
+	// ExpiresAt is when the authenticating key expires.
+	ExpiresAt time.Time
 }
 
 // Can reports whether p holds perm (or PermAll).
@@ -36,12 +39,3 @@ func (p Principal) Can(perm Permission) bool {
 
 // CodeUnauthenticated is the code of every failed key check (DESIGN.md 3).
 const CodeUnauthenticated = "unauthenticated"
-
-// Authenticate returns the principal that authKey proves in brand. It fails
-// with KindUnauthenticated (code unauthenticated) when the key is empty,
-// unknown, expired, revoked or of another brand.
-func (s *Service) Authenticate(ctx context.Context, brand Brand, authKey string) (Principal, error) {
-	// Key pairs arrive with the authentication issue; until then no key is
-	// valid.
-	return Principal{}, envelope.New(envelope.KindUnauthenticated, CodeUnauthenticated, "A valid Auth-Key header is required.")
-}

@@ -7,6 +7,9 @@ package auth
 
 import (
 	"context"
+	"crypto/rand"
+	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -15,28 +18,146 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// Service applies the rules of brands and authentication on top of a Store.
-// It is safe for concurrent use.
+// Default lifetimes and cache settings of the service.
+const (
+	// DefaultAuthKeyTTL is how long an authKey is valid.
+	DefaultAuthKeyTTL = 24 * time.Hour
+	// DefaultRefreshKeyTTL is how long a refreshAuthKey is valid.
+	DefaultRefreshKeyTTL = 30 * 24 * time.Hour
+	// DefaultKeyCacheTTL is how long Authenticate trusts a key it has
+	// checked without reading the store again. Revocations made through
+	// the same Service are seen at once regardless; one made by another
+	// process sharing the database is seen after at most this long.
+	DefaultKeyCacheTTL = 30 * time.Second
+	// DefaultKeyCacheSize bounds the number of cached keys (and, apart,
+	// of cached device checks).
+	DefaultKeyCacheSize = 10000
+)
+
+// Service applies the rules of brands, users, passwords, key pairs and
+// devices on top of a Store. It is safe for concurrent use.
 type Service struct {
 	store Store
 	now   func() time.Time
+	rand  io.Reader
+	log   *slog.Logger
+	hooks []func(context.Context, Event)
+
+	argon2     Argon2Params
+	maxHashes  int
+	authTTL    time.Duration
+	refreshTTL time.Duration
+	cacheTTL   time.Duration
+	cacheSize  int
+	hasher     *hasher
+	keys       *cache[[32]byte, cachedKey]
+	devices    *cache[deviceKey, bool]
 }
 
-// Option configures a Service.
+// Option configures a Service. An option given a value out of range leaves
+// the default in place.
 type Option func(*Service)
 
 // WithClock sets the clock the service reads the time from (time.Now by
 // default); tests use it to move time without sleeping.
 func WithClock(now func() time.Time) Option {
-	return func(s *Service) { s.now = now }
+	return func(s *Service) {
+		if now != nil {
+			s.now = now
+		}
+	}
+}
+
+// WithRandom sets the source of random bytes for keys, salts and the dummy
+// password (crypto/rand by default). Only tests should set it.
+func WithRandom(r io.Reader) Option {
+	return func(s *Service) {
+		if r != nil {
+			s.rand = r
+		}
+	}
+}
+
+// WithLogger sets where the service logs what it cannot return: a failed
+// rehash after a successful login, a panicking event hook. The default is
+// slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Service) {
+		if l != nil {
+			s.log = l
+		}
+	}
+}
+
+// WithArgon2Params sets the argon2id parameters of new password hashes
+// (DefaultArgon2Params by default). Invalid parameters (fewer than 1
+// iteration or lane, less than 8 KiB per lane, a salt under 8 bytes or a key
+// under 16) are ignored.
+func WithArgon2Params(p Argon2Params) Option {
+	return func(s *Service) {
+		if p.validate() == nil {
+			s.argon2 = p
+		}
+	}
+}
+
+// WithMaxConcurrentHashes bounds how many password hashes are computed at
+// once (DefaultMaxConcurrentHashes by default); further logins wait for a
+// slot or for their context to end. Values below 1 are ignored.
+func WithMaxConcurrentHashes(n int) Option {
+	return func(s *Service) {
+		if n >= 1 {
+			s.maxHashes = n
+		}
+	}
+}
+
+// WithKeyLifetimes sets how long new authKeys and refreshAuthKeys are valid
+// (DefaultAuthKeyTTL and DefaultRefreshKeyTTL by default). A value of zero or
+// less keeps the default.
+func WithKeyLifetimes(authKey, refreshKey time.Duration) Option {
+	return func(s *Service) {
+		if authKey > 0 {
+			s.authTTL = authKey
+		}
+		if refreshKey > 0 {
+			s.refreshTTL = refreshKey
+		}
+	}
+}
+
+// WithKeyCache sets how long Authenticate and CheckDevice trust an answer
+// without reading the store (DefaultKeyCacheTTL), and how many answers they
+// keep (DefaultKeyCacheSize). A ttl of zero turns the cache off; a negative
+// ttl or a size below 1 keeps the default. Revocations, permission and
+// status changes made through this Service are seen at once whatever the
+// ttl; the ttl bounds how late a change made by another process sharing the
+// store is seen.
+func WithKeyCache(ttl time.Duration, size int) Option {
+	return func(s *Service) {
+		if ttl >= 0 {
+			s.cacheTTL = ttl
+		}
+		if size >= 1 {
+			s.cacheSize = size
+		}
+	}
 }
 
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
-	s := &Service{store: store, now: time.Now}
+	s := &Service{
+		store: store, now: time.Now, rand: rand.Reader, log: slog.Default(),
+		argon2: DefaultArgon2Params, maxHashes: DefaultMaxConcurrentHashes(),
+		authTTL: DefaultAuthKeyTTL, refreshTTL: DefaultRefreshKeyTTL,
+		cacheTTL: DefaultKeyCacheTTL, cacheSize: DefaultKeyCacheSize,
+	}
 	for _, o := range opts {
 		o(s)
 	}
+	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand)
+	s.keys = newCache[[32]byte, cachedKey](s.cacheTTL, s.cacheSize)
+	s.devices = newCache[deviceKey, bool](s.cacheTTL, s.cacheSize)
 	return s
 }
 

@@ -120,11 +120,17 @@ func (h *Handler) withBrand(next http.HandlerFunc) http.Handler {
 
 // withAuthKey resolves the brand (as withBrand) and then the Auth-Key header
 // to a principal of that brand, stored in the request context; it answers
-// 401 unauthenticated when the key is missing or not valid.
+// 401 unauthenticated when the key is missing or not valid. A request that
+// carries the Device-Code header of a revoked device of the principal's
+// user is answered 403 device_revoked (auth.Service.CheckDevice): this
+// holds on every route behind this middleware.
 func (h *Handler) withAuthKey(next http.HandlerFunc) http.Handler {
 	return h.withBrand(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		p, err := h.svc.Auth.Authenticate(ctx, brandFrom(ctx), r.Header.Get("Auth-Key"))
+		if err == nil {
+			err = h.svc.Auth.CheckDevice(ctx, p, r.Header.Get("Device-Code"))
+		}
 		if err != nil {
 			h.fail(w, r, err)
 			return

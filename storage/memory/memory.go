@@ -22,6 +22,7 @@ type Store struct {
 	currencies  map[string]refdata.Currency // by ID
 	currencyIDs []string                    // sorted
 	dataset     string
+	auth        authData // users, key pairs and devices (auth.go)
 }
 
 // New returns an empty Store with the embedded default dataset loaded.
@@ -30,6 +31,7 @@ func New(ctx context.Context) (*Store, error) {
 		brands:     map[string]brandRecord{},
 		brandByURL: map[string]string{},
 		currencies: map[string]refdata.Currency{},
+		auth:       newAuthData(),
 	}
 	if err := refdata.LoadDefault(ctx, s); err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ type NewStore func(t *testing.T) storage.Storage
 func Run(t *testing.T, newStore NewStore) {
 	t.Run("Brands", func(t *testing.T) { runBrands(t, newStore) })
 	t.Run("RefData", func(t *testing.T) { runRefData(t, newStore) })
+	t.Run("Auth", func(t *testing.T) { runAuth(t, newStore) })
 }
 
 // open returns a fresh store that is closed when t ends.

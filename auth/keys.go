@@ -1,0 +1,477 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// KeyPair is an issued authKey/refreshAuthKey pair as stored: the keys
+// themselves are never stored, only their SHA-256.
+type KeyPair struct {
+	// ID identifies the pair (Principal.KeyID).
+	ID string
+	// FamilyID is shared by a login's pair and every pair that rotation
+	// made from it; reusing a rotated refresh key revokes the family.
+	FamilyID string
+	// BrandID is the brand the pair was issued in; it works nowhere else.
+	BrandID string
+	// UserID is the user the pair was issued to.
+	UserID string
+	// DeviceID is the device the login registered, or "".
+	DeviceID string
+	// AuthHash and RefreshHash are the SHA-256 of the keys (32 bytes).
+	AuthHash    []byte
+	RefreshHash []byte
+	// CreatedAt is when the pair was issued.
+	CreatedAt time.Time
+	// AuthExpiresAt and RefreshExpiresAt are when the keys stop working.
+	AuthExpiresAt    time.Time
+	RefreshExpiresAt time.Time
+	// RevokedAt is when the pair was revoked; zero while it is not.
+	RevokedAt time.Time
+	// ReplacedBy is the ID of the pair a refresh replaced this one with;
+	// "" when the pair was not rotated.
+	ReplacedBy string
+}
+
+// Session is what a login or a refresh returns: the user and a new key
+// pair. The keys are shown once; only their hashes are kept.
+type Session struct {
+	// User is the authenticated user.
+	User User
+	// KeyID identifies the new pair.
+	KeyID string
+	// AuthKey authenticates later requests (the Auth-Key header).
+	AuthKey string
+	// RefreshAuthKey obtains a new pair once, before RefreshExpiresAt.
+	RefreshAuthKey string
+	// ExpiresAt is when AuthKey expires, in UTC (the spec's expiresIn).
+	ExpiresAt time.Time
+	// RefreshExpiresAt is when RefreshAuthKey expires, in UTC.
+	RefreshExpiresAt time.Time
+	// Device is the device the login registered; zero ID when none.
+	Device Device
+}
+
+// Codes of authentication failures (DESIGN.md section 3).
+const (
+	CodeInvalidCredentials = "invalid_credentials"
+	CodeUserInactive       = "user_inactive"
+	CodeDeviceRevoked      = "device_revoked"
+)
+
+// maxKeyLen bounds an Auth-Key or refresh key worth hashing; issued keys are
+// 43 characters.
+const maxKeyLen = 256
+
+func errUnauthenticated() error {
+	return envelope.New(envelope.KindUnauthenticated, CodeUnauthenticated, "A valid Auth-Key header is required.")
+}
+
+func errRefreshRefused() error {
+	return envelope.New(envelope.KindUnauthenticated, CodeUnauthenticated, "The refresh key is not valid.")
+}
+
+func errInvalidCredentials() error {
+	return envelope.New(envelope.KindUnauthenticated, CodeInvalidCredentials, "The username or password is incorrect.")
+}
+
+// hashKey returns the SHA-256 of a key, the form keys are stored and cached
+// in.
+func hashKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+
+// newKey returns 256 random bits, base64url-encoded without padding.
+func (s *Service) newKey() (string, error) {
+	var b [32]byte
+	if _, err := io.ReadFull(s.rand, b[:]); err != nil {
+		return "", envelope.Internal(fmt.Errorf("auth: read random key: %w", err))
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// issue makes a new key pair of user in family (a new family when empty)
+// and returns it with its keys; it does not store it.
+func (s *Service) issue(user UserRecord, familyID, deviceID string, now time.Time) (KeyPair, Session, error) {
+	authKey, err := s.newKey()
+	if err != nil {
+		return KeyPair{}, Session{}, err
+	}
+	refreshKey, err := s.newKey()
+	if err != nil {
+		return KeyPair{}, Session{}, err
+	}
+	id := uuid.Must(uuid.NewV7()).String()
+	if familyID == "" {
+		familyID = id
+	}
+	ah, rh := hashKey(authKey), hashKey(refreshKey)
+	k := KeyPair{
+		ID: id, FamilyID: familyID, BrandID: user.BrandID, UserID: user.ID, DeviceID: deviceID,
+		AuthHash: ah[:], RefreshHash: rh[:], CreatedAt: now,
+		AuthExpiresAt: now.Add(s.authTTL), RefreshExpiresAt: now.Add(s.refreshTTL),
+	}
+	return k, Session{
+		User: user.public(), KeyID: id, AuthKey: authKey, RefreshAuthKey: refreshKey,
+		ExpiresAt: k.AuthExpiresAt, RefreshExpiresAt: k.RefreshExpiresAt,
+	}, nil
+}
+
+// LoginRequest is a login: an identifier, a password and, optionally, the
+// device it comes from.
+type LoginRequest struct {
+	// Username and EmailAddress identify the user, case-insensitively and
+	// with surrounding space ignored; at least one is required. When both
+	// are given, both must belong to the same user.
+	Username     string
+	EmailAddress string
+	// Password is required.
+	Password string
+	// Device, when its Code is not empty, registers or updates the device
+	// the login comes from (spec 5.5).
+	Device DeviceInfo
+}
+
+// Login checks a user's password in brand and issues a new key pair.
+//
+// The user is looked up by Username or EmailAddress in brand only: a user
+// of another brand cannot log in. Whether the user is unknown or the
+// password wrong, Login fails alike, with KindUnauthenticated (code
+// invalid_credentials) after one password check of the same cost (an
+// unknown user is checked against a dummy hash). A bcrypt hash, or an
+// argon2id hash with other parameters, is replaced by one with the current
+// parameters. After the password is verified, Login fails with
+// KindForbidden: code user_inactive for an inactive user, code
+// device_revoked when the request's device was revoked.
+//
+// Other failures: KindInvalid (field errors) for a request without password
+// or without identifier, or with fields too long; the context's error when
+// it ends while waiting for a hashing slot.
+func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Session, error) {
+	username, email := strings.TrimSpace(req.Username), strings.TrimSpace(req.EmailAddress)
+	var v envelope.Validation
+	if username == "" && email == "" {
+		v.Add("username", "required", "A username or an emailAddress is required.")
+	}
+	if len(username) > 254 {
+		v.Add("username", "too_long", "The username must be at most 254 characters.")
+	}
+	if len(email) > 254 {
+		v.Add("emailAddress", "too_long", "The emailAddress must be at most 254 characters.")
+	}
+	switch {
+	case req.Password == "":
+		v.Add("password", "required", "The password is required.")
+	case len(req.Password) > MaxPasswordBytes:
+		v.Add("password", "too_long", "The password must be at most 1024 bytes.")
+	}
+	req.Device.validate(&v)
+	if err := v.Err(); err != nil {
+		return Session{}, err
+	}
+
+	var (
+		user  UserRecord
+		err   error
+		found bool
+	)
+	if username != "" {
+		user, err = s.store.UserByUsername(ctx, brand.ID, FoldKey(username))
+	} else {
+		user, err = s.store.UserByEmail(ctx, brand.ID, FoldKey(email))
+	}
+	switch envelope.KindOf(err) {
+	case "":
+		found = user.BrandID == brand.ID && (username == "" || email == "" || user.EmailKey == FoldKey(email))
+	case envelope.KindNotFound:
+		if user.PasswordHash, err = s.hasher.dummyHash(ctx); err != nil {
+			return Session{}, err
+		}
+	default:
+		return Session{}, err
+	}
+	ok, rehash, err := s.hasher.verify(ctx, user.PasswordHash, req.Password)
+	if err != nil {
+		return Session{}, err
+	}
+	if !ok || !found {
+		return Session{}, errInvalidCredentials()
+	}
+	if user.Status != StatusActive {
+		return Session{}, envelope.New(envelope.KindForbidden, CodeUserInactive, "This user is inactive.")
+	}
+	if rehash {
+		s.rehash(ctx, user, req.Password)
+	}
+
+	now := s.now().UTC().Truncate(time.Microsecond)
+	var device Device
+	var newDevice bool
+	if req.Device.Code != "" {
+		if device, newDevice, err = s.registerDevice(ctx, user, req.Device, now); err != nil {
+			return Session{}, err
+		}
+	}
+	pair, sess, err := s.issue(user, "", device.ID, now)
+	if err != nil {
+		return Session{}, err
+	}
+	if err := s.store.CreateKeyPair(ctx, pair); err != nil {
+		return Session{}, err
+	}
+	sess.Device = device
+	if device.ID != "" {
+		s.emit(ctx, Event{Type: EventDeviceRegistered, At: now, BrandID: brand.ID, UserID: user.ID,
+			Username: user.Username, Device: device, NewDevice: newDevice})
+	}
+	s.emit(ctx, Event{Type: EventUserAuthenticated, At: now, BrandID: brand.ID, UserID: user.ID,
+		Username: user.Username, KeyID: pair.ID, Device: device, NewDevice: newDevice})
+	return sess, nil
+}
+
+// rehash replaces user's hash with one of the current parameters, unless the
+// password changed meanwhile. A failure is logged, not returned: the login
+// it follows has succeeded.
+func (s *Service) rehash(ctx context.Context, user UserRecord, password string) {
+	hash, err := s.hasher.hash(ctx, password)
+	if err == nil {
+		_, err = s.store.UpdateUser(ctx, user.ID, func(r *UserRecord) error {
+			if r.PasswordHash == user.PasswordHash {
+				r.PasswordHash = hash
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "auth: rehash password", "user", user.ID, "error", err)
+	}
+}
+
+// RefreshRequest is a refresh: the refresh key of the pair to rotate and,
+// optionally, the Device-Code of the calling device.
+type RefreshRequest struct {
+	// RefreshAuthKey is required.
+	RefreshAuthKey string
+	// DeviceCode, when not empty, must not name a revoked device of the
+	// key's user.
+	DeviceCode string
+}
+
+// Refresh rotates a key pair: it revokes the pair whose refresh key is
+// given (its authKey too) and issues a new pair in the same family, with
+// fresh lifetimes. A refresh key works once: using it again (or twice at
+// once) revokes every pair of its family, the one that the first use
+// issued included, as the sign of a stolen key.
+//
+// It fails with KindInvalid (field refreshAuthKey) when the key is empty,
+// KindUnauthenticated (code unauthenticated) when it is unknown, expired,
+// revoked, reused, of another brand, or its user is inactive or gone, and
+// KindForbidden (code device_revoked) when DeviceCode names a revoked
+// device of the user.
+func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) (Session, error) {
+	if req.RefreshAuthKey == "" {
+		return Session{}, envelope.Invalid("The refresh key is required.",
+			envelope.Field("refreshAuthKey", "required", "The refreshAuthKey is required."))
+	}
+	if len(req.RefreshAuthKey) > maxKeyLen {
+		return Session{}, errRefreshRefused()
+	}
+	h := hashKey(req.RefreshAuthKey)
+	old, err := s.store.KeyPairByRefreshHash(ctx, h[:])
+	if envelope.KindOf(err) == envelope.KindNotFound {
+		return Session{}, errRefreshRefused()
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	if subtle.ConstantTimeCompare(old.RefreshHash, h[:]) != 1 || old.BrandID != brand.ID {
+		return Session{}, errRefreshRefused()
+	}
+	if !old.RevokedAt.IsZero() {
+		return Session{}, s.refreshRefused(ctx, old)
+	}
+	if !now.Before(old.RefreshExpiresAt) {
+		return Session{}, errRefreshRefused()
+	}
+	user, err := s.store.UserByID(ctx, old.UserID)
+	if envelope.KindOf(err) == envelope.KindNotFound || err == nil && user.Status != StatusActive {
+		return Session{}, errRefreshRefused()
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	if err := s.checkDevice(ctx, user.ID, req.DeviceCode); err != nil {
+		return Session{}, err
+	}
+	next, sess, err := s.issue(user, old.FamilyID, old.DeviceID, now)
+	if err != nil {
+		return Session{}, err
+	}
+	err = s.store.RotateKeyPair(ctx, old.ID, now, next)
+	s.keys.invalidate(func(_ [32]byte, c cachedKey) bool { return c.Principal.KeyID == old.ID })
+	if envelope.KindOf(err) == envelope.KindConflict {
+		// Another refresh won the race for this key, or it was revoked
+		// meanwhile.
+		if cur, rerr := s.store.KeyPairByRefreshHash(ctx, h[:]); rerr == nil {
+			return Session{}, s.refreshRefused(ctx, cur)
+		}
+		return Session{}, errRefreshRefused()
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	return sess, nil
+}
+
+// refreshRefused answers the use of a revoked pair's refresh key: when the
+// pair was rotated, the key is being reused, and the whole family is
+// revoked.
+func (s *Service) refreshRefused(ctx context.Context, k KeyPair) error {
+	if k.ReplacedBy == "" {
+		return errRefreshRefused()
+	}
+	if _, err := s.revokeKeys(ctx, KeySelector{FamilyID: k.FamilyID}); err != nil {
+		return err
+	}
+	return envelope.New(envelope.KindUnauthenticated, CodeUnauthenticated,
+		"The refresh key was already used; every key of this login is revoked.")
+}
+
+// cachedKey is what the key cache remembers of a checked authKey.
+type cachedKey struct {
+	Principal
+	FamilyID string
+}
+
+// Authenticate returns the principal that authKey proves in brand: the
+// key's user, brand and permissions.
+//
+// It fails with KindUnauthenticated (code unauthenticated) when the key is
+// empty, unknown, expired, revoked, of another brand, or its user is
+// inactive or gone; the answer does not tell these apart. The key is looked
+// up by its SHA-256, and the stored hash compared in constant time.
+//
+// A checked key is cached (see [WithKeyCache]) until the earlier of its
+// expiry and the cache TTL, so that a warm check costs microseconds and no
+// store access. Every revocation, permission or status change made through
+// this Service drops the cached answers it concerns before it returns, so
+// it is seen by the next request; one made by another process sharing the
+// store is seen once the cached answer expires.
+func (s *Service) Authenticate(ctx context.Context, brand Brand, authKey string) (Principal, error) {
+	if authKey == "" || len(authKey) > maxKeyLen {
+		return Principal{}, errUnauthenticated()
+	}
+	h := hashKey(authKey)
+	now := s.now()
+	if c, ok := s.keys.get(h, now); ok {
+		if c.BrandID != brand.ID {
+			return Principal{}, errUnauthenticated()
+		}
+		p := c.Principal
+		p.Permissions = slices.Clone(p.Permissions)
+		return p, nil
+	}
+	gen := s.keys.generation()
+	k, err := s.store.KeyPairByAuthHash(ctx, h[:])
+	if envelope.KindOf(err) == envelope.KindNotFound {
+		return Principal{}, errUnauthenticated()
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	if subtle.ConstantTimeCompare(k.AuthHash, h[:]) != 1 || !k.RevokedAt.IsZero() || !now.Before(k.AuthExpiresAt) {
+		return Principal{}, errUnauthenticated()
+	}
+	user, err := s.store.UserByID(ctx, k.UserID)
+	if envelope.KindOf(err) == envelope.KindNotFound {
+		return Principal{}, errUnauthenticated()
+	}
+	if err != nil {
+		return Principal{}, err
+	}
+	if user.Status != StatusActive {
+		return Principal{}, errUnauthenticated()
+	}
+	p := Principal{
+		UserID: user.ID, BrandID: k.BrandID, Username: user.Username, Permissions: user.Permissions,
+		KeyID: k.ID, DeviceID: k.DeviceID, ExpiresAt: k.AuthExpiresAt,
+	}
+	s.keys.put(h, cachedKey{Principal: p, FamilyID: k.FamilyID}, now, k.AuthExpiresAt, gen)
+	if k.BrandID != brand.ID {
+		return Principal{}, errUnauthenticated()
+	}
+	p.Permissions = slices.Clone(p.Permissions)
+	return p, nil
+}
+
+// Logout revokes the key pair that authenticated p (both its keys). It
+// fails with KindUnauthenticated when p carries no key ID; revoking an
+// already revoked pair succeeds.
+func (s *Service) Logout(ctx context.Context, p Principal) error {
+	if p.KeyID == "" {
+		return errUnauthenticated()
+	}
+	_, err := s.revokeKeys(ctx, KeySelector{ID: p.KeyID})
+	return err
+}
+
+// RevokeKeyPair revokes one key pair by its ID (Principal.KeyID). It
+// succeeds when the pair is unknown or already revoked.
+func (s *Service) RevokeKeyPair(ctx context.Context, keyID string) error {
+	if keyID == "" {
+		return envelope.Invalid("The key ID is required.", envelope.Field("keyId", "required", "The key ID is required."))
+	}
+	_, err := s.revokeKeys(ctx, KeySelector{ID: keyID})
+	return err
+}
+
+// RevokeUserKeys revokes every key pair of a user and returns how many
+// were still valid. The user's next request with any of them is refused.
+func (s *Service) RevokeUserKeys(ctx context.Context, userID string) (int, error) {
+	if userID == "" {
+		return 0, envelope.Invalid("The user ID is required.", envelope.Field("userId", "required", "The user ID is required."))
+	}
+	return s.revokeKeys(ctx, KeySelector{UserID: userID})
+}
+
+// revokeKeys revokes the pairs sel picks and drops their cached principals.
+func (s *Service) revokeKeys(ctx context.Context, sel KeySelector) (int, error) {
+	n, err := s.store.RevokeKeyPairs(ctx, sel, s.now().UTC().Truncate(time.Microsecond))
+	s.keys.invalidate(func(_ [32]byte, c cachedKey) bool {
+		return sel.Matches(KeyPair{ID: c.KeyID, FamilyID: c.FamilyID, UserID: c.UserID, DeviceID: c.DeviceID})
+	})
+	return n, err
+}
+
+// invalidateUser drops the cached key and device answers of a user, so
+// that a change to the user is seen by the next request.
+func (s *Service) invalidateUser(userID string) {
+	s.keys.invalidate(func(_ [32]byte, c cachedKey) bool { return c.UserID == userID })
+	s.devices.invalidate(func(k deviceKey, _ bool) bool { return k.userID == userID })
+}
+
+// DeleteExpiredKeys deletes the key pairs whose refresh key has expired and
+// returns how many. A host calls it now and then (say daily) to keep the
+// store small; expired pairs are refused whether deleted or not.
+func (s *Service) DeleteExpiredKeys(ctx context.Context) (int, error) {
+	return s.store.DeleteKeyPairs(ctx, s.now().UTC())
+}
+
+// trimHeader returns a header value trimmed of space, and whether it is
+// valid UTF-8 of at most max bytes.
+func trimHeader(s string, max int) (string, bool) {
+	s = strings.TrimSpace(s)
+	return s, len(s) <= max && utf8.ValidString(s)
+}

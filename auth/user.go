@@ -1,0 +1,421 @@
+package auth
+
+import (
+	"context"
+	"net/mail"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// User is a user of one brand, as the service shows it: never with its
+// password hash.
+type User struct {
+	// ID is the user's identifier, assigned at creation.
+	ID string `json:"id"`
+	// BrandID is the brand the user belongs to; the user can log in there
+	// only.
+	BrandID string `json:"brandId"`
+	// Username is unique in the brand, compared case-insensitively.
+	Username string `json:"username"`
+	// EmailAddress is empty or unique in the brand, compared
+	// case-insensitively.
+	EmailAddress string `json:"emailAddress"`
+	// PhoneNumber is free-form and optional.
+	PhoneNumber string `json:"phoneNumber"`
+	// Permissions are sorted and distinct; nil when the user holds none.
+	Permissions []Permission `json:"permissions"`
+	// Status is Active or Inactive; an inactive user cannot log in and its
+	// keys are refused.
+	Status Status `json:"status"`
+	// CreatedAt is when the user was created.
+	CreatedAt time.Time `json:"createdAt"`
+	// UpdatedAt is when the user was last changed.
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// UserRecord is a user as stored: the user, its lookup keys and its password
+// hash. Only stores and the service see it.
+type UserRecord struct {
+	User
+	// UsernameKey is FoldKey(Username), unique per brand.
+	UsernameKey string
+	// EmailKey is FoldKey(EmailAddress): "" when there is no email address,
+	// otherwise unique per brand.
+	EmailKey string
+	// PasswordHash is an argon2id PHC string, or a bcrypt hash of an
+	// imported user (rehashed to argon2id on the next login).
+	PasswordHash string
+}
+
+// NewUser holds what [Service.CreateUser] needs.
+type NewUser struct {
+	// Username is required: 1 to 64 characters, no space or control
+	// character. Surrounding space is trimmed.
+	Username string
+	// EmailAddress is optional; when given, a plain address
+	// (name@example.com) of at most 254 characters.
+	EmailAddress string
+	// PhoneNumber is optional: digits, spaces and + - ( ) ., at most 32.
+	PhoneNumber string
+	// Password is required unless PasswordHash is given: at least
+	// MinPasswordLen characters and at most MaxPasswordBytes bytes.
+	Password string
+	// PasswordHash imports an existing hash instead of Password: an argon2id
+	// PHC string or a bcrypt hash ($2a$, $2b$, $2y$). A bcrypt hash is
+	// replaced by an argon2id one on the user's first login.
+	PasswordHash string
+	// Permissions granted to the user; see [Service.Grant] for the rules.
+	Permissions []Permission
+	// Status defaults to Active.
+	Status Status
+}
+
+// Password length limits. The upper bound keeps one hash computation's
+// input bounded.
+const (
+	MinPasswordLen   = 8
+	MaxPasswordBytes = 1024
+)
+
+// FoldKey returns the case-insensitive lookup key of a username or email
+// address: trimmed, Unicode NFC-normalised and case-folded, so that
+// "Admin", "ADMIN" and " admin " are one key.
+func FoldKey(s string) string {
+	return cases.Fold().String(norm.NFC.String(strings.TrimSpace(s)))
+}
+
+// public returns the user without its hash and keys.
+func (r UserRecord) public() User {
+	u := r.User
+	u.Permissions = slices.Clone(u.Permissions)
+	return u
+}
+
+// validateUsername checks a trimmed username.
+func validateUsername(v *envelope.Validation, field, s string) {
+	switch {
+	case s == "":
+		v.Add(field, "required", "The username is required.")
+	case utf8.RuneCountInString(s) > 64:
+		v.Add(field, "too_long", "The username must be at most 64 characters.")
+	case strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 || !utf8.ValidString(s):
+		v.Add(field, "invalid_format", "The username must not contain spaces or control characters.")
+	}
+}
+
+// validateEmail checks a trimmed, non-empty email address.
+func validateEmail(v *envelope.Validation, field, s string) {
+	if len(s) > 254 {
+		v.Add(field, "too_long", "The email address must be at most 254 characters.")
+		return
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Name != "" || a.Address != s {
+		v.Add(field, "invalid_email", "The email address is not valid.")
+		return
+	}
+	if domain := s[strings.LastIndexByte(s, '@')+1:]; !strings.Contains(domain, ".") && domain != "localhost" {
+		v.Add(field, "invalid_email", "The email address needs a domain such as example.com.")
+	}
+}
+
+func validatePhone(v *envelope.Validation, field, s string) {
+	if len(s) > 32 {
+		v.Add(field, "too_long", "The phone number must be at most 32 characters.")
+		return
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || strings.ContainsRune(" +-().", c)) {
+			v.Add(field, "invalid_phone", "The phone number may hold only digits, spaces and + - ( ) .")
+			return
+		}
+	}
+}
+
+// validatePassword checks a new password.
+func validatePassword(v *envelope.Validation, field, pw string) {
+	switch {
+	case pw == "":
+		v.Add(field, "required", "The password is required.")
+	case utf8.RuneCountInString(pw) < MinPasswordLen:
+		v.Add(field, "too_short", "The password must be at least 8 characters.")
+	case len(pw) > MaxPasswordBytes:
+		v.Add(field, "too_long", "The password must be at most 1024 bytes.")
+	}
+}
+
+// normalizePermissions validates perms and returns them sorted and distinct
+// (nil when empty). A permission is 1 to 100 characters without space,
+// comma or control characters; names other than the constants of this
+// package are allowed, for a host's own checks.
+func normalizePermissions(v *envelope.Validation, field string, perms []Permission) []Permission {
+	var out []Permission
+	for _, p := range perms {
+		s := string(p)
+		if s == "" || len(s) > 100 || strings.IndexFunc(s, func(r rune) bool {
+			return unicode.IsSpace(r) || unicode.IsControl(r) || r == ','
+		}) >= 0 {
+			v.Add(field, "invalid_permission", "A permission must be 1 to 100 characters without spaces or commas.")
+			return nil
+		}
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// CreateUser validates nu, hashes its password and stores a new user of
+// brandID. It fails with KindInvalid (one field error per bad field),
+// KindNotFound when the brand does not exist, and KindConflict when the
+// username or email address is taken in the brand (compared with FoldKey).
+// The password hash counts against the bound on concurrent hashes; a
+// context that ends while waiting fails with the context's error.
+func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (User, error) {
+	var v envelope.Validation
+	nu.Username = strings.TrimSpace(nu.Username)
+	nu.EmailAddress = strings.TrimSpace(nu.EmailAddress)
+	nu.PhoneNumber = strings.TrimSpace(nu.PhoneNumber)
+	validateUsername(&v, "username", nu.Username)
+	if nu.EmailAddress != "" {
+		validateEmail(&v, "emailAddress", nu.EmailAddress)
+	}
+	validatePhone(&v, "phoneNumber", nu.PhoneNumber)
+	if nu.PasswordHash != "" {
+		if _, _, _, err := parseArgon2id(nu.PasswordHash); err != nil && !isBcrypt(nu.PasswordHash) {
+			v.Add("passwordHash", "invalid_format", "The password hash must be an argon2id PHC string or a bcrypt hash.")
+		}
+	} else {
+		validatePassword(&v, "password", nu.Password)
+	}
+	perms := normalizePermissions(&v, "permissions", nu.Permissions)
+	status := StatusActive
+	if nu.Status != "" {
+		st, ok := ParseStatus(string(nu.Status))
+		if !ok {
+			v.Add("status", "invalid_enum", "The status must be Active or Inactive.")
+		}
+		status = st
+	}
+	if err := v.Err(); err != nil {
+		return User{}, err
+	}
+	if _, err := s.store.BrandByID(ctx, brandID); err != nil {
+		return User{}, err
+	}
+	hash := nu.PasswordHash
+	if hash == "" {
+		var err error
+		if hash, err = s.hasher.hash(ctx, nu.Password); err != nil {
+			return User{}, err
+		}
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	rec := UserRecord{
+		User: User{
+			ID: uuid.Must(uuid.NewV7()).String(), BrandID: brandID,
+			Username: nu.Username, EmailAddress: nu.EmailAddress, PhoneNumber: nu.PhoneNumber,
+			Permissions: perms, Status: status, CreatedAt: now, UpdatedAt: now,
+		},
+		UsernameKey: FoldKey(nu.Username), EmailKey: FoldKey(nu.EmailAddress), PasswordHash: hash,
+	}
+	if err := s.store.CreateUser(ctx, rec); err != nil {
+		if envelope.KindOf(err) == envelope.KindConflict {
+			return User{}, envelope.New(envelope.KindConflict, "user_exists",
+				"A user with this username or email address exists in the brand.").WithCause(err)
+		}
+		return User{}, err
+	}
+	return rec.public(), nil
+}
+
+// User returns the user with that ID, or KindNotFound.
+func (s *Service) User(ctx context.Context, id string) (User, error) {
+	r, err := s.store.UserByID(ctx, id)
+	if err != nil {
+		return User{}, err
+	}
+	return r.public(), nil
+}
+
+// UserByUsername returns the user of brandID whose username matches
+// username case-insensitively (see [FoldKey]), or KindNotFound.
+func (s *Service) UserByUsername(ctx context.Context, brandID, username string) (User, error) {
+	r, err := s.store.UserByUsername(ctx, brandID, FoldKey(username))
+	if err != nil {
+		return User{}, err
+	}
+	return r.public(), nil
+}
+
+// Users returns the users of brandID, oldest first.
+func (s *Service) Users(ctx context.Context, brandID string) ([]User, error) {
+	recs, err := s.store.ListUsers(ctx, brandID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]User, len(recs))
+	for i, r := range recs {
+		out[i] = r.public()
+	}
+	return out, nil
+}
+
+// UserUpdate holds the profile fields [Service.UpdateUser] changes; a nil
+// field is left as it is. The rules are those of [NewUser].
+type UserUpdate struct {
+	Username     *string
+	EmailAddress *string
+	PhoneNumber  *string
+}
+
+// UpdateUser changes a user's profile. It fails with KindInvalid for bad
+// fields, KindNotFound when the user does not exist, and KindConflict when
+// the new username or email address is taken in the brand.
+func (s *Service) UpdateUser(ctx context.Context, id string, up UserUpdate) (User, error) {
+	var v envelope.Validation
+	trim := func(p *string) {
+		if p != nil {
+			*p = strings.TrimSpace(*p)
+		}
+	}
+	trim(up.Username)
+	trim(up.EmailAddress)
+	trim(up.PhoneNumber)
+	if up.Username != nil {
+		validateUsername(&v, "username", *up.Username)
+	}
+	if up.EmailAddress != nil && *up.EmailAddress != "" {
+		validateEmail(&v, "emailAddress", *up.EmailAddress)
+	}
+	if up.PhoneNumber != nil {
+		validatePhone(&v, "phoneNumber", *up.PhoneNumber)
+	}
+	if err := v.Err(); err != nil {
+		return User{}, err
+	}
+	return s.updateUser(ctx, id, false, func(r *UserRecord) error {
+		if up.Username != nil {
+			r.Username, r.UsernameKey = *up.Username, FoldKey(*up.Username)
+		}
+		if up.EmailAddress != nil {
+			r.EmailAddress, r.EmailKey = *up.EmailAddress, FoldKey(*up.EmailAddress)
+		}
+		if up.PhoneNumber != nil {
+			r.PhoneNumber = *up.PhoneNumber
+		}
+		return nil
+	})
+}
+
+// updateUser applies fn to the user atomically, stamps UpdatedAt, and, when
+// invalidate is set, drops the cached principals so that the change is seen
+// by the next request.
+func (s *Service) updateUser(ctx context.Context, id string, invalidate bool, fn func(*UserRecord) error) (User, error) {
+	now := s.now().UTC().Truncate(time.Microsecond)
+	r, err := s.store.UpdateUser(ctx, id, func(r *UserRecord) error {
+		if err := fn(r); err != nil {
+			return err
+		}
+		r.UpdatedAt = now
+		return nil
+	})
+	if invalidate {
+		// Also on failure: the write may have happened before a late
+		// error, and a spurious invalidation costs only cache misses.
+		s.invalidateUser(id)
+	}
+	if err != nil {
+		if envelope.KindOf(err) == envelope.KindConflict {
+			return User{}, envelope.New(envelope.KindConflict, "user_exists",
+				"A user with this username or email address exists in the brand.").WithCause(err)
+		}
+		return User{}, err
+	}
+	return r.public(), nil
+}
+
+// SetPassword replaces a user's password and revokes every key pair of the
+// user, so that a password change ends every session. It fails with
+// KindInvalid (field password) for a password that breaks the rules of
+// [NewUser] and KindNotFound when the user does not exist.
+func (s *Service) SetPassword(ctx context.Context, userID, password string) error {
+	var v envelope.Validation
+	validatePassword(&v, "password", password)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if _, err := s.store.UserByID(ctx, userID); err != nil {
+		return err
+	}
+	hash, err := s.hasher.hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	if _, err := s.updateUser(ctx, userID, true, func(r *UserRecord) error {
+		r.PasswordHash = hash
+		return nil
+	}); err != nil {
+		return err
+	}
+	_, err = s.revokeKeys(ctx, KeySelector{UserID: userID})
+	return err
+}
+
+// Grant adds perms to the user's permissions and returns the user; the
+// next request with any of the user's keys sees them. Permission names are
+// 1 to 100 characters without spaces or commas (KindInvalid otherwise);
+// KindNotFound when the user does not exist.
+func (s *Service) Grant(ctx context.Context, userID string, perms ...Permission) (User, error) {
+	return s.changePermissions(ctx, userID, perms, func(have, change []Permission) []Permission {
+		return append(have, change...)
+	})
+}
+
+// Revoke removes perms from the user's permissions and returns the user;
+// the next request with any of the user's keys is refused what they
+// allowed. Revoking PermAll removes only PermAll, not the permissions named
+// one by one. Errors as for [Service.Grant].
+func (s *Service) Revoke(ctx context.Context, userID string, perms ...Permission) (User, error) {
+	return s.changePermissions(ctx, userID, perms, func(have, change []Permission) []Permission {
+		return slices.DeleteFunc(have, func(p Permission) bool { return slices.Contains(change, p) })
+	})
+}
+
+func (s *Service) changePermissions(ctx context.Context, userID string, perms []Permission, apply func(have, change []Permission) []Permission) (User, error) {
+	var v envelope.Validation
+	change := normalizePermissions(&v, "permissions", perms)
+	if err := v.Err(); err != nil {
+		return User{}, err
+	}
+	return s.updateUser(ctx, userID, true, func(r *UserRecord) error {
+		var ignore envelope.Validation
+		r.Permissions = normalizePermissions(&ignore, "", apply(slices.Clone(r.Permissions), change))
+		return nil
+	})
+}
+
+// SetUserStatus activates or deactivates a user. Deactivating refuses the
+// user's keys from the next request on (they are not revoked: reactivating
+// makes the unexpired ones work again) and refuses logins. KindInvalid for
+// a status other than Active or Inactive, KindNotFound when the user does
+// not exist.
+func (s *Service) SetUserStatus(ctx context.Context, userID string, status Status) (User, error) {
+	st, ok := ParseStatus(string(status))
+	if !ok {
+		return User{}, envelope.Invalid("The status is invalid.",
+			envelope.Field("status", "invalid_enum", "The status must be Active or Inactive."))
+	}
+	return s.updateUser(ctx, userID, true, func(r *UserRecord) error {
+		r.Status = st
+		return nil
+	})
+}

@@ -1,0 +1,411 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// rowScanner is a *sql.Row or *sql.Rows.
+type rowScanner interface{ Scan(...any) error }
+
+func toUnixMicro(t time.Time) int64 { return t.UnixMicro() }
+
+func fromUnixMicro(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// toNullMicro stores the zero time as NULL.
+func toNullMicro(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: t.UnixMicro(), Valid: true}
+}
+
+func fromNullMicro(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return fromUnixMicro(n.Int64)
+}
+
+func emptyAsNull(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+func joinPermissions(ps []auth.Permission) string {
+	ss := make([]string, len(ps))
+	for i, p := range ps {
+		ss[i] = string(p)
+	}
+	return strings.Join(ss, ",")
+}
+
+func splitPermissions(s string) []auth.Permission {
+	if s == "" {
+		return nil
+	}
+	parts := strings.Split(s, ",")
+	out := make([]auth.Permission, len(parts))
+	for i, p := range parts {
+		out[i] = auth.Permission(p)
+	}
+	return out
+}
+
+// noRowsAs maps sql.ErrNoRows to a KindNotFound error with msg, and any
+// other error through storeError.
+func noRowsAs(err error, msg string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return envelope.NotFound(msg)
+	}
+	return storeError(err)
+}
+
+const (
+	msgUserNotFound   = "The user does not exist."
+	msgKeyNotFound    = "The key pair does not exist."
+	msgDeviceNotFound = "The device does not exist."
+)
+
+const userColumns = `id, brand_id, username, username_key, email_address, email_key, phone_number,
+	password_hash, permissions, status, created_at, updated_at`
+
+func scanUser(row rowScanner) (auth.UserRecord, error) {
+	var u auth.UserRecord
+	var emailKey sql.NullString
+	var perms, status string
+	var created, updated int64
+	if err := row.Scan(&u.ID, &u.BrandID, &u.Username, &u.UsernameKey, &u.EmailAddress, &emailKey, &u.PhoneNumber,
+		&u.PasswordHash, &perms, &status, &created, &updated); err != nil {
+		return auth.UserRecord{}, err
+	}
+	u.EmailKey = emailKey.String
+	u.Permissions = splitPermissions(perms)
+	u.Status = auth.Status(status)
+	u.CreatedAt, u.UpdatedAt = fromUnixMicro(created), fromUnixMicro(updated)
+	return u, nil
+}
+
+// requireRow returns KindNotFound with msg unless query finds a row.
+func requireRow(ctx context.Context, tx *sql.Tx, msg, query string, args ...any) error {
+	var one int
+	return noRowsAs(tx.QueryRowContext(ctx, query, args...).Scan(&one), msg)
+}
+
+// CreateUser implements auth.Store.
+func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if err := requireRow(ctx, tx, "The brand does not exist.", `SELECT 1 FROM brands WHERE id = ?`, u.BrandID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO users (`+userColumns+`, seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM users))`,
+			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
+			u.PasswordHash, joinPermissions(u.Permissions), string(u.Status), toUnixMicro(u.CreatedAt), toUnixMicro(u.UpdatedAt))
+		return err
+	})
+}
+
+// UpdateUser implements auth.Store.
+func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
+	var u auth.UserRecord
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		old, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
+		if err != nil {
+			return noRowsAs(err, msgUserNotFound)
+		}
+		u = old
+		u.Permissions = append([]auth.Permission(nil), old.Permissions...)
+		if err := fn(&u); err != nil {
+			return err
+		}
+		u.ID, u.BrandID, u.CreatedAt = old.ID, old.BrandID, old.CreatedAt
+		_, err = tx.ExecContext(ctx, `UPDATE users SET username = ?, username_key = ?, email_address = ?,
+			email_key = ?, phone_number = ?, password_hash = ?, permissions = ?, status = ?, updated_at = ?
+			WHERE id = ?`,
+			u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber, u.PasswordHash,
+			joinPermissions(u.Permissions), string(u.Status), toUnixMicro(u.UpdatedAt), id)
+		return err
+	})
+	if err != nil {
+		return auth.UserRecord{}, err
+	}
+	return u, nil
+}
+
+// userWhere returns the one user the condition finds.
+func (s *Store) userWhere(ctx context.Context, where string, args ...any) (auth.UserRecord, error) {
+	u, err := scanUser(s.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE `+where, args...))
+	if err != nil {
+		return auth.UserRecord{}, noRowsAs(err, msgUserNotFound)
+	}
+	return u, nil
+}
+
+// UserByID implements auth.Store.
+func (s *Store) UserByID(ctx context.Context, id string) (auth.UserRecord, error) {
+	return s.userWhere(ctx, `id = ?`, id)
+}
+
+// UserByUsername implements auth.Store.
+func (s *Store) UserByUsername(ctx context.Context, brandID, key string) (auth.UserRecord, error) {
+	return s.userWhere(ctx, `brand_id = ? AND username_key = ?`, brandID, key)
+}
+
+// UserByEmail implements auth.Store.
+func (s *Store) UserByEmail(ctx context.Context, brandID, key string) (auth.UserRecord, error) {
+	if key == "" {
+		return auth.UserRecord{}, envelope.NotFound(msgUserNotFound)
+	}
+	return s.userWhere(ctx, `brand_id = ? AND email_key = ?`, brandID, key)
+}
+
+// ListUsers implements auth.Store.
+func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE brand_id = ? ORDER BY created_at, seq`, brandID)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	defer rows.Close()
+	var out []auth.UserRecord
+	for rows.Next() {
+		u, err := scanUser(rows)
+		if err != nil {
+			return nil, storeError(err)
+		}
+		out = append(out, u)
+	}
+	return out, storeError(rows.Err())
+}
+
+const keyColumns = `id, family_id, brand_id, user_id, device_id, auth_hash, refresh_hash, created_at,
+	auth_expires_at, refresh_expires_at, revoked_at, replaced_by`
+
+func scanKey(row rowScanner) (auth.KeyPair, error) {
+	var k auth.KeyPair
+	var created, authExp, refreshExp int64
+	var revoked sql.NullInt64
+	if err := row.Scan(&k.ID, &k.FamilyID, &k.BrandID, &k.UserID, &k.DeviceID, &k.AuthHash, &k.RefreshHash,
+		&created, &authExp, &refreshExp, &revoked, &k.ReplacedBy); err != nil {
+		return auth.KeyPair{}, err
+	}
+	k.CreatedAt, k.AuthExpiresAt, k.RefreshExpiresAt = fromUnixMicro(created), fromUnixMicro(authExp), fromUnixMicro(refreshExp)
+	k.RevokedAt = fromNullMicro(revoked)
+	return k, nil
+}
+
+// insertKey stores k in tx after checking that its user requireRow.
+func insertKey(ctx context.Context, tx *sql.Tx, k auth.KeyPair) error {
+	if len(k.AuthHash) != 32 || len(k.RefreshHash) != 32 {
+		return envelope.Invalid("A key hash must be 32 bytes.")
+	}
+	if err := requireRow(ctx, tx, msgUserNotFound, `SELECT 1 FROM users WHERE id = ?`, k.UserID); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO key_pairs (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.FamilyID, k.BrandID, k.UserID, k.DeviceID, k.AuthHash, k.RefreshHash, toUnixMicro(k.CreatedAt),
+		toUnixMicro(k.AuthExpiresAt), toUnixMicro(k.RefreshExpiresAt), toNullMicro(k.RevokedAt), k.ReplacedBy)
+	return err
+}
+
+// CreateKeyPair implements auth.Store.
+func (s *Store) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
+	return s.write(ctx, func(tx *sql.Tx) error { return insertKey(ctx, tx, k) })
+}
+
+// KeyPairByAuthHash implements auth.Store.
+func (s *Store) KeyPairByAuthHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
+	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM key_pairs WHERE auth_hash = ?`, hash))
+	if err != nil {
+		return auth.KeyPair{}, noRowsAs(err, msgKeyNotFound)
+	}
+	return k, nil
+}
+
+// KeyPairByRefreshHash implements auth.Store.
+func (s *Store) KeyPairByRefreshHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
+	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM key_pairs WHERE refresh_hash = ?`, hash))
+	if err != nil {
+		return auth.KeyPair{}, noRowsAs(err, msgKeyNotFound)
+	}
+	return k, nil
+}
+
+// RotateKeyPair implements auth.Store.
+func (s *Store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, next auth.KeyPair) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var revoked sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT revoked_at FROM key_pairs WHERE id = ?`, oldID).Scan(&revoked); err != nil {
+			return noRowsAs(err, msgKeyNotFound)
+		}
+		if revoked.Valid {
+			return envelope.Conflict("The key pair is already revoked.")
+		}
+		if err := insertKey(ctx, tx, next); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE key_pairs SET revoked_at = ?, replaced_by = ? WHERE id = ?`,
+			toUnixMicro(at), next.ID, oldID)
+		return err
+	})
+}
+
+// revokeKeys revokes in tx the unrevoked pairs that sel matches.
+func revokeKeys(ctx context.Context, tx *sql.Tx, sel auth.KeySelector, at time.Time) (int, error) {
+	where := []string{"revoked_at IS NULL"}
+	args := []any{toUnixMicro(at)}
+	for _, f := range []struct{ col, val string }{
+		{"id", sel.ID}, {"family_id", sel.FamilyID}, {"user_id", sel.UserID}, {"device_id", sel.DeviceID},
+	} {
+		if f.val != "" {
+			where = append(where, f.col+" = ?")
+			args = append(args, f.val)
+		}
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE key_pairs SET revoked_at = ? WHERE `+strings.Join(where, " AND "), args...)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// RevokeKeyPairs implements auth.Store.
+func (s *Store) RevokeKeyPairs(ctx context.Context, sel auth.KeySelector, at time.Time) (int, error) {
+	if sel.Empty() {
+		return 0, envelope.Invalid("A key selector needs at least one field.")
+	}
+	var n int
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		n, err = revokeKeys(ctx, tx, sel, at)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// DeleteKeyPairs implements auth.Store.
+func (s *Store) DeleteKeyPairs(ctx context.Context, before time.Time) (int, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM key_pairs WHERE refresh_expires_at <= ?`, toUnixMicro(before))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+const deviceColumns = `id, brand_id, user_id, code, token, name, app_version, os, created_at, last_seen_at, revoked_at`
+
+func scanDevice(row rowScanner) (auth.Device, error) {
+	var d auth.Device
+	var created, seen int64
+	var revoked sql.NullInt64
+	if err := row.Scan(&d.ID, &d.BrandID, &d.UserID, &d.Code, &d.Token, &d.Name, &d.AppVersion, &d.OS,
+		&created, &seen, &revoked); err != nil {
+		return auth.Device{}, err
+	}
+	d.CreatedAt, d.LastSeenAt, d.RevokedAt = fromUnixMicro(created), fromUnixMicro(seen), fromNullMicro(revoked)
+	return d, nil
+}
+
+// UpsertDevice implements auth.Store.
+func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, bool, error) {
+	var stored auth.Device
+	var created bool
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := requireRow(ctx, tx, msgUserNotFound, `SELECT 1 FROM users WHERE id = ?`, d.UserID); err != nil {
+			return err
+		}
+		old, err := scanDevice(tx.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`,
+			d.UserID, d.Code))
+		switch {
+		case err == nil && old.Revoked():
+			stored = old
+			return nil
+		case err == nil:
+			stored = old
+			stored.Token, stored.Name, stored.AppVersion, stored.OS, stored.LastSeenAt = d.Token, d.Name, d.AppVersion, d.OS, d.LastSeenAt
+			_, err = tx.ExecContext(ctx, `UPDATE devices SET token = ?, name = ?, app_version = ?, os = ?, last_seen_at = ?
+				WHERE id = ?`, d.Token, d.Name, d.AppVersion, d.OS, toUnixMicro(d.LastSeenAt), old.ID)
+			return err
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO devices (`+deviceColumns+`, seq)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM devices))`,
+			d.ID, d.BrandID, d.UserID, d.Code, d.Token, d.Name, d.AppVersion, d.OS,
+			toUnixMicro(d.CreatedAt), toUnixMicro(d.LastSeenAt), toNullMicro(d.RevokedAt))
+		stored, created = d, true
+		return err
+	})
+	if err != nil {
+		return auth.Device{}, false, err
+	}
+	return stored, created, nil
+}
+
+// DeviceByCode implements auth.Store.
+func (s *Store) DeviceByCode(ctx context.Context, userID, code string) (auth.Device, error) {
+	d, err := scanDevice(s.r.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`,
+		userID, code))
+	if err != nil {
+		return auth.Device{}, noRowsAs(err, msgDeviceNotFound)
+	}
+	return d, nil
+}
+
+// ListDevices implements auth.Store.
+func (s *Store) ListDevices(ctx context.Context, userID string) ([]auth.Device, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? ORDER BY created_at, seq`, userID)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	defer rows.Close()
+	var out []auth.Device
+	for rows.Next() {
+		d, err := scanDevice(rows)
+		if err != nil {
+			return nil, storeError(err)
+		}
+		out = append(out, d)
+	}
+	return out, storeError(rows.Err())
+}
+
+// RevokeDevice implements auth.Store.
+func (s *Store) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
+	var d auth.Device
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		d, err = scanDevice(tx.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE id = ? AND user_id = ?`,
+			deviceID, userID))
+		if err != nil {
+			return noRowsAs(err, msgDeviceNotFound)
+		}
+		if !d.Revoked() {
+			d.RevokedAt = at.UTC().Truncate(time.Microsecond)
+			if _, err := tx.ExecContext(ctx, `UPDATE devices SET revoked_at = ? WHERE id = ?`, toUnixMicro(at), deviceID); err != nil {
+				return err
+			}
+		}
+		_, err = revokeKeys(ctx, tx, auth.KeySelector{DeviceID: deviceID}, at)
+		return err
+	})
+	if err != nil {
+		return auth.Device{}, err
+	}
+	return d, nil
+}
