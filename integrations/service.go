@@ -1,12 +1,266 @@
 package integrations
 
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// Error codes of the integrations service beyond field errors.
+const (
+	// CodeAccessDenied: the actor lacks the permission in the brand (403).
+	CodeAccessDenied = "access_denied"
+	// CodePreconditionFailed: the Precondition (If-Match) does not hold
+	// (412).
+	CodePreconditionFailed = "precondition_failed"
+)
+
 // Service applies the rules of app integrations and their configurations on
 // top of a Store. It is safe for concurrent use.
+//
+// Methods that change something take the acting principal and the brand:
+// the actor must belong to that brand and hold the write permission of the
+// kind (auth.PermAnalyticsWrite or auth.PermPaymentGatewayWrite, or
+// auth.PermAll), else they fail with KindForbidden (code access_denied). A
+// host acting on its own behalf passes a principal of its making, such as
+// auth.Principal{UserID: "system", BrandID: id, Permissions:
+// []auth.Permission{auth.PermAll}}. Records are looked up in the given brand
+// only: an ID of another brand is KindNotFound.
 type Service struct {
 	store Store
+	keys  *KeyRing
+	now   func() time.Time
+
+	mu     sync.Mutex
+	hooks  []hook
+	hookID int
+}
+
+type hook struct {
+	id int
+	fn func(context.Context, IntegrationUpdated)
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithClock sets the clock the service reads the time from (time.Now by
+// default); tests use it to move time without sleeping.
+func WithClock(now func() time.Time) Option {
+	return func(s *Service) {
+		if now != nil {
+			s.now = now
+		}
+	}
+}
+
+// WithKeyRing sets the key ring that seals and opens secrets. Without one
+// (or with nil) the service uses an [EphemeralKeyRing], whose secrets cannot
+// be read after a restart: configure one for any persistent store.
+func WithKeyRing(k *KeyRing) Option {
+	return func(s *Service) {
+		if k != nil {
+			s.keys = k
+		}
+	}
 }
 
 // NewService returns a Service on store.
-func NewService(store Store) *Service {
-	return &Service{store: store}
+func NewService(store Store, opts ...Option) *Service {
+	s := &Service{store: store, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.keys == nil {
+		s.keys = EphemeralKeyRing()
+	}
+	return s
+}
+
+// IntegrationUpdated is the event of one committed update of an app
+// integration or a configuration: the revision it wrote.
+type IntegrationUpdated struct {
+	Revision Revision
+}
+
+// OnIntegrationUpdated registers fn to be called after every committed
+// update (one call per revision written, in order), synchronously in the
+// updating goroutine with its context, and returns a function that
+// unregisters it. fn must not block for long; a panic in fn is recovered and
+// ignored, since the update is already committed.
+func (s *Service) OnIntegrationUpdated(fn func(ctx context.Context, ev IntegrationUpdated)) (unsubscribe func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hookID++
+	id := s.hookID
+	s.hooks = append(slices.Clip(s.hooks), hook{id: id, fn: fn})
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.hooks = slices.DeleteFunc(slices.Clone(s.hooks), func(h hook) bool { return h.id == id })
+	}
+}
+
+// emit calls the hooks with the revisions of a committed transaction.
+func (s *Service) emit(ctx context.Context, revs []Revision) {
+	if len(revs) == 0 {
+		return
+	}
+	s.mu.Lock()
+	hooks := s.hooks
+	s.mu.Unlock()
+	for _, rev := range revs {
+		for _, h := range hooks {
+			func() {
+				defer func() { _ = recover() }()
+				h.fn(ctx, IntegrationUpdated{Revision: rev.Clone()})
+			}()
+		}
+	}
+}
+
+// Precondition decides, inside an update's transaction, whether the update
+// may go on, given the entity tag of the record's current answer (see
+// [Analytics.ETag]). An update whose Precondition returns false fails with
+// KindPreconditionFailed and changes nothing. The HTTP adapter builds one
+// from If-Match.
+type Precondition func(etag string) bool
+
+// IfMatch returns a Precondition that holds when the record's current
+// entity tag is etag.
+func IfMatch(etag string) Precondition {
+	return func(cur string) bool { return cur == etag }
+}
+
+func preconditionFailed() error {
+	return envelope.New(envelope.KindPreconditionFailed, CodePreconditionFailed,
+		"The record has changed since it was read (If-Match does not match its ETag).")
+}
+
+// authorize checks that actor may write records guarded by perm in brandID.
+func authorize(actor auth.Principal, brandID string, perm auth.Permission) error {
+	if err := requireBrand(brandID); err != nil {
+		return err
+	}
+	if actor.UserID == "" || actor.BrandID != brandID || !actor.Can(perm) {
+		return envelope.New(envelope.KindForbidden, CodeAccessDenied,
+			"You do not have the permission to change this integration in this brand.")
+	}
+	return nil
+}
+
+// requireBrand refuses an empty brand ID, which the store would read as
+// "every brand".
+func requireBrand(brandID string) error {
+	if brandID == "" {
+		return envelope.Invalid("The brand is required.", envelope.Field("brandId", "required", "The brand ID is required."))
+	}
+	return nil
+}
+
+// permissionFor returns the permission that guards records of type t.
+func permissionFor(t Type) auth.Permission {
+	if t == TypePaymentGateway {
+		return auth.PermPaymentGatewayWrite
+	}
+	return auth.PermAnalyticsWrite
+}
+
+// parseType returns the canonical type for s, matched case-insensitively.
+func parseType(s Type) (Type, bool) {
+	for _, t := range []Type{TypeAnalytics, TypePaymentGateway} {
+		if strings.EqualFold(strings.TrimSpace(string(s)), string(t)) {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// clock returns the current time as stores keep it: UTC, microseconds.
+func (s *Service) clock() time.Time {
+	return s.now().UTC().Truncate(time.Microsecond)
+}
+
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// txState collects what one transaction does: the time it runs at, its
+// actor, and the revisions it writes.
+type txState struct {
+	tx    Tx
+	now   time.Time
+	actor auth.Principal
+	revs  []Revision
+}
+
+// revise writes the revision of a change of a record to version, by the
+// transaction's actor.
+func (st *txState) revise(ctx context.Context, kind RecordKind, brandID, recordID string, version int64, fields []string) error {
+	if fields == nil {
+		fields = []string{}
+	}
+	slices.Sort(fields)
+	rev := Revision{
+		ID: newID(), BrandID: brandID, Kind: kind, RecordID: recordID, Version: version,
+		ActorUserID: st.actor.UserID, At: st.now, Fields: fields,
+	}
+	if err := st.tx.InsertRevision(ctx, rev); err != nil {
+		return err
+	}
+	st.revs = append(st.revs, rev)
+	return nil
+}
+
+// inTx runs fn in one store transaction and, once it committed, emits the
+// revisions it wrote.
+func (s *Service) inTx(ctx context.Context, actor auth.Principal, fn func(st *txState) error) error {
+	var st *txState
+	err := s.store.IntegrationsTx(ctx, func(tx Tx) error {
+		st = &txState{tx: tx, now: s.clock(), actor: actor}
+		return fn(st)
+	})
+	if err != nil {
+		return err
+	}
+	s.emit(ctx, st.revs)
+	return nil
+}
+
+// Revisions returns the revisions of the record of kind with that ID in
+// brandID, oldest first; empty for a record without any (or of another
+// brand). KindInvalid for an empty brand ID.
+func (s *Service) Revisions(ctx context.Context, brandID string, kind RecordKind, id string) ([]Revision, error) {
+	if err := requireBrand(brandID); err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return []Revision{}, nil
+	}
+	revs, err := s.store.ListRevisions(ctx, RevisionFilter{BrandID: brandID, Kind: kind, RecordID: id})
+	if err != nil {
+		return nil, err
+	}
+	if revs == nil {
+		revs = []Revision{}
+	}
+	return revs, nil
+}
+
+// changes collects the names of changed fields.
+type changes []string
+
+func (c *changes) check(name string, changed bool) {
+	if changed {
+		*c = append(*c, name)
+	}
+}
+
+func eqPtr[T comparable](a, b *T) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }

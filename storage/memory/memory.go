@@ -23,6 +23,8 @@ type Store struct {
 	currencyIDs []string                    // sorted
 	dataset     string
 	auth        authData // users, key pairs and devices (auth.go)
+
+	integ integrationsData // app integrations and configurations (integrations.go)
 }
 
 // New returns an empty Store with the embedded default dataset loaded.
@@ -31,6 +33,7 @@ func New(ctx context.Context) (*Store, error) {
 		brands:     map[string]brandRecord{},
 		brandByURL: map[string]string{},
 		currencies: map[string]refdata.Currency{},
+		integ:      newIntegrationsData(),
 		auth:       newAuthData(),
 	}
 	if err := refdata.LoadDefault(ctx, s); err != nil {

@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Brands", func(t *testing.T) { runBrands(t, newStore) })
 	t.Run("RefData", func(t *testing.T) { runRefData(t, newStore) })
 	t.Run("Auth", func(t *testing.T) { runAuth(t, newStore) })
+	t.Run("Integrations", func(t *testing.T) { runIntegrations(t, newStore) })
 }
 
 // open returns a fresh store that is closed when t ends.

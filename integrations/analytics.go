@@ -1,0 +1,154 @@
+package integrations
+
+import (
+	"bytes"
+	"context"
+	"strings"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// analyticsFields is an AnalyticsInput after validation.
+type analyticsFields struct {
+	common     commonInput
+	trackingID string
+	apiKey     *string
+	apiSecret  *string
+	metadata   *string
+	notes      *string
+}
+
+// validate checks in, with a field error for every bad field. apiKey is
+// required on create; on update, not sending it keeps the stored one.
+func (in AnalyticsInput) validate(v *envelope.Validation, create bool) analyticsFields {
+	f := analyticsFields{
+		common:     validateCommon(v, in.AppIntegrationID, in.IsDefault, in.Status),
+		trackingID: requiredText(v, "trackingId", in.TrackingID, maxNameLen),
+	}
+	switch {
+	case in.APIKey == nil && create:
+		v.Add("apiKey", "required", "The field apiKey is required.")
+	case in.APIKey != nil && strings.TrimSpace(*in.APIKey) == "":
+		v.Add("apiKey", "too_short", "The field apiKey must have at least 1 character.")
+	}
+	f.apiKey = optionalSecret(v, "apiKey", in.APIKey)
+	f.apiSecret = optionalSecret(v, "apiSecret", in.APISecret)
+	f.metadata = optionalText(v, "metadata", in.Metadata, maxMetaLen)
+	f.notes = optionalText(v, "accountConfigNotes", in.AccountConfigNotes, maxTextLen)
+	return f
+}
+
+// saveAnalytics creates (id "") or updates an analytics configuration.
+func (s *Service) saveAnalytics(ctx context.Context, actor auth.Principal, brandID, id string, in AnalyticsInput, pre Precondition) (Analytics, error) {
+	sv := &save[AnalyticsRecord]{k: &analyticsKind, actor: actor, brandID: brandID, id: id, pre: pre}
+	f := in.validate(&sv.v, id == "")
+	sv.common = f.common
+	sv.apply = func(next, cur *AnalyticsRecord) error {
+		next.TrackingID, next.Metadata, next.AccountConfigNotes = f.trackingID, f.metadata, f.notes
+		var curKey, curSecret []byte
+		if cur != nil {
+			curKey, curSecret = cur.APIKey, cur.APISecret
+		}
+		var err error
+		if next.APIKey, err = s.nextSecret(secretOf(KindAnalytics, &next.ConfigHeader, "apiKey"), curKey, f.apiKey); err != nil {
+			return err
+		}
+		next.APISecret, err = s.nextSecret(secretOf(KindAnalytics, &next.ConfigHeader, "apiSecret"), curSecret, f.apiSecret)
+		return err
+	}
+	sv.diff = func(old, next *AnalyticsRecord) []string {
+		var c changes
+		c.check("trackingId", old.TrackingID != next.TrackingID)
+		c.check("apiKey", !bytes.Equal(old.APIKey, next.APIKey))
+		c.check("apiSecret", !bytes.Equal(old.APISecret, next.APISecret))
+		c.check("metadata", !eqPtr(old.Metadata, next.Metadata))
+		c.check("accountConfigNotes", !eqPtr(old.AccountConfigNotes, next.AccountConfigNotes))
+		return c
+	}
+	r, p, err := sv.run(ctx, s)
+	if err != nil {
+		return Analytics{}, err
+	}
+	return s.analyticsView(r, p)
+}
+
+// CreateAnalytics validates in and stores a new analytics configuration of
+// brandID on behalf of actor (who needs auth.PermAnalyticsWrite in brandID),
+// applying the status and default rules. It fails with KindForbidden
+// (access_denied) or KindInvalid (a field error per bad field: apiKey,
+// trackingId and appIntegrationId are required, and appIntegrationId must
+// name an Analytics app integration of the brand).
+func (s *Service) CreateAnalytics(ctx context.Context, actor auth.Principal, brandID string, in AnalyticsInput) (Analytics, error) {
+	return s.saveAnalytics(ctx, actor, brandID, "", in, nil)
+}
+
+// UpdateAnalytics replaces the analytics configuration of brandID with that
+// ID on behalf of actor (who needs auth.PermAnalyticsWrite in brandID), as
+// [AnalyticsInput] describes, atomically: it checks pre (when not nil)
+// against the current ETag, applies the status rule (Inactive while the app
+// integration is; an Inactive configuration is not the default), clears the
+// default of the brand's other analytics configurations when this one
+// becomes the default, and writes a revision. It fails with KindForbidden
+// (access_denied), KindNotFound (no such configuration in the brand),
+// KindPreconditionFailed, or KindInvalid (a field error per bad field).
+func (s *Service) UpdateAnalytics(ctx context.Context, actor auth.Principal, brandID, id string, in AnalyticsInput, pre Precondition) (Analytics, error) {
+	if id == "" {
+		return Analytics{}, envelope.NotFound("The analytics integration does not exist.")
+	}
+	return s.saveAnalytics(ctx, actor, brandID, id, in, pre)
+}
+
+// Analytics returns the analytics configuration of brandID with that ID,
+// secrets masked, or KindNotFound.
+func (s *Service) Analytics(ctx context.Context, brandID, id string) (Analytics, error) {
+	r, p, err := readConfig(ctx, s, &analyticsKind, brandID, id)
+	if err != nil {
+		return Analytics{}, err
+	}
+	return s.analyticsView(r, p)
+}
+
+// ListAnalytics returns the analytics configurations of brandID, secrets
+// masked, oldest first.
+func (s *Service) ListAnalytics(ctx context.Context, brandID string) ([]Analytics, error) {
+	return listConfigs(ctx, s, &analyticsKind, brandID, s.analyticsView)
+}
+
+// AnalyticsSecrets returns the plaintext secrets of the analytics
+// configuration of brandID with that ID, for the host's own use (never to
+// be sent to clients). It fails with KindNotFound, or KindInternal when a
+// secret does not decrypt with the key ring.
+func (s *Service) AnalyticsSecrets(ctx context.Context, brandID, id string) (AnalyticsSecrets, error) {
+	r, _, err := readConfig(ctx, s, &analyticsKind, brandID, id)
+	if err != nil {
+		return AnalyticsSecrets{}, err
+	}
+	key, err := s.open(secretOf(KindAnalytics, &r.ConfigHeader, "apiKey"), r.APIKey)
+	if err != nil {
+		return AnalyticsSecrets{}, err
+	}
+	secret, err := s.open(secretOf(KindAnalytics, &r.ConfigHeader, "apiSecret"), r.APISecret)
+	if err != nil {
+		return AnalyticsSecrets{}, err
+	}
+	return AnalyticsSecrets{APIKey: deref(key), APISecret: secret}, nil
+}
+
+// analyticsView returns the answer for r under app integration p.
+func (s *Service) analyticsView(r AnalyticsRecord, p AppIntegration) (Analytics, error) {
+	key, err := s.openMasked(secretOf(KindAnalytics, &r.ConfigHeader, "apiKey"), r.APIKey)
+	if err != nil {
+		return Analytics{}, err
+	}
+	secret, err := s.openMasked(secretOf(KindAnalytics, &r.ConfigHeader, "apiSecret"), r.APISecret)
+	if err != nil {
+		return Analytics{}, err
+	}
+	return Analytics{
+		AppIntegration: p, TrackingID: r.TrackingID, APIKey: deref(key), APISecret: secret,
+		Metadata: r.Metadata, AccountConfigNotes: r.AccountConfigNotes, IsDefault: r.IsDefault,
+		Status: r.Status, ID: r.ID, CreatedDate: formatDate(r.CreatedAt), UpdatedDate: formatDate(r.UpdatedAt),
+		BrandID: r.BrandID, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}, nil
+}

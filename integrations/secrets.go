@@ -1,0 +1,180 @@
+package integrations
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// maskShown is how many trailing characters Mask leaves visible, and
+// maskMinLen the shortest secret that shows any.
+const (
+	maskShown  = 4
+	maskMinLen = 2 * maskShown
+)
+
+// Mask returns secret with every character but the last four replaced by
+// '*'. A secret shorter than eight characters is masked whole, so that a
+// mask never shows more than half of a secret.
+//
+//	Mask("sk_live_12345678") == "************5678"
+//	Mask("abc123") == "******"
+func Mask(secret string) string {
+	n := utf8.RuneCountInString(secret)
+	if n < maskMinLen {
+		return strings.Repeat("*", n)
+	}
+	cut := len(secret)
+	for range maskShown {
+		_, size := utf8.DecodeLastRuneInString(secret[:cut])
+		cut -= size
+	}
+	return strings.Repeat("*", n-maskShown) + secret[cut:]
+}
+
+// secretField names one secret of one record: the associated data its
+// ciphertext is bound to.
+type secretField struct {
+	brandID, recordID string
+	kind              RecordKind
+	field             string
+}
+
+func (f secretField) aad() []byte {
+	return []byte("brandbase/integrations\x00" + f.brandID + "\x00" + string(f.kind) + "\x00" + f.recordID + "\x00" + f.field)
+}
+
+// seal encrypts plain for f under the primary key.
+func (s *Service) seal(f secretField, plain string) []byte {
+	return s.keys.Seal([]byte(plain), f.aad())
+}
+
+// open decrypts the ciphertext of f; nil for nil. A ciphertext that does
+// not decrypt is an internal error (a missing key or tampering).
+func (s *Service) open(f secretField, ct []byte) (*string, error) {
+	if ct == nil {
+		return nil, nil
+	}
+	plain, err := s.keys.Open(ct, f.aad())
+	if err != nil {
+		return nil, envelope.Internal(err)
+	}
+	p := string(plain)
+	return &p, nil
+}
+
+// openMasked decrypts the ciphertext of f and masks it; nil for nil.
+func (s *Service) openMasked(f secretField, ct []byte) (*string, error) {
+	p, err := s.open(f, ct)
+	if p == nil || err != nil {
+		return nil, err
+	}
+	m := Mask(*p)
+	return &m, nil
+}
+
+// nextSecret returns the ciphertext to store for f, given the stored one
+// (cur, nil for none) and the value sent (sent, nil when not sent): the
+// stored ciphertext when the secret is not sent, sent back masked or sent
+// unchanged; nil when sent empty; a new ciphertext otherwise.
+func (s *Service) nextSecret(f secretField, cur []byte, sent *string) ([]byte, error) {
+	if sent == nil {
+		return cur, nil
+	}
+	if *sent == "" {
+		return nil, nil
+	}
+	if cur != nil {
+		plain, err := s.open(f, cur)
+		if err != nil {
+			return nil, err
+		}
+		if *sent == *plain || *sent == Mask(*plain) {
+			return cur, nil
+		}
+	}
+	return s.seal(f, *sent), nil
+}
+
+// reseal re-encrypts ct under the primary key when another key sealed it,
+// reporting whether it did.
+func (s *Service) reseal(f secretField, ct []byte) ([]byte, bool, error) {
+	if ct == nil {
+		return nil, false, nil
+	}
+	id, err := KeyIDOf(ct)
+	if err != nil {
+		return nil, false, envelope.Internal(err)
+	}
+	if id == s.keys.Primary() {
+		return ct, false, nil
+	}
+	plain, err := s.open(f, ct)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.seal(f, *plain), true, nil
+}
+
+// RotateSecrets re-encrypts, in one transaction, every stored secret that a
+// key other than the primary sealed, and returns how many it re-encrypted.
+// Records keep their versions (their answers do not change). After it,
+// the old keys can be removed from the key ring. It fails with
+// KindInternal when a secret does not decrypt (its key is not in the ring)
+// and then changes nothing.
+func (s *Service) RotateSecrets(ctx context.Context) (int, error) {
+	var n int
+	err := s.store.IntegrationsTx(ctx, func(tx Tx) error {
+		n = 0
+		as, err := tx.ListAnalytics(ctx, ConfigFilter{})
+		if err != nil {
+			return err
+		}
+		for _, r := range as {
+			changed := false
+			for _, sec := range []struct {
+				field string
+				ct    *[]byte
+			}{{"apiKey", &r.APIKey}, {"apiSecret", &r.APISecret}} {
+				ct, did, err := s.reseal(secretField{r.BrandID, r.ID, KindAnalytics, sec.field}, *sec.ct)
+				if err != nil {
+					return err
+				}
+				*sec.ct = ct
+				if did {
+					n++
+					changed = true
+				}
+			}
+			if changed {
+				if err := tx.UpdateAnalytics(ctx, r); err != nil {
+					return err
+				}
+			}
+		}
+		ps, err := tx.ListPaymentGateways(ctx, ConfigFilter{})
+		if err != nil {
+			return err
+		}
+		for _, r := range ps {
+			ct, did, err := s.reseal(secretField{r.BrandID, r.ID, KindPaymentGateway, "privateKey"}, r.PrivateKey)
+			if err != nil {
+				return err
+			}
+			if did {
+				n++
+				r.PrivateKey = ct
+				if err := tx.UpdatePaymentGateway(ctx, r); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
