@@ -1,6 +1,7 @@
 package brandbase
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -15,6 +16,27 @@ import (
 type Config struct {
 	// Clock is where the services read the time; time.Now when nil.
 	Clock func() time.Time
+
+	// MaxConcurrentHashes bounds how many password hashes (logins, new
+	// passwords) are computed at once; auth.DefaultMaxConcurrentHashes
+	// (2×GOMAXPROCS) when 0.
+	MaxConcurrentHashes int
+	// AuthKeyTTL and RefreshKeyTTL are the lifetimes of new key pairs;
+	// auth.DefaultAuthKeyTTL (24 h) and auth.DefaultRefreshKeyTTL (30 days)
+	// when 0.
+	AuthKeyTTL    time.Duration
+	RefreshKeyTTL time.Duration
+	// KeyCacheTTL is how long a checked Auth-Key is trusted without a store
+	// read: auth.DefaultKeyCacheTTL when 0, no cache when negative. It bounds
+	// how late a revocation made by another process sharing the store is
+	// seen; revocations through this App are seen at once.
+	KeyCacheTTL time.Duration
+	// OnAuthEvent, when set, is called in-process after a user authenticated
+	// and after a device was registered (see auth.WithEventHook).
+	OnAuthEvent func(context.Context, auth.Event)
+	// AuthOptions are applied after the fields above, for auth settings
+	// Config does not name (argon2id parameters, logger, random source).
+	AuthOptions []auth.Option
 }
 
 // App wires the domain services of brandbase onto one store. Its fields are
@@ -40,6 +62,17 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if cfg.Clock != nil {
 		authOpts = append(authOpts, auth.WithClock(cfg.Clock))
 	}
+	authOpts = append(authOpts,
+		auth.WithMaxConcurrentHashes(cfg.MaxConcurrentHashes),
+		auth.WithKeyLifetimes(cfg.AuthKeyTTL, cfg.RefreshKeyTTL),
+		auth.WithEventHook(cfg.OnAuthEvent))
+	switch {
+	case cfg.KeyCacheTTL < 0:
+		authOpts = append(authOpts, auth.WithKeyCache(0, 0))
+	case cfg.KeyCacheTTL > 0:
+		authOpts = append(authOpts, auth.WithKeyCache(cfg.KeyCacheTTL, 0))
+	}
+	authOpts = append(authOpts, cfg.AuthOptions...)
 	return &App{
 		Store:        store,
 		Auth:         auth.NewService(store, authOpts...),

@@ -78,6 +78,9 @@ func newHasher(p Argon2Params, maxConcurrent int, rand io.Reader) *hasher {
 
 // acquire takes a hashing slot, waiting until one is free or ctx is done.
 func (h *hasher) acquire(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	select {
 	case h.sem <- struct{}{}:
 		return nil

@@ -62,7 +62,7 @@ func newFixture(t *testing.T, newStore func(t *testing.T) storage.Storage, opts 
 	t.Helper()
 	store := newStore(t)
 	t.Cleanup(func() { store.Close() })
-	app, err := brandbase.New(store, brandbase.Config{})
+	app, err := brandbase.New(store, brandbase.Config{AuthOptions: []auth.Option{auth.WithArgon2Params(testArgon2)}})
 	require.NoError(t, err)
 	ctx := t.Context()
 	b, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop", DefaultCurrency: "EUR"})
