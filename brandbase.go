@@ -16,6 +16,12 @@ import (
 type Config struct {
 	// Clock is where the services read the time; time.Now when nil.
 	Clock func() time.Time
+	// SecretKeys is the key ring that encrypts integration secrets (apiKey,
+	// apiSecret, privateKey) at rest; see integrations.KeyRing and
+	// integrations.ParseKeyRing. When nil, a random key that lives only as
+	// long as the process is used: secrets stored with it cannot be read
+	// after a restart, so set it for any persistent store.
+	SecretKeys *integrations.KeyRing
 
 	// MaxConcurrentHashes bounds how many password hashes (logins, new
 	// passwords) are computed at once; auth.DefaultMaxConcurrentHashes
@@ -73,11 +79,12 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		authOpts = append(authOpts, auth.WithKeyCache(cfg.KeyCacheTTL, 0))
 	}
 	authOpts = append(authOpts, cfg.AuthOptions...)
+	integOpts := []integrations.Option{integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock)}
 	return &App{
 		Store:        store,
 		Auth:         auth.NewService(store, authOpts...),
 		RefData:      refdata.NewService(store),
-		Integrations: integrations.NewService(store),
+		Integrations: integrations.NewService(store, integOpts...),
 	}, nil
 }
 

@@ -29,9 +29,8 @@ func (in AppIntegrationInput) validate(v *envelope.Validation, create bool) appF
 	case in.Type != "":
 		v.Add("type", "invalid_enum", "The field type must be Analytics or PaymentGateway.")
 	}
-	f.name = requiredText(v, "name", &in.Name, maxNameLen)
-	f.domain = requiredText(v, "domain", &in.Domain, maxURLLen)
-	if !v.Has("domain") {
+	f.name = requiredString(v, "name", in.Name, maxNameLen)
+	if f.domain = requiredString(v, "domain", in.Domain, maxURLLen); !v.Has("domain") {
 		checkURL(v, "domain", f.domain, false)
 	}
 	if d := optionalText(v, "description", &in.Description, maxTextLen); d != nil {

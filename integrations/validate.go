@@ -35,6 +35,19 @@ func requiredText(v *envelope.Validation, field string, p *string, max int) stri
 	return s
 }
 
+// requiredString checks a required single-line field of an in-process
+// input, where empty means not given: blank → required. It returns the
+// trimmed value.
+func requiredString(v *envelope.Validation, field, s string, max int) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		v.Add(field, "required", "The field "+field+" is required.")
+		return s
+	}
+	checkLine(v, field, s, max)
+	return s
+}
+
 // checkLine checks a single-line value: not blank, at most max characters,
 // no control characters.
 func checkLine(v *envelope.Validation, field, s string, max int) {

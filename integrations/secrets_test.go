@@ -1,0 +1,279 @@
+package integrations_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/sqlite"
+)
+
+func key(b byte) []byte { return bytes.Repeat([]byte{b}, integrations.KeySize) }
+
+func TestKeyRing(t *testing.T) {
+	t.Parallel()
+	k, err := integrations.NewKeyRing("new", map[string][]byte{"old": key(1), "new": key(2)})
+	require.NoError(t, err)
+	assert.Equal(t, "new", k.Primary())
+	assert.Equal(t, []string{"new", "old"}, k.KeyIDs())
+
+	aad := []byte("brand/record/field")
+	ct := k.Seal([]byte("s3cret"), aad)
+	id, err := integrations.KeyIDOf(ct)
+	require.NoError(t, err)
+	assert.Equal(t, "new", id, "a ciphertext names its key")
+	assert.NotContains(t, string(ct), "s3cret")
+	assert.NotEqual(t, ct, k.Seal([]byte("s3cret"), aad), "every seal has a fresh nonce")
+	plain, err := k.Open(ct, aad)
+	require.NoError(t, err)
+	assert.Equal(t, "s3cret", string(plain))
+
+	_, err = k.Open(ct, []byte("brand/other-record/field"))
+	assert.Error(t, err, "bound to its associated data")
+	tampered := bytes.Clone(ct)
+	tampered[len(tampered)-1] ^= 1
+	_, err = k.Open(tampered, aad)
+	assert.Error(t, err, "tampering is detected")
+	_, err = k.Open(ct[:10], aad)
+	assert.Error(t, err, "truncation is detected")
+	_, err = k.Open([]byte{9, 9}, aad)
+	assert.Error(t, err, "garbage is refused")
+
+	oldOnly, err := integrations.NewKeyRing("old", map[string][]byte{"old": key(1)})
+	require.NoError(t, err)
+	_, err = oldOnly.Open(ct, aad)
+	assert.ErrorContains(t, err, `"new"`, "a key the ring does not hold")
+	plain, err = k.Open(oldOnly.Seal([]byte("x"), aad), aad)
+	require.NoError(t, err, "old keys keep decrypting")
+	assert.Equal(t, "x", string(plain))
+
+	for name, tc := range map[string]struct {
+		primary string
+		keys    map[string][]byte
+	}{
+		"no key":          {"a", nil},
+		"primary missing": {"b", map[string][]byte{"a": key(1)}},
+		"short key":       {"a", map[string][]byte{"a": key(1)[:16]}},
+		"bad id":          {"a b", map[string][]byte{"a b": key(1)}},
+	} {
+		_, err := integrations.NewKeyRing(tc.primary, tc.keys)
+		assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err), name)
+	}
+}
+
+func TestParseKeyRing(t *testing.T) {
+	t.Parallel()
+	text := "# brandbase keys\n" + integrations.FormatKey("k2", key(2)) + "\n" + integrations.FormatKey("k1", key(1))
+	k, err := integrations.ParseKeyRing([]byte(text))
+	require.NoError(t, err)
+	assert.Equal(t, "k2", k.Primary(), "the first key is the primary")
+	assert.Equal(t, []string{"k1", "k2"}, k.KeyIDs())
+
+	for name, bad := range map[string]string{
+		"empty":        "# nothing\n",
+		"no colon":     "k1 AAAA\n",
+		"not base64":   "k1:!!!\n",
+		"repeated id":  integrations.FormatKey("k1", key(1)) + integrations.FormatKey("k1", key(2)),
+		"wrong length": "k1:AAAA\n",
+	} {
+		_, err := integrations.ParseKeyRing([]byte(bad))
+		assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err), name)
+	}
+}
+
+// secretValues are the plaintext secrets the worlds' inputs carry.
+var secretValues = []string{"ak_live_0123456789abcdef", "as_secret_value_987654", "sk_live_private_424242"}
+
+func TestSecretsEncryptedAtRest(t *testing.T) {
+	t.Parallel()
+	t.Run("sqlite file", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "rest.db")
+		store, err := sqlite.Open(t.Context(), path)
+		require.NoError(t, err)
+		w := newWorld(t, func(*testing.T) storage.Storage { return store })
+		w.analytics(t)
+		p := w.gateway(t)
+		// An update that keeps the secrets writes no plaintext either.
+		in := w.gatewayInput(w.gatewayApp.ID)
+		in.PrivateKey = p.PrivateKey
+		_, err = w.svc.UpdatePaymentGateway(t.Context(), w.admin, w.brand, p.ID, in, nil)
+		require.NoError(t, err)
+		require.NoError(t, store.Close())
+
+		var raw []byte
+		files, err := filepath.Glob(path + "*") // the database, and any -wal or -shm left
+		require.NoError(t, err)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			raw = append(raw, b...)
+		}
+		require.Contains(t, string(raw), "G-12345", "the file holds the configurations")
+		require.Contains(t, string(raw), "pk_live_abc")
+		for _, s := range secretValues {
+			assert.NotContains(t, string(raw), s, "no plaintext secret in the file")
+			assert.NotContains(t, string(raw), s[:12], "not even a prefix")
+		}
+	})
+	forEachStore(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		a := w.analytics(t)
+		p := w.gateway(t)
+		ra, err := w.store.AnalyticsByID(ctx, w.brand, a.ID)
+		require.NoError(t, err)
+		rp, err := w.store.PaymentGatewayByID(ctx, w.brand, p.ID)
+		require.NoError(t, err)
+		for _, ct := range [][]byte{ra.APIKey, ra.APISecret, rp.PrivateKey} {
+			require.NotEmpty(t, ct)
+			id, err := integrations.KeyIDOf(ct)
+			require.NoError(t, err)
+			assert.Equal(t, "k1", id)
+			for _, s := range secretValues {
+				assert.NotContains(t, string(ct), s, "the store sees ciphertext only")
+			}
+		}
+		// A ciphertext moved to another record does not decrypt.
+		b := w.analytics(t)
+		err = w.store.IntegrationsTx(ctx, func(tx integrations.Tx) error {
+			rb, err := tx.AnalyticsByID(ctx, w.brand, b.ID)
+			if err != nil {
+				return err
+			}
+			rb.APIKey = ra.APIKey
+			return tx.UpdateAnalytics(ctx, rb)
+		})
+		require.NoError(t, err)
+		_, err = w.svc.AnalyticsSecrets(ctx, w.brand, b.ID)
+		assert.Equal(t, envelope.KindInternal, envelope.KindOf(err))
+	})
+}
+
+func TestRotateSecrets(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		a := w.analytics(t)
+		p := w.gateway(t)
+		noSecret := w.gateway(t, func(in *integrations.PaymentGatewayInput) { in.PrivateKey = nil })
+		before, err := w.svc.AnalyticsSecrets(ctx, w.brand, a.ID)
+		require.NoError(t, err)
+
+		both, err := integrations.NewKeyRing("k2", map[string][]byte{
+			"k1": []byte("0123456789abcdef0123456789abcdef"), "k2": key(7)})
+		require.NoError(t, err)
+		rotating := integrations.NewService(w.store, integrations.WithKeyRing(both))
+		got, err := rotating.Analytics(ctx, w.brand, a.ID)
+		require.NoError(t, err, "the old key still decrypts")
+		assert.Equal(t, a.APIKey, got.APIKey)
+
+		n, err := rotating.RotateSecrets(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 3, n, "apiKey, apiSecret and privateKey")
+		n, err = rotating.RotateSecrets(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, n, "nothing left to rotate")
+
+		newOnly, err := integrations.NewKeyRing("k2", map[string][]byte{"k2": key(7)})
+		require.NoError(t, err)
+		after := integrations.NewService(w.store, integrations.WithKeyRing(newOnly))
+		sec, err := after.AnalyticsSecrets(ctx, w.brand, a.ID)
+		require.NoError(t, err, "the old key can go")
+		assert.Equal(t, before, sec)
+		gotA, err := after.Analytics(ctx, w.brand, a.ID)
+		require.NoError(t, err)
+		assert.Equal(t, a.ETag(), gotA.ETag(), "rotation does not change the answer")
+		gotP, err := after.PaymentGateway(ctx, w.brand, p.ID)
+		require.NoError(t, err)
+		assert.Equal(t, p.PrivateKey, gotP.PrivateKey)
+		gotN, err := after.PaymentGateway(ctx, w.brand, noSecret.ID)
+		require.NoError(t, err)
+		assert.Nil(t, gotN.PrivateKey)
+
+		_, err = w.svc.Analytics(ctx, w.brand, a.ID)
+		assert.Equal(t, envelope.KindInternal, envelope.KindOf(err), "the removed key no longer decrypts")
+		_, err = w.svc.RotateSecrets(ctx)
+		assert.Equal(t, envelope.KindInternal, envelope.KindOf(err), "rotating without the sealing key fails")
+		sec, err = after.AnalyticsSecrets(ctx, w.brand, a.ID)
+		require.NoError(t, err, "and changes nothing")
+		assert.Equal(t, before, sec)
+	})
+}
+
+func TestConcurrentUpdates(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		a := w.analytics(t)
+		const n = 50
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				in := w.analyticsInput(w.analyticsApp.ID)
+				in.TrackingID, in.APIKey = ptr(fmt.Sprintf("G-%d", i)), ptr(fmt.Sprintf("key-%d-abcdefgh", i))
+				in.IsDefault = ptr(true)
+				_, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+
+		got, err := w.svc.Analytics(ctx, w.brand, a.ID)
+		require.NoError(t, err)
+		assert.EqualValues(t, n+1, got.Version, "no update lost")
+		assert.True(t, got.IsDefault)
+		sec, err := w.svc.AnalyticsSecrets(ctx, w.brand, a.ID)
+		require.NoError(t, err)
+		i := strings.TrimPrefix(got.TrackingID, "G-")
+		assert.Equal(t, "key-"+i+"-abcdefgh", sec.APIKey, "trackingId and apiKey come from the same update")
+
+		revs, err := w.svc.Revisions(ctx, w.brand, integrations.KindAnalytics, a.ID)
+		require.NoError(t, err)
+		require.Len(t, revs, n, "one revision per update")
+		for j, r := range revs {
+			assert.EqualValues(t, j+2, r.Version, "one revision per version, in order")
+			assert.Subset(t, r.Fields, []string{"apiKey", "trackingId"})
+			assert.Equal(t, "admin", r.ActorUserID)
+		}
+	})
+}
+
+func TestConcurrentDefaults(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		var ids []string
+		for range 5 {
+			ids = append(ids, w.analytics(t).ID)
+		}
+		var wg sync.WaitGroup
+		for i := range 30 {
+			wg.Go(func() {
+				in := w.analyticsInput(w.analyticsApp.ID)
+				in.IsDefault = ptr(true)
+				_, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, ids[i%len(ids)], in, nil)
+				assert.NoError(t, err)
+			})
+		}
+		wg.Wait()
+		list, err := w.svc.ListAnalytics(ctx, w.brand)
+		require.NoError(t, err)
+		defaults := 0
+		for _, x := range list {
+			if x.IsDefault {
+				defaults++
+			}
+		}
+		assert.Equal(t, 1, defaults, "exactly one default")
+	})
+}
