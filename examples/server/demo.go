@@ -93,18 +93,56 @@ func loadOrSeedDemo(ctx context.Context, app *brandbase.App, path string, pw dem
 
 // seedDemo creates the demo brands (and, as they exist, their users and
 // integrations).
-func seedDemo(ctx context.Context, app *brandbase.App, _ demoPasswords) (demoInfo, error) {
+func seedDemo(ctx context.Context, app *brandbase.App, pw demoPasswords) (demoInfo, error) {
 	var d demoInfo
+	var brands []auth.Brand
 	for _, nb := range []auth.NewBrand{
 		{URL: demoBrandURL, Name: "Demo Shop", DefaultCurrency: "USD"},
 		{URL: otherBrandURL, Name: "Other Shop", DefaultCurrency: "EUR"},
 	} {
-		if _, err := app.Auth.CreateBrand(ctx, nb); err != nil {
+		b, err := app.Auth.CreateBrand(ctx, nb)
+		if err != nil {
 			return d, fmt.Errorf("create brand %s: %w", nb.URL, err)
 		}
+		brands = append(brands, b)
 	}
 	d.BrandURL, d.OtherBrandURL = demoBrandURL, otherBrandURL
+	if err := seedDemoUsers(ctx, app, brands[0], brands[1], pw, &d); err != nil {
+		return d, err
+	}
 	return d, nil
+}
+
+// seedDemoUsers creates, in each brand, an admin (every permission) and a
+// viewer (no permission), and records their credentials in d. The two
+// admins have different names; the viewer has the same name and password
+// in both brands, which shows that same-named users of two brands are two
+// users whose keys never cross. Empty passwords are random.
+func seedDemoUsers(ctx context.Context, app *brandbase.App, demo, other auth.Brand, pw demoPasswords, d *demoInfo) error {
+	orRandom := func(p string) string {
+		if p == "" {
+			return randomPassword()
+		}
+		return p
+	}
+	d.Username, d.EmailAddress, d.Password = "admin", "admin@"+demoBrandURL, orRandom(pw.admin)
+	d.ViewerUsername, d.ViewerPassword = "viewer", orRandom(pw.viewer)
+	d.OtherUsername, d.OtherPassword = "other-admin", orRandom(pw.other)
+	all := []auth.Permission{auth.PermAll}
+	for _, u := range []struct {
+		brand auth.Brand
+		user  auth.NewUser
+	}{
+		{demo, auth.NewUser{Username: d.Username, EmailAddress: d.EmailAddress, Password: d.Password, Permissions: all}},
+		{demo, auth.NewUser{Username: d.ViewerUsername, EmailAddress: "viewer@" + demoBrandURL, Password: d.ViewerPassword}},
+		{other, auth.NewUser{Username: d.OtherUsername, EmailAddress: "admin@" + otherBrandURL, Password: d.OtherPassword, Permissions: all}},
+		{other, auth.NewUser{Username: d.ViewerUsername, EmailAddress: "viewer@" + otherBrandURL, Password: d.ViewerPassword}},
+	} {
+		if _, err := app.Auth.CreateUser(ctx, u.brand.ID, u.user); err != nil {
+			return fmt.Errorf("create user %s in %s: %w", u.user.Username, u.brand.URL, err)
+		}
+	}
+	return nil
 }
 
 // randomPassword returns a password of 20 URL-safe random characters.

@@ -124,3 +124,80 @@ func TestServerRejectsBadFlags(t *testing.T) {
 	err := run(t.Context(), []string{"-nope"}, &bytes.Buffer{}, &bytes.Buffer{}, nil)
 	assert.Error(t, err)
 }
+
+// call sends one JSON request to the server and returns the status and the
+// decoded envelope's data.
+func call(t *testing.T, method, url, brand string, headers map[string]string, body string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Brand-URL", brand)
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var env struct {
+		Data map[string]any
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&env))
+	return resp.StatusCode, env.Data
+}
+
+func loginBody(field, id, password string) string {
+	b, _ := json.Marshal(map[string]string{field: id, "password": password})
+	return string(b)
+}
+
+func TestServerDemoCredentialsLogIn(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "brandbase.db")
+	base, stdout, stop := startServer(t, "-db", db, "-viewer-password", "viewer-pass-123")
+	d := demoLine(t, stdout.String())
+	assert.NotEmpty(t, d.Username)
+	assert.NotEmpty(t, d.EmailAddress)
+	assert.GreaterOrEqual(t, len(d.Password), 8, "a random password")
+	assert.Equal(t, "viewer-pass-123", d.ViewerPassword, "the flag's password")
+	assert.NotEqual(t, d.Username, d.OtherUsername, "the other brand's admin has another name")
+	auth := base + "/api/v1/users/auth"
+
+	logins := []struct {
+		name, brand, body string
+		status            int
+	}{
+		{"admin by username", d.BrandURL, loginBody("username", d.Username, d.Password), 200},
+		{"admin by email", d.BrandURL, loginBody("emailAddress", d.EmailAddress, d.Password), 200},
+		{"viewer", d.BrandURL, loginBody("username", d.ViewerUsername, d.ViewerPassword), 200},
+		{"other admin", d.OtherBrandURL, loginBody("username", d.OtherUsername, d.OtherPassword), 200},
+		{"viewer of the other brand", d.OtherBrandURL, loginBody("username", d.ViewerUsername, d.ViewerPassword), 200},
+		{"other admin in the demo brand", d.BrandURL, loginBody("username", d.OtherUsername, d.OtherPassword), 401},
+		{"admin in the other brand", d.OtherBrandURL, loginBody("username", d.Username, d.Password), 401},
+		{"wrong password", d.BrandURL, loginBody("username", d.Username, d.Password+"x"), 401},
+	}
+	var adminKeys map[string]any
+	for _, l := range logins {
+		status, data := call(t, "POST", auth, l.brand, nil, l.body)
+		assert.Equal(t, l.status, status, l.name)
+		if l.name == "admin by username" {
+			adminKeys = data
+		}
+	}
+	require.NotNil(t, adminKeys)
+	require.IsType(t, "", adminKeys["refreshAuthKey"])
+
+	status, fresh := call(t, "POST", auth+"/refresh-auth-key", d.BrandURL, nil,
+		`{"refreshAuthKey":"`+adminKeys["refreshAuthKey"].(string)+`"}`)
+	require.Equal(t, http.StatusOK, status)
+	status, _ = call(t, "DELETE", auth, d.BrandURL, map[string]string{"Auth-Key": adminKeys["authKey"].(string)}, "")
+	assert.Equal(t, http.StatusUnauthorized, status, "the refreshed-away key is revoked")
+	status, _ = call(t, "DELETE", auth, d.BrandURL, map[string]string{"Auth-Key": fresh["authKey"].(string)}, "")
+	assert.Equal(t, http.StatusOK, status, "logout with the new key")
+	stop()
+
+	base, _, stop = startServer(t, "-db", db)
+	defer stop()
+	status, _ = call(t, "POST", base+"/api/v1/users/auth", d.BrandURL, nil, loginBody("username", d.Username, d.Password))
+	assert.Equal(t, http.StatusOK, status, "the printed credentials survive a restart")
+}
