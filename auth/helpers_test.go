@@ -14,13 +14,13 @@ import (
 )
 
 // stores are the backends the service tests run on.
-var stores = map[string]func(t *testing.T) storage.Storage{
-	"memory": func(t *testing.T) storage.Storage {
+var stores = map[string]func(t testing.TB) storage.Storage{
+	"memory": func(t testing.TB) storage.Storage {
 		s, err := memory.New(t.Context())
 		require.NoError(t, err)
 		return s
 	},
-	"sqlite": func(t *testing.T) storage.Storage {
+	"sqlite": func(t testing.TB) storage.Storage {
 		s, err := sqlite.Open(t.Context(), t.TempDir()+"/auth.db")
 		require.NoError(t, err)
 		return s
@@ -67,7 +67,7 @@ const (
 	strayPassword = "another brand's secret"
 )
 
-func newEnv(t *testing.T, newStore func(t *testing.T) storage.Storage, opts ...auth.Option) *env {
+func newEnv(t testing.TB, newStore func(t testing.TB) storage.Storage, opts ...auth.Option) *env {
 	t.Helper()
 	store := newStore(t)
 	t.Cleanup(func() { store.Close() })

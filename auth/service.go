@@ -3,6 +3,46 @@
 //
 // The package declares the [Store] it needs; storage/memory and
 // storage/sqlite implement it. Every failure is an *envelope.Error.
+//
+// # Brands and users
+//
+// Brands, users, grants and revocations are made in-process:
+// [Service.CreateBrand], [Service.CreateUser], [Service.SetPassword],
+// [Service.Grant], [Service.Revoke], [Service.SetUserStatus]. A user belongs
+// to one brand; its username and email address are unique in the brand,
+// compared case-insensitively ([FoldKey]).
+//
+// # Passwords
+//
+// Passwords are hashed with argon2id into PHC strings
+// ([DefaultArgon2Params]); bcrypt hashes of imported users are accepted and
+// replaced by argon2id on the next login. At most
+// [DefaultMaxConcurrentHashes] hashes are computed at once
+// ([WithMaxConcurrentHashes]); a login waits for a slot or for its context.
+// A login for an unknown user verifies against a dummy hash, so it costs
+// what a wrong password costs and gets the same answer.
+//
+// # Key pairs
+//
+// [Service.Login] issues an authKey and a refreshAuthKey: 256 random bits
+// each, base64url, stored only as SHA-256, valid in the issuing brand only,
+// for [DefaultAuthKeyTTL] and [DefaultRefreshKeyTTL]. [Service.Refresh]
+// rotates a pair; using a refresh key twice revokes its whole family.
+// [Service.Authenticate] turns an authKey into a [Principal]. Its answers are
+// cached ([WithKeyCache]); every revocation, permission or status change made
+// through the Service is seen by the next request, and one made by another
+// process sharing the store within the cache TTL.
+//
+// # Devices
+//
+// A login carrying a [DeviceInfo] (the X-Device-* headers) registers the
+// device; [Service.RevokeDevice] revokes it with every key issued on it, and
+// [Service.CheckDevice] refuses a request whose Device-Code names it.
+//
+// # Events
+//
+// [WithEventHook] subscribes a host to [EventUserAuthenticated] and
+// [EventDeviceRegistered].
 package auth
 
 import (
