@@ -110,6 +110,9 @@ func seedDemo(ctx context.Context, app *brandbase.App, pw demoPasswords) (demoIn
 	if err := seedDemoUsers(ctx, app, brands[0], brands[1], pw, &d); err != nil {
 		return d, err
 	}
+	if err := seedDemoIntegrations(ctx, app, brands[0], brands[1], &d); err != nil {
+		return d, err
+	}
 	return d, nil
 }
 

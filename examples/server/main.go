@@ -7,7 +7,9 @@
 // On every start it prints one line to stdout, "demo " followed by a JSON
 // object with the demo credentials and ids (see DESIGN.md section 8). After
 // the first start the object is read back from brandbase.demo.json beside
-// the database. It stops cleanly on SIGINT or SIGTERM.
+// the database. Integration secrets are encrypted with the key ring in
+// brandbase.key beside the database (created on first start, mode 0600;
+// random per process for :memory:). It stops cleanly on SIGINT or SIGTERM.
 package main
 
 import (
@@ -81,7 +83,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return err
 	}
 	defer store.Close()
-	app, err := brandbase.New(store, brandbase.Config{})
+	keys, err := loadOrCreateKeys(keyFile(o.db), demoFile(o.db))
+	if err != nil {
+		return err
+	}
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys})
 	if err != nil {
 		return err
 	}

@@ -201,3 +201,70 @@ func TestServerDemoCredentialsLogIn(t *testing.T) {
 	status, _ = call(t, "POST", base+"/api/v1/users/auth", d.BrandURL, nil, loginBody("username", d.Username, d.Password))
 	assert.Equal(t, http.StatusOK, status, "the printed credentials survive a restart")
 }
+
+func TestServerIntegrations(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "brandbase.db")
+	base, stdout, stop := startServer(t, "-db", db)
+	d := demoLine(t, stdout.String())
+	ids := []string{d.AnalyticsAppIntegrationID, d.AnalyticsIntegrationID, d.PaymentGatewayAppIntegrationID,
+		d.PaymentGatewayIntegrationID, d.OtherAnalyticsAppIntegrationID, d.OtherAnalyticsIntegrationID,
+		d.OtherPaymentGatewayAppIntegrationID, d.OtherPaymentGatewayIntegrationID}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		assert.NotEmpty(t, id)
+		seen[id] = true
+	}
+	assert.Len(t, seen, len(ids), "every seeded id is distinct")
+	info, err := os.Stat(filepath.Join(dir, "brandbase.key"))
+	require.NoError(t, err, "the key file is created beside the database")
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+
+	login := func(base, brand, user, password string) map[string]string {
+		t.Helper()
+		status, data := call(t, "POST", base+"/api/v1/users/auth", brand, nil, loginBody("username", user, password))
+		require.Equal(t, http.StatusOK, status)
+		return map[string]string{"Auth-Key": data["authKey"].(string)}
+	}
+	admin := login(base, d.BrandURL, d.Username, d.Password)
+	viewer := login(base, d.BrandURL, d.ViewerUsername, d.ViewerPassword)
+	analytics := base + "/api/v1/app-integrations/analytics/"
+	gateway := base + "/api/v1/app-integrations/payment-gateway/"
+
+	status, a := call(t, "GET", analytics+d.AnalyticsIntegrationID, d.BrandURL, admin, "")
+	require.Equal(t, http.StatusOK, status)
+	assert.Regexp(t, `^\*+[A-Za-z0-9]{4}$`, a["apiKey"], "apiKey masked")
+	assert.Equal(t, true, a["isDefault"])
+	body := `{"appIntegrationId":"` + d.AnalyticsAppIntegrationID + `","trackingId":"G-UPDATED","status":"active"}`
+	status, u := call(t, "PUT", analytics+d.AnalyticsIntegrationID, d.BrandURL, admin, body)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, "G-UPDATED", u["trackingId"])
+	assert.Equal(t, a["apiKey"], u["apiKey"], "the omitted apiKey is kept")
+	assert.Equal(t, "Active", u["status"])
+
+	status, _ = call(t, "PUT", analytics+d.AnalyticsIntegrationID, d.BrandURL, viewer, body)
+	assert.Equal(t, http.StatusForbidden, status, "the viewer has no permission")
+	status, _ = call(t, "PUT", analytics+d.OtherAnalyticsIntegrationID, d.BrandURL, admin, body)
+	assert.Equal(t, http.StatusNotFound, status, "an id of the other brand")
+	status, g := call(t, "GET", gateway+d.PaymentGatewayIntegrationID, d.BrandURL, admin, "")
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, true, g["testMode"])
+	assert.Regexp(t, `^\*+[A-Za-z0-9]{4}$`, g["privateKey"])
+	other := login(base, d.OtherBrandURL, d.OtherUsername, d.OtherPassword)
+	status, _ = call(t, "GET", gateway+d.OtherPaymentGatewayIntegrationID, d.OtherBrandURL, other, "")
+	assert.Equal(t, http.StatusOK, status)
+	stop()
+
+	base, _, stop = startServer(t, "-db", db)
+	admin = login(base, d.BrandURL, d.Username, d.Password)
+	status, a2 := call(t, "GET", base+"/api/v1/app-integrations/analytics/"+d.AnalyticsIntegrationID, d.BrandURL, admin, "")
+	require.Equal(t, http.StatusOK, status, "the secrets decrypt after a restart")
+	assert.Equal(t, "G-UPDATED", a2["trackingId"])
+	assert.Equal(t, a["apiKey"], a2["apiKey"])
+	stop()
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "brandbase.key")))
+	err = run(t.Context(), []string{"-addr", "127.0.0.1:0", "-db", db}, &bytes.Buffer{}, &bytes.Buffer{}, nil)
+	assert.ErrorContains(t, err, "key file", "a seeded database without its key is refused")
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
+)
+
+// keyFile returns where the secret-encryption key ring is kept for a
+// database path (brandbase.db → brandbase.key), or "" for the in-memory
+// store.
+func keyFile(db string) string {
+	if db == ":memory:" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(db), strings.TrimSuffix(filepath.Base(db), filepath.Ext(db))+".key")
+}
+
+// loadOrCreateKeys reads the key ring at path (see integrations.ParseKeyRing:
+// one "<id>:<base64 key>" line per key, the first the primary), or creates
+// the file with one random key, mode 0600, when it does not exist. An empty
+// path gives a random key ring that lives as long as the process. It fails
+// when the file is missing but the database was seeded already (seeded,
+// the demo file exists): its secrets could not be read with a new key.
+func loadOrCreateKeys(path, seededMarker string) (*integrations.KeyRing, error) {
+	if path == "" {
+		return integrations.EphemeralKeyRing(), nil
+	}
+	b, err := os.ReadFile(path)
+	if err == nil {
+		keys, err := integrations.ParseKeyRing(b)
+		if err != nil {
+			return nil, fmt.Errorf("key file %s: %w", path, err)
+		}
+		return keys, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if seededMarker != "" {
+		if _, err := os.Stat(seededMarker); err == nil {
+			return nil, fmt.Errorf("the key file %s is missing but the database has data encrypted with it (restore it, or delete the database, %s and the key file to start over)", path, filepath.Base(seededMarker))
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	id := "k1"
+	key := integrations.GenerateKey()
+	_, err = f.WriteString("# brandbase secret-encryption keys: <id>:<base64 key>, the first one encrypts.\n" +
+		"# To rotate: put a new key first, restart, call Integrations.RotateSecrets, then drop the old line.\n" +
+		integrations.FormatKey(id, key))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return integrations.NewKeyRing(id, map[string][]byte{id: key})
+}
+
+// seedDemoIntegrations creates, in each brand, one Analytics and one
+// PaymentGateway app integration with one configuration each (both the
+// brand's default), and records their IDs in d.
+func seedDemoIntegrations(ctx context.Context, app *brandbase.App, demo, other auth.Brand, d *demoInfo) error {
+	for _, b := range []struct {
+		brand                   auth.Brand
+		analyticsApp, analytics *string
+		gatewayApp, gateway     *string
+		trackingID, gatewayName string
+	}{
+		{demo, &d.AnalyticsAppIntegrationID, &d.AnalyticsIntegrationID, &d.PaymentGatewayAppIntegrationID,
+			&d.PaymentGatewayIntegrationID, "G-DEMO000001", "Stripe (test mode)"},
+		{other, &d.OtherAnalyticsAppIntegrationID, &d.OtherAnalyticsIntegrationID, &d.OtherPaymentGatewayAppIntegrationID,
+			&d.OtherPaymentGatewayIntegrationID, "G-OTHER00001", "PayPal (sandbox)"},
+	} {
+		// The seed acts as the host itself, with every permission.
+		host := auth.Principal{UserID: "demo-seed", BrandID: b.brand.ID, Permissions: []auth.Permission{auth.PermAll}}
+		aa, err := app.Integrations.CreateAppIntegration(ctx, host, b.brand.ID, integrations.AppIntegrationInput{
+			Type: integrations.TypeAnalytics, Name: "Google Analytics", Domain: "https://analytics.google.com",
+			Description: "Web analytics", LogoURL: new("https://www.gstatic.com/analytics-suite/header/suite/v2/ic_analytics.svg"),
+		})
+		if err != nil {
+			return fmt.Errorf("seed analytics app integration in %s: %w", b.brand.URL, err)
+		}
+		a, err := app.Integrations.CreateAnalytics(ctx, host, b.brand.ID, integrations.AnalyticsInput{
+			AppIntegrationID: &aa.ID, TrackingID: new(b.trackingID), APIKey: new("AIza" + rand.Text()),
+			APISecret: new("secret-" + rand.Text()), Metadata: new("environment=demo"), IsDefault: new(true),
+		})
+		if err != nil {
+			return fmt.Errorf("seed analytics integration in %s: %w", b.brand.URL, err)
+		}
+		ga, err := app.Integrations.CreateAppIntegration(ctx, host, b.brand.ID, integrations.AppIntegrationInput{
+			Type: integrations.TypePaymentGateway, Name: "Stripe", Domain: "https://stripe.com", Description: "Card payments",
+		})
+		if err != nil {
+			return fmt.Errorf("seed payment-gateway app integration in %s: %w", b.brand.URL, err)
+		}
+		shop := "https://" + b.brand.URL
+		g, err := app.Integrations.CreatePaymentGateway(ctx, host, b.brand.ID, integrations.PaymentGatewayInput{
+			AppIntegrationID: &ga.ID, Name: new(b.gatewayName),
+			IPNListenerLink: new(shop + "/payments/ipn"), CancelLink: new(shop + "/checkout/cancel"),
+			CancelLinkWithoutLogin: new(shop + "/checkout/cancel-guest"), ReturnLink: new(shop + "/checkout/done"),
+			PublicKey: new("pk_test_" + rand.Text()), PrivateKey: new("sk_test_" + rand.Text()),
+			TestMode: new(true), IsDefault: new(true),
+		})
+		if err != nil {
+			return fmt.Errorf("seed payment-gateway integration in %s: %w", b.brand.URL, err)
+		}
+		*b.analyticsApp, *b.analytics, *b.gatewayApp, *b.gateway = aa.ID, a.ID, ga.ID, g.ID
+	}
+	return nil
+}
