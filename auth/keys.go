@@ -181,9 +181,14 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 		return Session{}, err
 	}
 
+	// The dummy hash is made by the first login, whoever it is for, so
+	// that making it does not single out the first unknown user.
+	dummy, err := s.hasher.dummyHash(ctx)
+	if err != nil {
+		return Session{}, err
+	}
 	var (
 		user  UserRecord
-		err   error
 		found bool
 	)
 	if username != "" {
@@ -195,9 +200,7 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	case "":
 		found = user.BrandID == brand.ID && (username == "" || email == "" || user.EmailKey == FoldKey(email))
 	case envelope.KindNotFound:
-		if user.PasswordHash, err = s.hasher.dummyHash(ctx); err != nil {
-			return Session{}, err
-		}
+		user.PasswordHash = dummy
 	default:
 		return Session{}, err
 	}

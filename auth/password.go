@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/crypto/bcrypt"
@@ -67,9 +68,8 @@ type hasher struct {
 	// argon2 is argon2.IDKey; tests replace it to observe concurrency.
 	argon2 func(password, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte
 
-	dummyOnce sync.Once
-	dummy     string
-	dummyErr  error
+	dummyMu sync.Mutex
+	dummy   atomic.Pointer[string]
 }
 
 func newHasher(p Argon2Params, maxConcurrent int, rand io.Reader) *hasher {
@@ -138,20 +138,28 @@ func (h *hasher) verify(ctx context.Context, encoded, password string) (ok, reha
 }
 
 // dummyHash returns a hash of a random password with the current
-// parameters, made once: verifying against it costs what verifying a real
-// user's password costs, which hides whether a user exists.
+// parameters, made once (a failed attempt is retried by the next call):
+// verifying against it costs what verifying a real user's password costs,
+// which hides whether a user exists.
 func (h *hasher) dummyHash(ctx context.Context) (string, error) {
-	h.dummyOnce.Do(func() {
-		pw := make([]byte, 32)
-		if _, err := io.ReadFull(h.rand, pw); err != nil {
-			h.dummyErr = envelope.Internal(fmt.Errorf("auth: read dummy password: %w", err))
-			return
-		}
-		// Not under ctx: a cancelled first caller must not leave every
-		// later one without a dummy hash.
-		h.dummy, h.dummyErr = h.hash(context.WithoutCancel(ctx), b64.EncodeToString(pw))
-	})
-	return h.dummy, h.dummyErr
+	if d := h.dummy.Load(); d != nil {
+		return *d, nil
+	}
+	h.dummyMu.Lock()
+	defer h.dummyMu.Unlock()
+	if d := h.dummy.Load(); d != nil {
+		return *d, nil
+	}
+	pw := make([]byte, 32)
+	if _, err := io.ReadFull(h.rand, pw); err != nil {
+		return "", envelope.Internal(fmt.Errorf("auth: read dummy password: %w", err))
+	}
+	d, err := h.hash(ctx, b64.EncodeToString(pw))
+	if err != nil {
+		return "", err
+	}
+	h.dummy.Store(&d)
+	return d, nil
 }
 
 func isBcrypt(encoded string) bool {
