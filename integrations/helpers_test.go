@@ -18,13 +18,13 @@ import (
 )
 
 // stores are the backends every domain test runs on.
-var stores = map[string]func(t *testing.T) storage.Storage{
-	"memory": func(t *testing.T) storage.Storage {
+var stores = map[string]func(t testing.TB) storage.Storage{
+	"memory": func(t testing.TB) storage.Storage {
 		s, err := memory.New(t.Context())
 		require.NoError(t, err)
 		return s
 	},
-	"sqlite": func(t *testing.T) storage.Storage {
+	"sqlite": func(t testing.TB) storage.Storage {
 		s, err := sqlite.Open(t.Context(), t.TempDir()+"/test.db")
 		require.NoError(t, err)
 		return s
@@ -76,7 +76,7 @@ var testKeys = func() *integrations.KeyRing {
 	return k
 }()
 
-func newWorld(t *testing.T, newStore func(t *testing.T) storage.Storage) *world {
+func newWorld(t testing.TB, newStore func(t testing.TB) storage.Storage) *world {
 	t.Helper()
 	store := newStore(t)
 	t.Cleanup(func() { store.Close() })
@@ -101,7 +101,7 @@ func newWorld(t *testing.T, newStore func(t *testing.T) storage.Storage) *world 
 }
 
 // app creates an app integration of typ in actor's brand.
-func (w *world) app(t *testing.T, actor auth.Principal, typ integrations.Type) integrations.AppIntegration {
+func (w *world) app(t testing.TB, actor auth.Principal, typ integrations.Type) integrations.AppIntegration {
 	t.Helper()
 	a, err := w.svc.CreateAppIntegration(t.Context(), actor, actor.BrandID, integrations.AppIntegrationInput{
 		Type: typ, Name: string(typ) + " app", Domain: "https://" + string(typ) + ".example.com",
@@ -118,7 +118,7 @@ func (w *world) analyticsInput(appID string) integrations.AnalyticsInput {
 }
 
 // analytics creates an analytics configuration in brand.
-func (w *world) analytics(t *testing.T, mutate ...func(*integrations.AnalyticsInput)) integrations.Analytics {
+func (w *world) analytics(t testing.TB, mutate ...func(*integrations.AnalyticsInput)) integrations.Analytics {
 	t.Helper()
 	in := w.analyticsInput(w.analyticsApp.ID)
 	for _, m := range mutate {
@@ -139,7 +139,7 @@ func (w *world) gatewayInput(appID string) integrations.PaymentGatewayInput {
 }
 
 // gateway creates a payment-gateway configuration in brand.
-func (w *world) gateway(t *testing.T, mutate ...func(*integrations.PaymentGatewayInput)) integrations.PaymentGateway {
+func (w *world) gateway(t testing.TB, mutate ...func(*integrations.PaymentGatewayInput)) integrations.PaymentGateway {
 	t.Helper()
 	in := w.gatewayInput(w.gatewayApp.ID)
 	for _, m := range mutate {

@@ -75,8 +75,8 @@ type Reader interface {
 	// ListPaymentGateways returns the payment-gateway configurations f
 	// selects.
 	ListPaymentGateways(ctx context.Context, f ConfigFilter) ([]PaymentGatewayRecord, error)
-	// ListRevisions returns the revisions f selects, ordered by time, then
-	// record, then version.
+	// ListRevisions returns the revisions f selects, in the order they were
+	// written.
 	ListRevisions(ctx context.Context, f RevisionFilter) ([]Revision, error)
 }
 

@@ -101,7 +101,7 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "rest.db")
 		store, err := sqlite.Open(t.Context(), path)
 		require.NoError(t, err)
-		w := newWorld(t, func(*testing.T) storage.Storage { return store })
+		w := newWorld(t, func(testing.TB) storage.Storage { return store })
 		w.analytics(t)
 		p := w.gateway(t)
 		// An update that keeps the secrets writes no plaintext either.
