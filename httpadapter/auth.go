@@ -10,7 +10,7 @@ import (
 // registerAuth mounts the authentication routes (spec 4.1 and the
 // refresh and logout extensions).
 func (h *Handler) registerAuth() {
-	h.mux.Handle("POST /api/v1/users/auth", h.withBrand(h.login))
+	h.mux.Handle("POST /api/v1/users/auth", h.withBrand(h.rateLimited(limitLoginIP, h.login)))
 	h.mux.Handle("POST /api/v1/users/auth/refresh-auth-key", h.withBrand(h.refresh))
 	h.mux.Handle("DELETE /api/v1/users/auth", h.withAuthKey(h.logout))
 }
@@ -62,14 +62,18 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	sess, err := h.svc.Auth.Login(r.Context(), brandFrom(r.Context()), auth.LoginRequest{
+	req := auth.LoginRequest{
 		Username: body.Username, EmailAddress: body.EmailAddress, Password: body.Password,
 		Device: auth.DeviceInfo{
 			Code: r.Header.Get("X-Device-Code"), Token: r.Header.Get("X-Device-Token"),
 			Name: r.Header.Get("X-Device-Name"), AppVersion: r.Header.Get("X-App-Version-Number"),
 			OS: r.Header.Get("X-Os-Device"),
 		},
-	})
+	}
+	if !h.limitLogin(w, r, req) {
+		return
+	}
+	sess, err := h.svc.Auth.Login(r.Context(), brandFrom(r.Context()), req)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/ratelimit"
 )
@@ -208,21 +209,25 @@ func (h *Handler) limitKey(scope limitScope, r *http.Request) string {
 	return brandFrom(ctx).ID + " " + ip
 }
 
-// limitLogin applies the LoginPerIdentifier limit to a login of identifier
-// (the username or email address it names) in the request's brand. It
-// answers 429 and returns false when the request is refused; the login
-// handler calls it once the body is decoded:
+// limitLogin applies the LoginPerIdentifier limit to login request req in
+// the request's brand, keyed on the identifier auth.Service.Login looks the
+// user up by: the username, or the email address when there is no username,
+// folded with auth.FoldKey. It answers 429 and returns false when the
+// request is refused; the login handler calls it once the body is decoded:
 //
-//	if !h.limitLogin(w, r, body.Username) {
+//	if !h.limitLogin(w, r, req) {
 //		return
 //	}
-func (h *Handler) limitLogin(w http.ResponseWriter, r *http.Request, identifier string) bool {
+func (h *Handler) limitLogin(w http.ResponseWriter, r *http.Request, req auth.LoginRequest) bool {
 	p := h.rl.limits.LoginPerIdentifier
 	if p.IsZero() {
 		return true
 	}
-	key := brandFrom(r.Context()).ID + " " + strings.ToLower(strings.TrimSpace(identifier))
-	return h.limit(w, r, p, key)
+	id := req.Username
+	if strings.TrimSpace(id) == "" {
+		id = req.EmailAddress
+	}
+	return h.limit(w, r, p, brandFrom(r.Context()).ID+" "+auth.FoldKey(id))
 }
 
 // errRateLimited is the answer to a refused request.

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/ratelimit"
+	"github.com/brandbase/brandbase/storage"
 )
 
 // fakeClock is a clock that moves only when told.
@@ -339,4 +341,145 @@ func TestEvictionBoundThroughHandler(t *testing.T) {
 		require.LessOrEqual(t, lim.Len(), 64)
 	}
 	assert.Equal(t, 64, lim.Len())
+}
+
+// loginFrom serves POST /api/v1/users/auth with body to brandURL from
+// remoteAddr.
+func (f *fixture) loginFrom(t *testing.T, brandURL, remoteAddr, body string) (*httptest.ResponseRecorder, env) {
+	t.Helper()
+	req := httptest.NewRequest("POST", "/api/v1/users/auth", strings.NewReader(body))
+	req.RemoteAddr = remoteAddr
+	req.Header.Set("Brand-URL", brandURL)
+	req.Header.Set("Content-Type", "application/json")
+	return f.send(t, req)
+}
+
+// limitedAuthFixture is an authFixture whose handler reads clock and has
+// opts.
+func limitedAuthFixture(t *testing.T, newStore func(t *testing.T) storage.Storage, clock *fakeClock, opts ...httpadapter.Option) *authFixture {
+	t.Helper()
+	f := newAuthFixture(t, newStore)
+	h, err := f.app.Handler(append([]httpadapter.Option{withTestLogger(f.logs), httpadapter.WithClock(clock.Now)}, opts...)...)
+	require.NoError(t, err)
+	f.handler = h
+	return f
+}
+
+func TestLoginRateLimitPerIdentifier(t *testing.T) {
+	t.Parallel()
+	for storeName, newStore := range stores {
+		t.Run(storeName, func(t *testing.T) {
+			t.Parallel()
+			clock := newClock()
+			f := limitedAuthFixture(t, newStore, clock)
+			wrong := `{"username":"admin","password":"wrong password"}`
+			for i := range 10 {
+				// From ten addresses: the identifier limit holds across them.
+				rec, _ := f.loginFrom(t, "shop.example.com", "198.51.100."+strconv.Itoa(i)+":1", wrong)
+				require.Equal(t, http.StatusUnauthorized, rec.Code, "attempt %d", i+1)
+				assert.Equal(t, map[string]string{
+					// The tighter of the two limits: 10 per identifier, not 30 per IP.
+					"RateLimit-Limit":     "10",
+					"RateLimit-Remaining": strconv.Itoa(9 - i),
+					"RateLimit-Reset":     strconv.Itoa(6 * (i + 1)),
+					"RateLimit-Policy":    "10;w=60",
+				}, rateHeaders(rec))
+			}
+			rec, e := f.loginFrom(t, "shop.example.com", "198.51.100.77:1", adminLogin())
+			require.Equal(t, http.StatusTooManyRequests, rec.Code, "even the right password, from a new address")
+			assert.Equal(t, "rate_limited", e.Errors[0].Code)
+			assert.Equal(t, "6", rec.Header().Get("Retry-After"))
+			assert.Equal(t, "0", rec.Header().Get("RateLimit-Remaining"))
+			assert.Equal(t, "60", rec.Header().Get("RateLimit-Reset"))
+
+			rec, _ = f.loginFrom(t, "shop.example.com", "198.51.100.77:1",
+				`{"username":"  ADMIN ","emailAddress":"other@example.com","password":"x"}`)
+			assert.Equal(t, http.StatusTooManyRequests, rec.Code, "the username is folded as auth folds it; the email is not the key")
+
+			rec, _ = f.loginFrom(t, "other.example.com", "198.51.100.77:1", `{"username":"admin","password":"`+otherPassword+`"}`)
+			assert.Equal(t, http.StatusOK, rec.Code, "admin of another brand: its own bucket")
+			rec, _ = f.loginFrom(t, "shop.example.com", "198.51.100.77:1", `{"username":"viewer","password":"viewer password"}`)
+			assert.Equal(t, http.StatusOK, rec.Code, "another user: its own bucket")
+			rec, _ = f.loginFrom(t, "shop.example.com", "198.51.100.77:1", `{"emailAddress":"Admin@Shop.Example.com","password":"`+adminPassword+`"}`)
+			assert.Equal(t, http.StatusOK, rec.Code, "a login by email address is keyed on the address")
+
+			clock.Advance(6 * time.Second)
+			rec, _ = f.loginFrom(t, "shop.example.com", "198.51.100.77:1", adminLogin())
+			assert.Equal(t, http.StatusOK, rec.Code, "one attempt back after 6 s")
+			rec, _ = f.loginFrom(t, "shop.example.com", "198.51.100.77:1", adminLogin())
+			assert.Equal(t, http.StatusTooManyRequests, rec.Code)
+		})
+	}
+}
+
+func TestLoginRateLimitPerIP(t *testing.T) {
+	t.Parallel()
+	clock := newClock()
+	f := limitedAuthFixture(t, stores["memory"], clock)
+	const ip = "203.0.113.9:5000"
+	for i := range 30 {
+		rec, _ := f.loginFrom(t, "shop.example.com", ip, `{"username":"guess`+strconv.Itoa(i)+`","password":"x"}`)
+		require.Equal(t, http.StatusUnauthorized, rec.Code, "attempt %d", i+1)
+		// The headers tell of the policy with fewer requests left: the
+		// fresh identifier's (9 left) until the address has 9 or fewer.
+		wantLimit, wantRemaining := "10", "9"
+		if 29-i <= 9 {
+			wantLimit, wantRemaining = "30", strconv.Itoa(29-i)
+		}
+		assert.Equal(t, wantLimit, rec.Header().Get("RateLimit-Limit"), "attempt %d", i+1)
+		assert.Equal(t, wantRemaining, rec.Header().Get("RateLimit-Remaining"), "attempt %d", i+1)
+	}
+	rec, _ := f.loginFrom(t, "other.example.com", ip, `{"username":"admin","password":"`+otherPassword+`"}`)
+	require.Equal(t, http.StatusTooManyRequests, rec.Code, "31st login from the address, in any brand")
+	assert.Equal(t, "2", rec.Header().Get("Retry-After"), "30 a minute: one every 2 s")
+	assert.Equal(t, "30", rec.Header().Get("RateLimit-Limit"))
+
+	rec, _ = f.loginFrom(t, "shop.example.com", "203.0.113.10:5000", adminLogin())
+	assert.Equal(t, http.StatusOK, rec.Code, "another address")
+
+	clock.Advance(2 * time.Second)
+	rec, _ = f.loginFrom(t, "other.example.com", ip, `{"username":"admin","password":"`+otherPassword+`"}`)
+	assert.Equal(t, http.StatusOK, rec.Code, "recovered")
+}
+
+func TestLoginRateLimitsConfigurable(t *testing.T) {
+	t.Parallel()
+	limits := httpadapter.DefaultRateLimits()
+	limits.LoginPerIP = ratelimit.Policy{}
+	limits.LoginPerIdentifier.Limit = 1
+	f := limitedAuthFixture(t, stores["memory"], newClock(), httpadapter.WithRateLimits(limits))
+	for i := range 40 {
+		rec, _ := f.loginFrom(t, "shop.example.com", "203.0.113.9:1", `{"username":"guess`+strconv.Itoa(i)+`","password":"x"}`)
+		require.Equal(t, http.StatusUnauthorized, rec.Code, "no limit per IP")
+	}
+	rec, _ := f.loginFrom(t, "shop.example.com", "203.0.113.9:1", adminLogin())
+	require.Equal(t, http.StatusOK, rec.Code)
+	rec, _ = f.loginFrom(t, "shop.example.com", "203.0.113.9:1", adminLogin())
+	assert.Equal(t, http.StatusTooManyRequests, rec.Code, "1 per minute per identifier")
+	assert.Equal(t, "60", rec.Header().Get("Retry-After"))
+}
+
+func TestUpdateRateLimitHeaders(t *testing.T) {
+	t.Parallel()
+	clock := newClock()
+	f := newIntegFixture(t, stores["memory"], httpadapter.WithClock(clock.Now))
+	body := analyticsBody(f.analytics.AppIntegration.ID, nil)
+	for i := range 5 {
+		rec, _ := f.request(t, "PUT", analyticsPath(f.analytics.ID), "admin", "shop.example.com", body)
+		require.Equal(t, 200, rec.Code, rec.Body.String())
+		assert.Equal(t, strconv.Itoa(4-i), rec.Header().Get("RateLimit-Remaining"))
+		assert.Equal(t, "5;w=1", rec.Header().Get("RateLimit-Policy"))
+	}
+	rec, _ := f.request(t, "PUT", gatewayPath(f.gateway.ID), "admin", "shop.example.com", gatewayBody(f.gateway.AppIntegration.ID, nil))
+	require.Equal(t, http.StatusTooManyRequests, rec.Code, "one bucket per user for both update routes")
+	assert.Equal(t, map[string]string{
+		"RateLimit-Limit":     "5",
+		"RateLimit-Remaining": "0",
+		"RateLimit-Reset":     "1",
+		"RateLimit-Policy":    "5;w=1",
+		"Retry-After":         "1",
+	}, rateHeaders(rec))
+	clock.Advance(200 * time.Millisecond)
+	rec, _ = f.request(t, "PUT", gatewayPath(f.gateway.ID), "admin", "shop.example.com", gatewayBody(f.gateway.AppIntegration.ID, nil))
+	assert.Equal(t, 200, rec.Code, "one update back after 200 ms")
 }
