@@ -22,10 +22,9 @@ type analyticsFields struct {
 // validate checks in, with a field error for every bad field. apiKey is
 // required on create; on update, not sending it keeps the stored one.
 func (in AnalyticsInput) validate(v *envelope.Validation, create bool) analyticsFields {
-	f := analyticsFields{
-		common:     validateCommon(v, in.AppIntegrationID, in.IsDefault, in.Status),
-		trackingID: requiredText(v, "trackingId", in.TrackingID, maxNameLen),
-	}
+	var f analyticsFields
+	f.common = validateCommon(v, in.AppIntegrationID, in.IsDefault)
+	f.trackingID = requiredText(v, "trackingId", in.TrackingID, maxNameLen)
 	switch {
 	case in.APIKey == nil && create:
 		v.Add("apiKey", "required", "The field apiKey is required.")
@@ -36,6 +35,7 @@ func (in AnalyticsInput) validate(v *envelope.Validation, create bool) analytics
 	f.apiSecret = optionalSecret(v, "apiSecret", in.APISecret)
 	f.metadata = optionalText(v, "metadata", in.Metadata, maxMetaLen)
 	f.notes = optionalText(v, "accountConfigNotes", in.AccountConfigNotes, maxTextLen)
+	f.common.status = parseStatus(v, "status", in.Status)
 	return f
 }
 

@@ -51,13 +51,11 @@ type commonInput struct {
 	status           *auth.Status // nil when not sent
 }
 
-// validateCommon checks the shared fields of a body.
-func validateCommon(v *envelope.Validation, appID *string, isDefault *bool, status *auth.Status) commonInput {
-	return commonInput{
-		appIntegrationID: requiredText(v, "appIntegrationId", appID, maxIDLen),
-		isDefault:        deref(isDefault),
-		status:           parseStatus(v, "status", status),
-	}
+// validateCommon checks appIntegrationId and reads isDefault; the caller
+// checks status last, so that field errors come in the order of the spec's
+// tables.
+func validateCommon(v *envelope.Validation, appID *string, isDefault *bool) commonInput {
+	return commonInput{appIntegrationID: requiredText(v, "appIntegrationId", appID, maxIDLen), isDefault: deref(isDefault)}
 }
 
 // save is one create (id "") or update of a configuration of kind k.

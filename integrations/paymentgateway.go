@@ -20,11 +20,9 @@ type paymentGatewayFields struct {
 
 // validate checks in, with a field error for every bad field.
 func (in PaymentGatewayInput) validate(v *envelope.Validation) paymentGatewayFields {
-	f := paymentGatewayFields{
-		common:   validateCommon(v, in.AppIntegrationID, in.IsDefault, in.Status),
-		name:     requiredText(v, "name", in.Name, maxNameLen),
-		testMode: deref(in.TestMode),
-	}
+	f := paymentGatewayFields{testMode: deref(in.TestMode)}
+	f.common = validateCommon(v, in.AppIntegrationID, in.IsDefault)
+	f.name = requiredText(v, "name", in.Name, maxNameLen)
 	https := !f.testMode
 	f.ipn = optionalURL(v, "ipnListenerLink", in.IPNListenerLink, https)
 	f.cancelWithoutLogin = optionalURL(v, "cancelLinkWithoutLogin", in.CancelLinkWithoutLogin, https)
@@ -34,6 +32,7 @@ func (in PaymentGatewayInput) validate(v *envelope.Validation) paymentGatewayFie
 	f.privateKey = optionalSecret(v, "privateKey", in.PrivateKey)
 	f.description = optionalText(v, "description", in.Description, maxTextLen)
 	f.notes = optionalText(v, "notes", in.Notes, maxTextLen)
+	f.common.status = parseStatus(v, "status", in.Status)
 	return f
 }
 
