@@ -160,8 +160,8 @@ func (s *Store) ListRevisions(ctx context.Context, f integrations.RevisionFilter
 }
 
 // IntegrationsTx implements integrations.Store. The transaction holds the
-// store's write lock; its writes apply at once and are undone when fn fails
-// or ctx is cancelled.
+// store's write lock; its writes apply at once and are undone when fn fails,
+// panics, or ctx is cancelled.
 func (s *Store) IntegrationsTx(ctx context.Context, fn func(tx integrations.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -169,18 +169,21 @@ func (s *Store) IntegrationsTx(ctx context.Context, fn func(tx integrations.Tx) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tx := &memTx{s: s}
+	committed := false
+	defer func() { // also when fn panics
+		tx.closed = true
+		if !committed {
+			for i := len(tx.undo) - 1; i >= 0; i-- {
+				tx.undo[i]()
+			}
+		}
+	}()
 	err := fn(tx)
 	if err == nil {
 		err = ctx.Err()
 	}
-	tx.closed = true
-	if err != nil {
-		for i := len(tx.undo) - 1; i >= 0; i-- {
-			tx.undo[i]()
-		}
-		return err
-	}
-	return nil
+	committed = err == nil
+	return err
 }
 
 // memTx is a transaction of the memory store: it runs with Store.mu held

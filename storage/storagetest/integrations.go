@@ -264,6 +264,16 @@ func runIntegrations(t *testing.T, newStore NewStore) {
 		require.NoError(t, err)
 		assert.Equal(t, "G-TRACK", got.TrackingID)
 
+		assert.Panics(t, func() {
+			_ = s.IntegrationsTx(ctx, func(tx integrations.Tx) error {
+				require.NoError(t, tx.UpdateAnalytics(ctx, changed))
+				panic("boom")
+			})
+		})
+		got, err = s.AnalyticsByID(ctx, brand, rec.ID)
+		require.NoError(t, err, "the store still works after a panicking transaction")
+		assert.Equal(t, "G-TRACK", got.TrackingID, "a panicking transaction writes nothing")
+
 		var kept integrations.Tx
 		inTx(t, s, func(tx integrations.Tx) error { kept = tx; return nil })
 		_, err = kept.AnalyticsByID(ctx, brand, rec.ID)
