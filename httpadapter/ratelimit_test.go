@@ -3,6 +3,7 @@ package httpadapter_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -15,10 +16,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/memory"
 )
 
 // fakeClock is a clock that moves only when told.
@@ -482,4 +485,50 @@ func TestUpdateRateLimitHeaders(t *testing.T) {
 	clock.Advance(200 * time.Millisecond)
 	rec, _ = f.request(t, "PUT", gatewayPath(f.gateway.ID), "admin", "shop.example.com", gatewayBody(f.gateway.AppIntegration.ID, nil))
 	assert.Equal(t, 200, rec.Code, "one update back after 200 ms")
+}
+
+// A host behind load balancers in 10.0.0.0/8 that allows 2 list requests
+// a minute per brand and client (and keeps the default login and update
+// limits): the third request is refused.
+func ExampleWithRateLimits() {
+	ctx := context.Background()
+	store, err := memory.New(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer store.Close()
+	app, err := brandbase.New(store, brandbase.Config{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	limits := httpadapter.DefaultRateLimits()
+	limits.Lists = ratelimit.Policy{Name: "lists", Limit: 2, Per: time.Minute}
+	h, err := app.Handler(
+		httpadapter.WithRateLimits(limits),
+		httpadapter.WithTrustedProxies(netip.MustParsePrefix("10.0.0.0/8")),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for range 3 {
+		req := httptest.NewRequest("GET", "/api/v1/currencies?PageSize=1", nil)
+		req.RemoteAddr = "10.1.2.3:40000" // the load balancer
+		req.Header.Set("X-Forwarded-For", "203.0.113.5")
+		req.Header.Set("Brand-URL", "shop.example.com")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		fmt.Printf("%d RateLimit-Remaining=%s Retry-After=%s\n",
+			rec.Code, rec.Header().Get("RateLimit-Remaining"), rec.Header().Get("Retry-After"))
+	}
+	// Output:
+	// 200 RateLimit-Remaining=1 Retry-After=
+	// 200 RateLimit-Remaining=0 Retry-After=
+	// 429 RateLimit-Remaining=0 Retry-After=30
 }
