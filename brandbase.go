@@ -22,6 +22,10 @@ type Config struct {
 	// long as the process is used: secrets stored with it cannot be read
 	// after a restart, so set it for any persistent store.
 	SecretKeys *integrations.KeyRing
+	// OnIntegrationUpdated, when set, is called in-process after every
+	// committed update of an app integration or a configuration, once per
+	// revision (see integrations.Service.OnIntegrationUpdated).
+	OnIntegrationUpdated func(context.Context, integrations.IntegrationUpdated)
 
 	// MaxConcurrentHashes bounds how many password hashes (logins, new
 	// passwords) are computed at once; auth.DefaultMaxConcurrentHashes
@@ -79,12 +83,15 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		authOpts = append(authOpts, auth.WithKeyCache(cfg.KeyCacheTTL, 0))
 	}
 	authOpts = append(authOpts, cfg.AuthOptions...)
-	integOpts := []integrations.Option{integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock)}
+	integ := integrations.NewService(store, integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock))
+	if cfg.OnIntegrationUpdated != nil {
+		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
+	}
 	return &App{
 		Store:        store,
 		Auth:         auth.NewService(store, authOpts...),
 		RefData:      refdata.NewService(store),
-		Integrations: integrations.NewService(store, integOpts...),
+		Integrations: integ,
 	}, nil
 }
 

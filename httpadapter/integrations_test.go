@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
@@ -431,4 +433,47 @@ func TestIntegrationRoutesNeedTheService(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	assert.Equal(t, http.StatusNotFound, rec.Code)
 	assert.Contains(t, rec.Body.String(), "route_not_found")
+}
+
+func TestConfigWiresIntegrations(t *testing.T) {
+	t.Parallel()
+	store := stores["sqlite"](t)
+	t.Cleanup(func() { store.Close() })
+	keys, err := integrations.NewKeyRing("host-key", map[string][]byte{"host-key": []byte("0123456789abcdef0123456789abcdef")})
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var events []integrations.IntegrationUpdated
+	app, err := brandbase.New(store, brandbase.Config{
+		SecretKeys:  keys,
+		AuthOptions: []auth.Option{auth.WithArgon2Params(testArgon2)},
+		OnIntegrationUpdated: func(_ context.Context, ev integrations.IntegrationUpdated) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, ev)
+		},
+	})
+	require.NoError(t, err)
+	ctx := t.Context()
+	b, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
+	require.NoError(t, err)
+	u, err := app.Auth.CreateUser(ctx, b.ID, auth.NewUser{Username: "admin", Password: adminPassword,
+		Permissions: []auth.Permission{auth.PermAll}})
+	require.NoError(t, err)
+	a, _ := seedIntegrations(t, app.Integrations, b.ID)
+	h, err := app.Handler(httpadapter.WithoutRateLimits())
+	require.NoError(t, err)
+	f := &integFixture{authFixture: &authFixture{fixture: &fixture{app: app, handler: h, brand: b}}, keys: map[string]string{}}
+	f.keys["admin"] = f.login(t, adminLogin(), jsonHeaders("shop.example.com")).AuthKey
+
+	rec, _ := f.request(t, "PUT", analyticsPath(a.ID), "admin", "shop.example.com", analyticsBody(a.AppIntegration.ID, nil))
+	require.Equal(t, 200, rec.Code, rec.Body.String())
+	mu.Lock()
+	require.Len(t, events, 1, "Config.OnIntegrationUpdated is called")
+	assert.Equal(t, u.ID, events[0].Revision.ActorUserID)
+	mu.Unlock()
+	stored, err := store.AnalyticsByID(ctx, b.ID, a.ID)
+	require.NoError(t, err)
+	id, err := integrations.KeyIDOf(stored.APIKey)
+	require.NoError(t, err)
+	assert.Equal(t, "host-key", id, "Config.SecretKeys seals the secrets")
 }
