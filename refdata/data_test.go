@@ -413,3 +413,35 @@ func TestDataCities(t *testing.T) {
 	}
 	assert.Empty(t, mismatch, "capitals:\n%s", strings.Join(mismatch, "\n"))
 }
+
+// dataCurrencyChanged lists the countries whose currency differs from the
+// one CLDR 32 gives them, with the reason.
+var dataCurrencyChanged = map[string]string{
+	"BG": "EUR since 2026-01-01",
+	"HR": "EUR since 2023-01-01",
+	"CW": "XCG replaced ANG in 2025",
+	"SX": "XCG replaced ANG in 2025",
+	"MR": "MRU replaced MRO in 2018",
+	"SL": "SLE replaced SLL in 2022",
+	"VE": "VES replaced VEF in 2018",
+	"ZW": "ZWG since 2024; CLDR 32 gives USD",
+	"LS": "LSL and ZAR are both tender; CLDR 32 lists ZAR first",
+}
+
+// TestDataCountryCurrencies checks each country's currency against CLDR's
+// current legal tender of that region, except where dataCurrencyChanged
+// says why not.
+func TestDataCountryCurrencies(t *testing.T) {
+	t.Parallel()
+	for _, c := range dataCountries(t) {
+		want := ""
+		if u, ok := currency.FromRegion(language.MustParseRegion(c.CodeAlpha2)); ok {
+			want = u.String()
+		}
+		if why, ok := dataCurrencyChanged[c.CodeAlpha2]; ok {
+			assert.NotEqualf(t, want, c.Currency, "%s: x/text agrees now (%s): drop the exception", c.CodeAlpha2, why)
+			continue
+		}
+		assert.Equalf(t, want, c.Currency, "%s: currency", c.CodeAlpha2)
+	}
+}
