@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -116,4 +117,34 @@ func TestCreateAndResolveBrand(t *testing.T) {
 	list, err := svc.Brands(ctx)
 	require.NoError(t, err)
 	assert.Len(t, list, 2)
+}
+
+func TestResolveBrandCache(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := memory.New(ctx)
+	require.NoError(t, err)
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	svc := auth.NewService(s, auth.WithClock(clock), auth.WithKeyCache(10*time.Second, 100))
+	other := auth.NewService(s, auth.WithClock(clock)) // another process sharing the store
+
+	b, err := svc.CreateBrand(ctx, auth.NewBrand{URL: "cached.example.com", Name: "Cached"})
+	require.NoError(t, err)
+	_, err = svc.ResolveBrand(ctx, "cached.example.com")
+	require.NoError(t, err)
+
+	_, err = other.SetBrandStatus(ctx, b.ID, auth.StatusInactive)
+	require.NoError(t, err)
+	_, err = svc.ResolveBrand(ctx, "cached.example.com")
+	assert.NoError(t, err, "another process's change is not seen within the cache TTL")
+
+	now = now.Add(11 * time.Second)
+	_, err = svc.ResolveBrand(ctx, "cached.example.com")
+	assert.Equal(t, auth.CodeBrandInactive, envelope.CodeOf(err), "seen once the TTL has passed")
+
+	_, err = svc.SetBrandStatus(ctx, b.ID, auth.StatusActive)
+	require.NoError(t, err)
+	_, err = svc.ResolveBrand(ctx, "cached.example.com")
+	assert.NoError(t, err, "a change through the same service is seen at once")
 }

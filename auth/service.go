@@ -92,6 +92,7 @@ type Service struct {
 	hasher     *hasher
 	keys       *cache[[32]byte, cachedKey]
 	devices    *cache[deviceKey, bool]
+	brands     *cache[string, Brand] // by normalised URL
 }
 
 // Option configures a Service. An option given a value out of range leaves
@@ -198,6 +199,7 @@ func NewService(store Store, opts ...Option) *Service {
 	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand)
 	s.keys = newCache[[32]byte, cachedKey](s.cacheTTL, s.cacheSize)
 	s.devices = newCache[deviceKey, bool](s.cacheTTL, s.cacheSize)
+	s.brands = newCache[string, Brand](s.cacheTTL, s.cacheSize)
 	return s
 }
 
@@ -252,14 +254,18 @@ func (s *Service) SetBrandStatus(ctx context.Context, id string, status Status) 
 		return Brand{}, err
 	}
 	b.Status = st
-	if err := s.store.UpdateBrand(ctx, b); err != nil {
+	err = s.store.UpdateBrand(ctx, b)
+	s.brands.invalidate(nil)
+	if err != nil {
 		return Brand{}, err
 	}
 	return b, nil
 }
 
 // ResolveBrand finds the active brand a Brand-URL header value names.
-// It fails with KindInvalid (code brand_url_required) when raw is empty,
+// Brands it found are cached like keys (WithKeyCache): a status change made
+// through this Service is seen at once, one made by another process within
+// the cache TTL. It fails with KindInvalid (code brand_url_required) when raw is empty,
 // KindNotFound (brand_not_found) when no brand has that URL or raw is not a
 // domain, and KindForbidden (brand_inactive) when the brand is inactive.
 func (s *Service) ResolveBrand(ctx context.Context, raw string) (Brand, error) {
@@ -275,12 +281,19 @@ func (s *Service) ResolveBrand(ctx context.Context, raw string) (Brand, error) {
 	if !ok {
 		return Brand{}, notFound
 	}
-	b, err := s.store.BrandByURL(ctx, url)
-	if envelope.KindOf(err) == envelope.KindNotFound {
-		return Brand{}, notFound
-	}
-	if err != nil {
-		return Brand{}, err
+	now := s.now()
+	b, cached := s.brands.get(url, now)
+	if !cached {
+		gen := s.brands.generation()
+		var err error
+		b, err = s.store.BrandByURL(ctx, url)
+		if envelope.KindOf(err) == envelope.KindNotFound {
+			return Brand{}, notFound
+		}
+		if err != nil {
+			return Brand{}, err
+		}
+		s.brands.put(url, b, now, now.Add(s.cacheTTL), gen)
 	}
 	if b.Status != StatusActive {
 		return Brand{}, envelope.New(envelope.KindForbidden, CodeBrandInactive, "This brand is inactive.")
