@@ -4,6 +4,7 @@ import (
 	"net"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/brandbase/brandbase/envelope"
 )
@@ -66,8 +67,9 @@ const DefaultCurrency = "USD"
 // NormalizeBrandURL turns a Brand-URL value into the brand's lookup key: it
 // trims space, drops a scheme, user info, path, query and fragment, lowercases
 // the host and removes a trailing dot; a port is kept. It returns ok=false
-// when nothing usable is left or the host contains characters no domain can
-// hold.
+// when nothing usable is left, the host ends in two dots, or it contains
+// characters no domain can hold (space, control characters, punctuation). An
+// accepted result normalises to itself.
 //
 //	NormalizeBrandURL("https://Shop.Example.com./cart") == "shop.example.com"
 func NormalizeBrandURL(raw string) (string, bool) {
@@ -96,12 +98,12 @@ func NormalizeBrandURL(raw string) (string, bool) {
 		}
 	}
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "" || len(host) > 253 {
-		return "", false
+	if host == "" || len(host) > 253 || strings.HasSuffix(host, ".") {
+		return "", false // nothing left, too long, or an empty last label ("a..")
 	}
-	for i := 0; i < len(host); i++ {
-		c := host[i]
-		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == ':' || c >= 0x80
+	for _, c := range host {
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == ':' ||
+			c >= 0x80 && !unicode.IsSpace(c) && !unicode.IsControl(c)
 		if !ok {
 			return "", false
 		}
