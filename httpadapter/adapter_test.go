@@ -43,13 +43,13 @@ type fixture struct {
 }
 
 // stores are the backends every HTTP scenario runs on.
-var stores = map[string]func(t *testing.T) storage.Storage{
-	"memory": func(t *testing.T) storage.Storage {
+var stores = map[string]func(t testing.TB) storage.Storage{
+	"memory": func(t testing.TB) storage.Storage {
 		s, err := memory.New(t.Context())
 		require.NoError(t, err)
 		return s
 	},
-	"sqlite": func(t *testing.T) storage.Storage {
+	"sqlite": func(t testing.TB) storage.Storage {
 		s, err := sqlite.Open(t.Context(), t.TempDir()+"/test.db")
 		require.NoError(t, err)
 		return s
@@ -58,7 +58,7 @@ var stores = map[string]func(t *testing.T) storage.Storage{
 
 // newFixture builds the fixture on a fresh store; opts are added to the
 // handler's options after the test logger.
-func newFixture(t *testing.T, newStore func(t *testing.T) storage.Storage, opts ...httpadapter.Option) *fixture {
+func newFixture(t testing.TB, newStore func(t testing.TB) storage.Storage, opts ...httpadapter.Option) *fixture {
 	t.Helper()
 	store := newStore(t)
 	t.Cleanup(func() { store.Close() })
@@ -77,7 +77,7 @@ func newFixture(t *testing.T, newStore func(t *testing.T) storage.Storage, opts 
 
 // do serves one request and decodes its envelope, checking the invariants
 // every answer keeps.
-func (f *fixture) do(t *testing.T, method, path string, headers map[string]string, body string) (*httptest.ResponseRecorder, env) {
+func (f *fixture) do(t testing.TB, method, path string, headers map[string]string, body string) (*httptest.ResponseRecorder, env) {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	for k, v := range headers {
@@ -88,7 +88,7 @@ func (f *fixture) do(t *testing.T, method, path string, headers map[string]strin
 
 // send serves req and decodes its envelope, checking the invariants every
 // answer keeps.
-func (f *fixture) send(t *testing.T, req *http.Request) (*httptest.ResponseRecorder, env) {
+func (f *fixture) send(t testing.TB, req *http.Request) (*httptest.ResponseRecorder, env) {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, req)

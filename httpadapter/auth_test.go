@@ -35,7 +35,7 @@ type authFixture struct {
 	other                auth.Brand
 }
 
-func newAuthFixture(t *testing.T, newStore func(t *testing.T) storage.Storage) *authFixture {
+func newAuthFixture(t testing.TB, newStore func(t testing.TB) storage.Storage) *authFixture {
 	t.Helper()
 	f := &authFixture{fixture: newFixture(t, newStore)}
 	ctx := t.Context()
@@ -76,7 +76,7 @@ func jsonHeaders(brand string, extra ...string) map[string]string {
 
 // login logs in through the handler and returns the pair; it fails the test
 // unless the answer is 200.
-func (f *authFixture) login(t *testing.T, body string, headers map[string]string) authData {
+func (f *authFixture) login(t testing.TB, body string, headers map[string]string) authData {
 	t.Helper()
 	rec, e := f.do(t, "POST", "/api/v1/users/auth", headers, body)
 	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())

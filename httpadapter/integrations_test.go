@@ -45,7 +45,7 @@ type integFixture struct {
 
 // newIntegFixture builds the fixture; opts replace the handler's options
 // (rate limiting is off unless opts say otherwise).
-func newIntegFixture(t *testing.T, newStore func(t *testing.T) storage.Storage, opts ...httpadapter.Option) *integFixture {
+func newIntegFixture(t testing.TB, newStore func(t testing.TB) storage.Storage, opts ...httpadapter.Option) *integFixture {
 	t.Helper()
 	f := &integFixture{authFixture: newAuthFixture(t, newStore), keys: map[string]string{}}
 	if len(opts) == 0 {
@@ -73,7 +73,7 @@ func newIntegFixture(t *testing.T, newStore func(t *testing.T) storage.Storage, 
 
 // seedIntegrations creates, in-process, an app integration of each type and
 // a configuration under each in brandID.
-func seedIntegrations(t *testing.T, svc *integrations.Service, brandID string) (integrations.Analytics, integrations.PaymentGateway) {
+func seedIntegrations(t testing.TB, svc *integrations.Service, brandID string) (integrations.Analytics, integrations.PaymentGateway) {
 	t.Helper()
 	ctx := t.Context()
 	system := auth.Principal{UserID: "system", BrandID: brandID, Permissions: []auth.Permission{auth.PermAll}}
@@ -121,7 +121,7 @@ func jsonBody(base, set map[string]any) string {
 
 // put sends a PUT with role's key (none for "", the literal value for a
 // role not in keys) to brandURL.
-func (f *integFixture) request(t *testing.T, method, path, role, brandURL, body string, extra ...string) (*httptest.ResponseRecorder, env) {
+func (f *integFixture) request(t testing.TB, method, path, role, brandURL, body string, extra ...string) (*httptest.ResponseRecorder, env) {
 	t.Helper()
 	h := jsonHeaders(brandURL, extra...)
 	if role != "" {

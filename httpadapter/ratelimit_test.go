@@ -359,7 +359,7 @@ func (f *fixture) loginFrom(t *testing.T, brandURL, remoteAddr, body string) (*h
 
 // limitedAuthFixture is an authFixture whose handler reads clock and has
 // opts.
-func limitedAuthFixture(t *testing.T, newStore func(t *testing.T) storage.Storage, clock *fakeClock, opts ...httpadapter.Option) *authFixture {
+func limitedAuthFixture(t testing.TB, newStore func(t testing.TB) storage.Storage, clock *fakeClock, opts ...httpadapter.Option) *authFixture {
 	t.Helper()
 	f := newAuthFixture(t, newStore)
 	h, err := f.app.Handler(append([]httpadapter.Option{withTestLogger(f.logs), httpadapter.WithClock(clock.Now)}, opts...)...)
