@@ -57,6 +57,8 @@ type Handler struct {
 	log *slog.Logger
 	mux *routeMux
 	rl  rateLimiting
+	// openAPIDoc is the OpenAPI document of the mounted routes, built once.
+	openAPIDoc []byte
 }
 
 // routeMux is the standard ServeMux that also remembers the patterns
@@ -107,6 +109,9 @@ func New(s Services, opts ...Option) (*Handler, error) {
 	h.registerRefData()
 	h.registerAuth()
 	h.registerIntegrations()
+	if err := h.registerOpenAPI(); err != nil {
+		return nil, err
+	}
 	return h, nil
 }
 

@@ -1,0 +1,656 @@
+package httpadapter
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// OpenAPIPath is the path of the OpenAPI 3.1 document the handler serves
+// (GET, no Brand-URL needed).
+const OpenAPIPath = "/api/v1/openapi.json"
+
+// access says which headers identify the caller of a route.
+type access int
+
+const (
+	accessPublic  access = iota // no header
+	accessBrand                 // Brand-URL
+	accessAuthKey               // Brand-URL and Auth-Key
+)
+
+// etagUse says how a route uses entity tags.
+type etagUse int
+
+const (
+	etagNone  etagUse = iota
+	etagRead          // answers carry ETag; If-None-Match may get 304
+	etagWrite         // answers carry ETag; If-Match may get 412
+)
+
+// operation documents one mounted route. The table [operations] is the one
+// description of the HTTP interface; the test of this file checks it both
+// ways against the routes the handler mounts, and checks its schemas
+// against real answers.
+type operation struct {
+	// pattern is the route as mounted: "METHOD /path", with {name} path
+	// parameters as both ServeMux and OpenAPI write them.
+	pattern     string
+	id          string // operationId
+	tag         string
+	summary     string
+	description string
+	access      access
+	// integrations: the route exists only when Services.Integrations is set.
+	integrations bool
+	// query is a refdata query type whose fields are the query parameters.
+	query reflect.Type
+	// headers are request headers beyond Brand-URL and Auth-Key.
+	headers []string
+	// body is the request body's type; nil without a body.
+	body reflect.Type
+	// data is the type of the envelope's data on success; nil for null.
+	data reflect.Type
+	// raw: the answer is data itself, not an envelope.
+	raw  bool
+	etag etagUse
+	// limited: the route is rate limited (RateLimit-* headers, 429).
+	limited bool
+	// errors are the route's own error codes by status, beyond those its
+	// access, body, query, ETag use and rate limit imply.
+	errors map[int][]string
+}
+
+// The tags of the document, in the order listed.
+const (
+	tagRefData      = "Reference data"
+	tagAuth         = "Authentication"
+	tagIntegrations = "Integrations"
+	tagMeta         = "Meta"
+)
+
+// operations documents every route the adapter mounts.
+var operations = []operation{
+	{
+		pattern: "GET /api/v1/currencies", id: "listCurrencies", tag: tagRefData,
+		summary:     "List currencies",
+		description: "A page of the ISO 4217 currencies and common cryptocurrencies (spec 4.2). isDefault marks the brand's default currency.",
+		access:      accessBrand, query: reflect.TypeFor[refdata.CurrencyQuery](),
+		data: reflect.TypeFor[refdata.Page[refdata.Currency]](), etag: etagRead, limited: true,
+	},
+	{
+		pattern: "POST /api/v1/users/auth", id: "login", tag: tagAuth,
+		summary: "Log in",
+		description: "Checks a username or emailAddress (case-insensitive) and password and answers a new key pair (spec 4.1). " +
+			"A wrong identifier and a wrong password get the same answer. The X-Device-* headers register the device the login comes from.",
+		access: accessBrand, headers: []string{"X-Device-Code", "X-Device-Token", "X-Device-Name", "X-App-Version-Number", "X-Os-Device"},
+		body: reflect.TypeFor[LoginRequest](), data: reflect.TypeFor[AuthResult](), limited: true,
+		errors: map[int][]string{
+			400: {"required", "too_long", "invalid_type"},
+			401: {auth.CodeInvalidCredentials},
+			403: {auth.CodeUserInactive, auth.CodeDeviceRevoked},
+		},
+	},
+	{
+		pattern: "POST /api/v1/users/auth/refresh-auth-key", id: "refreshAuthKey", tag: tagAuth,
+		summary: "Refresh a key pair",
+		description: "Exchanges a refreshAuthKey for a new key pair; the old pair stops working. " +
+			"A refresh key presented twice revokes every pair descended from its login.",
+		access: accessBrand, headers: []string{"Device-Code"},
+		body: reflect.TypeFor[RefreshRequest](), data: reflect.TypeFor[AuthResult](),
+		errors: map[int][]string{
+			400: {"required", "invalid_type"},
+			401: {auth.CodeUnauthenticated},
+			403: {auth.CodeDeviceRevoked},
+		},
+	},
+	{
+		pattern: "DELETE /api/v1/users/auth", id: "logout", tag: tagAuth,
+		summary:     "Log out",
+		description: "Revokes the key pair of the Auth-Key header (both keys).",
+		access:      accessAuthKey,
+	},
+	{
+		pattern: "GET /api/v1/app-integrations/analytics/{id}", id: "getAnalytics", tag: tagIntegrations,
+		summary:     "Read an analytics integration",
+		description: "Any user of the brand may read; apiKey and apiSecret are masked (all but the last 4 characters are *).",
+		access:      accessAuthKey, integrations: true, data: reflect.TypeFor[integrations.Analytics](), etag: etagRead,
+		errors: map[int][]string{404: {"not_found"}},
+	},
+	{
+		pattern: "PUT /api/v1/app-integrations/analytics/{id}", id: "updateAnalytics", tag: tagIntegrations,
+		summary: "Update an analytics integration",
+		description: "Replaces the configuration (spec 4.5); needs integrations.analytics.write. A secret not sent, or sent back masked, " +
+			"keeps the stored one; a status not sent keeps the stored status. The status is Inactive while the app integration is. " +
+			"Setting isDefault clears it on the brand's other analytics integrations. The body's authKey and brandUrl, when present, " +
+			"name who acts and in which brand (spec 5.4).",
+		access: accessAuthKey, integrations: true, headers: []string{"If-Match"},
+		body: reflect.TypeFor[AnalyticsUpdateRequest](), data: reflect.TypeFor[integrations.Analytics](), etag: etagWrite, limited: true,
+		errors: map[int][]string{
+			400: {"required", "too_short", "too_long", "invalid_enum", "unknown_reference", "type_mismatch", "invalid_type"},
+			403: {integrations.CodeAccessDenied},
+			404: {"not_found"},
+		},
+	},
+	{
+		pattern: "GET /api/v1/app-integrations/payment-gateway/{id}", id: "getPaymentGateway", tag: tagIntegrations,
+		summary:     "Read a payment-gateway integration",
+		description: "Any user of the brand may read; privateKey is masked (all but the last 4 characters are *).",
+		access:      accessAuthKey, integrations: true, data: reflect.TypeFor[integrations.PaymentGateway](), etag: etagRead,
+		errors: map[int][]string{404: {"not_found"}},
+	},
+	{
+		pattern: "PUT /api/v1/app-integrations/payment-gateway/{id}", id: "updatePaymentGateway", tag: tagIntegrations,
+		summary: "Update a payment-gateway integration",
+		description: "Replaces the configuration (spec 4.6); needs integrations.payment-gateway.write. Every link is an absolute http(s) URL, " +
+			"https unless testMode or the host is localhost. privateKey not sent, or sent back masked, keeps the stored one. " +
+			"The body's authKey and brandUrl, when present, name who acts and in which brand (spec 5.4).",
+		access: accessAuthKey, integrations: true, headers: []string{"If-Match"},
+		body: reflect.TypeFor[PaymentGatewayUpdateRequest](), data: reflect.TypeFor[integrations.PaymentGateway](), etag: etagWrite, limited: true,
+		errors: map[int][]string{
+			400: {"required", "too_short", "too_long", "invalid_url", "https_required", "invalid_enum", "unknown_reference", "type_mismatch", "invalid_type"},
+			403: {integrations.CodeAccessDenied},
+			404: {"not_found"},
+		},
+	},
+	{
+		pattern: "GET " + OpenAPIPath, id: "getOpenAPI", tag: tagMeta,
+		summary:     "This document",
+		description: "The OpenAPI 3.1 document of every route, as JSON (not wrapped in the envelope).",
+		access:      accessPublic, raw: true, etag: etagRead,
+	},
+}
+
+// requestRules are what the domain requires of each request body, which
+// the Go types alone do not say: the fields it needs (one field error
+// "required" each when missing), and groups of which at least one is
+// needed.
+var requestRules = map[reflect.Type]struct {
+	required  []string
+	oneOf     []string
+	minLength []string
+}{
+	reflect.TypeFor[LoginRequest]():                {required: []string{"password"}, oneOf: []string{"username", "emailAddress"}},
+	reflect.TypeFor[RefreshRequest]():              {required: []string{"refreshAuthKey"}},
+	reflect.TypeFor[AnalyticsUpdateRequest]():      {required: []string{"appIntegrationId", "trackingId"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
+	reflect.TypeFor[PaymentGatewayUpdateRequest](): {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
+}
+
+// enumTypes are the string types with a closed set of values.
+var enumTypes = map[reflect.Type][]string{
+	reflect.TypeFor[auth.Status]():       {string(auth.StatusActive), string(auth.StatusInactive)},
+	reflect.TypeFor[integrations.Type](): {string(integrations.TypeAnalytics), string(integrations.TypePaymentGateway)},
+}
+
+// fieldDocs describe fields whose meaning their name and type do not carry,
+// by component and JSON field name.
+var fieldDocs = map[string]map[string]string{
+	"AuthResult": {
+		"authKey":        "Send it as Auth-Key. 256 random bits, base64url.",
+		"refreshAuthKey": "Exchange it for a new pair at /api/v1/users/auth/refresh-auth-key; it works once.",
+		"expiresIn":      "When authKey expires: RFC 3339 in UTC.",
+	},
+	"Analytics": {
+		"apiKey":      "Masked: all but the last 4 characters are * (a value shorter than 8 is masked whole).",
+		"apiSecret":   "Masked as apiKey.",
+		"createdDate": "RFC 3339 with a numeric offset.",
+		"updatedDate": "RFC 3339 with a numeric offset.",
+	},
+	"PaymentGateway": {
+		"privateKey":  "Masked: all but the last 4 characters are * (a value shorter than 8 is masked whole).",
+		"createdDate": "RFC 3339 with a numeric offset.",
+		"updatedDate": "RFC 3339 with a numeric offset.",
+	},
+	"AnalyticsUpdateRequest": {
+		"apiKey":    "Not sent, or sent back masked: the stored key is kept.",
+		"apiSecret": "Not sent, or sent back masked: kept; empty: cleared.",
+		"authKey":   "Spec 5.4: an authKey of the acting user, valid in the acting brand.",
+		"brandUrl":  "Spec 5.4: the acting brand, as Brand-URL names it.",
+	},
+	"PaymentGatewayUpdateRequest": {
+		"privateKey": "Not sent, or sent back masked: kept; empty: cleared.",
+		"authKey":    "Spec 5.4: an authKey of the acting user, valid in the acting brand.",
+		"brandUrl":   "Spec 5.4: the acting brand, as Brand-URL names it.",
+	},
+	"ErrorItem": {
+		"code":    "A stable machine-readable code: the rule broken for a field error, else the condition.",
+		"field":   "The query parameter, body field or header the item is about; absent otherwise.",
+		"details": "Human-readable text.",
+	},
+}
+
+// queryParamDocs describe the list query parameters (DESIGN.md 4).
+var queryParamDocs = map[string]string{
+	"Code":          "Exact, any case.",
+	"CodeAlpha2":    "Exact, any case.",
+	"CodeAlpha3":    "Exact, any case.",
+	"CountryCode":   "ISO 3166-1 alpha-2, exact, any case.",
+	"StateCode":     "ISO 3166-2 subdivision without the country prefix, exact, any case.",
+	"Currency":      "ISO 4217 code, exact, any case.",
+	"Tld":           "Exact, any case, with or without its dot.",
+	"CodePhone":     "Exact, with or without +.",
+	"CodeNumeric":   "Exact.",
+	"DecimalDigits": "Exact.",
+	"Rounding":      "Exact.",
+	"IsCoin":        "true for cryptocurrencies.",
+	"Name":          "Substring, any case, accents ignored.",
+	"NamePlural":    "Substring, any case, accents ignored.",
+	"Symbol":        "Substring, any case, accents ignored.",
+	"SymbolNative":  "Substring, any case, accents ignored.",
+	"Capital":       "Substring, any case, accents ignored.",
+	"Native":        "Substring, any case, accents ignored.",
+	"Region":        "Substring, any case, accents ignored.",
+	"Subregion":     "Substring, any case, accents ignored.",
+	"Tags":          "Comma-separated; matches when any of them is one of the record's tags.",
+	"Keywords":      "Free text: every word must prefix-match a word of the record's name, code, native name, capital, tags or keywords (accents ignored).",
+	"SortDataField": "A field name of the item, any case; default ID. Ties break by ID.",
+	"SortOrder":     "ASC or DESC (any case; ascending and descending too); default ASC.",
+	"PageNumber":    "From 0; default 0. A page past the end has no items.",
+	"PageSize":      "1 to " + strconv.Itoa(refdata.MaxPageSize) + ", default " + strconv.Itoa(refdata.DefaultPageSize) + "; a larger size is clamped and pageSize says the size used.",
+}
+
+// headerDocs describe the request headers of routes.
+var headerDocs = map[string]string{
+	"X-Device-Code":        "Unique identifier of the device; with it the login registers or updates the device (spec 5.5).",
+	"X-Device-Token":       "Push-notification token of the device.",
+	"X-Device-Name":        "Name or model of the device.",
+	"X-App-Version-Number": "Version of the calling application.",
+	"X-Os-Device":          "Operating system of the device (iOS, Android).",
+	"Device-Code":          "The device the request comes from; a revoked device is refused (403 device_revoked).",
+	"If-Match":             "An ETag of the configuration; a stale one is refused (412 precondition_failed).",
+	"If-None-Match":        "An ETag; when it still matches the answer is 304 Not Modified.",
+}
+
+// statusDocs describe each status the adapter answers with.
+var statusDocs = map[int]string{
+	200: "OK.",
+	304: "Not modified: the If-None-Match ETag still matches.",
+	400: "Invalid request.",
+	401: "Not authenticated.",
+	403: "Forbidden.",
+	404: "Not found.",
+	412: "Precondition failed: the If-Match ETag is stale.",
+	413: "Request body over " + strconv.Itoa(MaxBodyBytes) + " bytes.",
+	415: "Request body not JSON.",
+	429: "Too many requests: retry after Retry-After seconds.",
+	500: "Internal error; the details are only in the server's log.",
+}
+
+// errorCodes returns the error codes op may answer, by status.
+func (op operation) errorCodes() map[int][]string {
+	codes := map[int][]string{}
+	add := func(status int, cs ...string) {
+		for _, c := range cs {
+			if !slices.Contains(codes[status], c) {
+				codes[status] = append(codes[status], c)
+			}
+		}
+	}
+	if op.access >= accessBrand {
+		add(400, auth.CodeBrandURLRequired)
+		add(404, auth.CodeBrandNotFound)
+		add(403, auth.CodeBrandInactive)
+	}
+	if op.access == accessAuthKey {
+		add(401, auth.CodeUnauthenticated)
+		add(403, auth.CodeDeviceRevoked)
+	}
+	if op.body != nil {
+		add(400, "malformed_json")
+		add(413, "body_too_large")
+		add(415, "unsupported_media_type")
+	}
+	if op.query != nil {
+		add(400, "invalid_type", "out_of_range")
+	}
+	if op.limited {
+		add(429, errRateLimited.Code)
+	}
+	if op.etag == etagWrite {
+		add(412, integrations.CodePreconditionFailed)
+	}
+	for status, cs := range op.errors {
+		add(status, cs...)
+	}
+	if !op.raw {
+		add(500, "internal_error")
+	}
+	return codes
+}
+
+// openAPI builds the OpenAPI 3.1 document of the routes h serves, as JSON.
+// It fails when a type of the table cannot be described faithfully or a
+// description names a field that does not exist.
+func (h *Handler) openAPI() ([]byte, error) {
+	s := newSchemas(enumTypes)
+	envRef := s.ref(reflect.TypeFor[envelope.Envelope](), modeResponse)
+	s.components["ErrorEnvelope"] = map[string]any{
+		"description": "The envelope of a failed request: errors holds at least one item.",
+		"allOf": []any{envRef, map[string]any{"properties": map[string]any{
+			"success": map[string]any{"const": false},
+			"data":    map[string]any{"type": "null"},
+			"errors":  map[string]any{"minItems": 1},
+		}}},
+	}
+	paths := map[string]map[string]any{}
+	var tags []string
+	for _, op := range operations {
+		if op.integrations && h.svc.Integrations == nil {
+			continue
+		}
+		method, path, _ := strings.Cut(op.pattern, " ")
+		if paths[path] == nil {
+			paths[path] = map[string]any{}
+		}
+		paths[path][strings.ToLower(method)] = h.openAPIOperation(s, op, method, path)
+		if !slices.Contains(tags, op.tag) {
+			tags = append(tags, op.tag)
+		}
+	}
+	if err := applyFieldDocs(s); err != nil {
+		return nil, err
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	tagList := make([]any, len(tags))
+	for i, t := range tags {
+		tagList[i] = map[string]any{"name": t}
+	}
+	doc := map[string]any{
+		"openapi": "3.1.0",
+		"info": map[string]any{
+			"title":   "brandbase",
+			"version": "v1",
+			"description": "Authentication, reference data (currencies, countries, cities) and app-integration configuration, per brand. " +
+				"Every call names its brand in the Brand-URL header; every answer but this document is one JSON envelope " +
+				"{success, statusCode, message, data, errors}, errors included.",
+		},
+		"tags":  tagList,
+		"paths": paths,
+		"components": map[string]any{
+			"schemas": s.components,
+			"securitySchemes": map[string]any{
+				"BrandURL": map[string]any{"type": "apiKey", "in": "header", "name": "Brand-URL",
+					"description": "The brand's domain; https://Shop.Example.com/ and shop.example.com are the same brand."},
+				"AuthKey": map[string]any{"type": "apiKey", "in": "header", "name": "Auth-Key",
+					"description": "An authKey from POST /api/v1/users/auth, valid in the Brand-URL's brand."},
+			},
+			"headers": responseHeaders,
+		},
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+// responseHeaders are the response headers the document refers to.
+var responseHeaders = map[string]any{
+	"ETag":                header("The entity tag of the answer, for If-None-Match (and If-Match on updates).", "string"),
+	"RateLimit-Limit":     header("The route's burst: requests allowed at once.", "integer"),
+	"RateLimit-Remaining": header("Requests left in the bucket.", "integer"),
+	"RateLimit-Reset":     header("Seconds until the bucket is full again.", "integer"),
+	"RateLimit-Policy":    header("The policy: burst;w=window in seconds.", "string"),
+	"Retry-After":         header("Seconds to wait before retrying.", "integer"),
+}
+
+func header(description, typ string) map[string]any {
+	return map[string]any{"description": description, "schema": map[string]any{"type": typ}}
+}
+
+func headerRef(name string) map[string]any {
+	return map[string]any{"$ref": "#/components/headers/" + name}
+}
+
+// openAPIOperation returns the operation object of op.
+func (h *Handler) openAPIOperation(s *schemas, op operation, method, path string) map[string]any {
+	out := map[string]any{
+		"operationId": op.id,
+		"summary":     op.summary,
+		"description": op.description,
+		"tags":        []any{op.tag},
+	}
+	switch op.access {
+	case accessPublic:
+		out["security"] = []any{}
+	case accessBrand:
+		out["security"] = []any{map[string]any{"BrandURL": []any{}}}
+	case accessAuthKey:
+		out["security"] = []any{map[string]any{"BrandURL": []any{}, "AuthKey": []any{}}}
+	}
+
+	var params []any
+	for _, name := range pathParams(path) {
+		params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+	}
+	if op.query != nil {
+		params = append(params, s.queryParams(op.query)...)
+	}
+	headers := slices.Clone(op.headers)
+	if op.access == accessAuthKey {
+		headers = append(headers, "Device-Code")
+	}
+	if op.etag == etagRead {
+		headers = append(headers, "If-None-Match")
+	}
+	for _, name := range headers {
+		doc, ok := headerDocs[name]
+		if !ok {
+			s.fail(fmt.Errorf("httpadapter: openapi: no description of header %s", name))
+		}
+		params = append(params, map[string]any{"name": name, "in": "header", "description": doc, "schema": map[string]any{"type": "string"}})
+	}
+	if len(params) > 0 {
+		out["parameters"] = params
+	}
+
+	if op.body != nil {
+		out["requestBody"] = map[string]any{
+			"required": true,
+			"content":  map[string]any{"application/json": map[string]any{"schema": s.requestBody(op.body)}},
+		}
+	}
+
+	ok := map[string]any{"description": statusDocs[200]}
+	okHeaders := map[string]any{}
+	if op.etag != etagNone {
+		okHeaders["ETag"] = headerRef("ETag")
+	}
+	if op.limited {
+		for _, name := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"} {
+			okHeaders[name] = headerRef(name)
+		}
+	}
+	if len(okHeaders) > 0 {
+		ok["headers"] = okHeaders
+	}
+	if op.raw {
+		ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"type": "object"}}}
+	} else {
+		ok["content"] = jsonContent(s.successEnvelope(op.data))
+	}
+	responses := map[string]any{"200": ok}
+	if op.etag == etagRead {
+		responses["304"] = map[string]any{"description": statusDocs[304]}
+	}
+	for status, codes := range op.errorCodes() {
+		r := map[string]any{
+			"description": statusDocs[status] + " Codes: " + strings.Join(codes, ", ") + ".",
+			"content":     jsonContent(map[string]any{"$ref": componentRefStart + "ErrorEnvelope"}),
+		}
+		if status == http.StatusTooManyRequests {
+			r["headers"] = map[string]any{"Retry-After": headerRef("Retry-After")}
+		}
+		responses[strconv.Itoa(status)] = r
+	}
+	out["responses"] = responses
+	return out
+}
+
+func jsonContent(schema map[string]any) map[string]any {
+	return map[string]any{"application/json": map[string]any{"schema": schema}}
+}
+
+// pathParams returns the names of the {name} segments of path.
+func pathParams(path string) []string {
+	var names []string
+	for seg := range strings.SplitSeq(path, "/") {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			names = append(names, strings.TrimSuffix(strings.TrimSuffix(name, "}"), "..."))
+		}
+	}
+	return names
+}
+
+// successEnvelope returns a $ref to the component of the envelope of a
+// successful answer whose data is of type data (null when nil), creating
+// it: <Data>Envelope, or EmptyEnvelope.
+func (s *schemas) successEnvelope(data reflect.Type) map[string]any {
+	name, dataSchema := "EmptyEnvelope", map[string]any{"type": "null"}
+	if data != nil {
+		dataSchema = s.ref(data, modeResponse)
+		ref, _ := dataSchema["$ref"].(string)
+		name = strings.TrimPrefix(ref, componentRefStart) + "Envelope"
+	}
+	if _, ok := s.components[name]; !ok {
+		s.components[name] = map[string]any{
+			"allOf": []any{
+				map[string]any{"$ref": componentRefStart + "Envelope"},
+				map[string]any{"properties": map[string]any{
+					"success": map[string]any{"const": true},
+					"data":    dataSchema,
+					"errors":  map[string]any{"maxItems": 0},
+				}},
+			},
+		}
+	}
+	return map[string]any{"$ref": componentRefStart + name}
+}
+
+// requestBody returns the schema of a request body of type t: its fields
+// from the type, what the domain requires from requestRules.
+func (s *schemas) requestBody(t reflect.Type) map[string]any {
+	ref := s.ref(t, modeRequest)
+	name := strings.TrimPrefix(ref["$ref"].(string), componentRefStart)
+	sch := s.components[name].(map[string]any)
+	props := sch["properties"].(map[string]any)
+	rules := requestRules[t]
+	for _, f := range slices.Concat(rules.required, rules.oneOf, rules.minLength) {
+		if _, ok := props[f]; !ok {
+			s.fail(fmt.Errorf("httpadapter: openapi: %s has no field %s", name, f))
+		}
+	}
+	if len(rules.required) > 0 {
+		sch["required"] = rules.required
+	}
+	for _, f := range rules.required { // null is "not sent": not allowed for a required field
+		p := maps.Clone(props[f].(map[string]any))
+		if types, ok := p["type"].([]any); ok {
+			p["type"] = slices.DeleteFunc(slices.Clone(types), func(v any) bool { return v == "null" })[0]
+		}
+		props[f] = p
+	}
+	if len(rules.oneOf) > 0 {
+		var alts []any
+		for _, f := range rules.oneOf {
+			alts = append(alts, map[string]any{"required": []any{f}})
+		}
+		sch["anyOf"] = alts
+	}
+	for _, f := range rules.minLength {
+		p := maps.Clone(props[f].(map[string]any))
+		p["minLength"] = 1
+		props[f] = p
+	}
+	return ref
+}
+
+// pagingType is the type of the page selection of a query.
+var pagingType = reflect.TypeFor[refdata.Paging]()
+
+// queryParams returns the query parameters of the refdata query type t:
+// each pointer field is the parameter of its name, and the Paging field
+// is PageNumber and PageSize.
+func (s *schemas) queryParams(t reflect.Type) []any {
+	var out []any
+	param := func(name string, schema map[string]any) {
+		doc, ok := queryParamDocs[name]
+		if !ok {
+			s.fail(fmt.Errorf("httpadapter: openapi: no description of query parameter %s", name))
+		}
+		out = append(out, map[string]any{"name": name, "in": "query", "description": doc, "schema": schema})
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		switch {
+		case !f.IsExported():
+		case f.Type == pagingType:
+			param("PageNumber", map[string]any{"type": "integer", "format": "int32", "minimum": 0, "default": 0})
+			param("PageSize", map[string]any{"type": "integer", "format": "int32", "minimum": 1, "default": refdata.DefaultPageSize})
+		case f.Type.Kind() == reflect.Pointer:
+			param(f.Name, s.ref(f.Type.Elem(), modeRequest))
+		default:
+			s.fail(fmt.Errorf("httpadapter: openapi: query field %s.%s of type %v has no parameter mapping", t.Name(), f.Name, f.Type))
+		}
+	}
+	return out
+}
+
+// applyFieldDocs adds the descriptions of fieldDocs to the components. It
+// fails when one names a component or field that does not exist.
+func applyFieldDocs(s *schemas) error {
+	for comp, fields := range fieldDocs {
+		sch, ok := s.components[comp].(map[string]any)
+		if !ok {
+			continue // not in this document (a service not configured)
+		}
+		props := sch["properties"].(map[string]any)
+		for field, doc := range fields {
+			p, ok := props[field].(map[string]any)
+			if !ok {
+				return fmt.Errorf("httpadapter: openapi: %s has no field %s to describe", comp, field)
+			}
+			p = maps.Clone(p)
+			p["description"] = doc
+			props[field] = p
+		}
+	}
+	return nil
+}
+
+// registerOpenAPI builds the OpenAPI document once and mounts the route
+// that serves it; it needs no Brand-URL.
+func (h *Handler) registerOpenAPI() error {
+	doc, err := h.openAPI()
+	if err != nil {
+		return err
+	}
+	h.openAPIDoc = doc
+	etag := bodyETag(doc)
+	h.mux.HandleFunc("GET "+OpenAPIPath, func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("ETag", etag)
+		hd.Set("Cache-Control", "public, max-age=300")
+		if etagMatches(r.Header.Get("If-None-Match"), etag, true) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		envelope.WriteJSON(w, http.StatusOK, doc)
+	})
+	return nil
+}
+
+// OpenAPI returns the OpenAPI 3.1 document of the routes h serves, as
+// served at [OpenAPIPath]: for a host that publishes or merges it
+// elsewhere. The caller may modify the returned slice.
+func (h *Handler) OpenAPI() []byte {
+	return slices.Clone(h.openAPIDoc)
+}

@@ -1,0 +1,583 @@
+package httpadapter_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/httpadapter"
+)
+
+// apiDoc is a decoded OpenAPI document.
+type apiDoc map[string]any
+
+// fetchDoc gets the OpenAPI document from h over HTTP, without Brand-URL,
+// and checks how it is served.
+func fetchDoc(t *testing.T, h http.Handler) apiDoc {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", httpadapter.OpenAPIPath, nil))
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	require.Equal(t, "application/json; charset=utf-8", rec.Header().Get("Content-Type"))
+	var doc apiDoc
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &doc))
+	return doc
+}
+
+// operation is one operation of the document with its method and path.
+type docOperation struct {
+	method, path string
+	op           map[string]any
+}
+
+// operations returns the operations of d by "METHOD /path".
+func (d apiDoc) operations() map[string]docOperation {
+	out := map[string]docOperation{}
+	paths, _ := d["paths"].(map[string]any)
+	for path, item := range paths {
+		for method, op := range item.(map[string]any) {
+			switch method {
+			case "get", "put", "post", "delete", "patch", "head", "options", "trace":
+				m := strings.ToUpper(method)
+				out[m+" "+path] = docOperation{method: m, path: path, op: op.(map[string]any)}
+			}
+		}
+	}
+	return out
+}
+
+// pointer returns what the JSON pointer ref ("#/components/...") names in
+// d, or nil.
+func (d apiDoc) pointer(ref string) any {
+	rest, ok := strings.CutPrefix(ref, "#/")
+	if !ok {
+		return nil
+	}
+	var cur any = map[string]any(d)
+	for part := range strings.SplitSeq(rest, "/") {
+		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[part]
+	}
+	return cur
+}
+
+// deref follows the $ref of sch, if any.
+func (d apiDoc) deref(sch map[string]any) map[string]any {
+	for {
+		ref, ok := sch["$ref"].(string)
+		if !ok {
+			return sch
+		}
+		next, ok := d.pointer(ref).(map[string]any)
+		if !ok {
+			return map[string]any{"not": map[string]any{}, "x-broken-ref": ref}
+		}
+		sch = next
+	}
+}
+
+// properties returns the properties sch and its allOf branches name, and
+// whether any of them names properties at all.
+func (d apiDoc) properties(sch map[string]any) (map[string]bool, bool) {
+	sch = d.deref(sch)
+	names := map[string]bool{}
+	props, has := sch["properties"].(map[string]any)
+	for k := range props {
+		names[k] = true
+	}
+	if all, ok := sch["allOf"].([]any); ok {
+		for _, b := range all {
+			more, h := d.properties(b.(map[string]any))
+			has = has || h
+			for k := range more {
+				names[k] = true
+			}
+		}
+	}
+	return names, has
+}
+
+// check returns the ways v breaks sch, for the subset of JSON Schema the
+// document uses. When strict, an object may hold only keys the schema (with
+// its allOf branches) names: with "required" listing every key an answer
+// always has, an answer conforms only when its field set equals the
+// schema's.
+func (d apiDoc) check(at string, v any, sch map[string]any, strict bool) []string {
+	if ref, ok := sch["$ref"].(string); ok && d.pointer(ref) == nil {
+		return []string{at + ": unresolved $ref " + ref}
+	}
+	sch = d.deref(sch)
+	var errs []string
+	fail := func(format string, args ...any) { errs = append(errs, at+": "+fmt.Sprintf(format, args...)) }
+	if all, ok := sch["allOf"].([]any); ok {
+		for _, b := range all {
+			errs = append(errs, d.check(at, v, b.(map[string]any), false)...)
+		}
+	}
+	if any_, ok := sch["anyOf"].([]any); ok {
+		var first []string
+		matched := false
+		for i, b := range any_ {
+			e := d.check(at, v, b.(map[string]any), strict)
+			if len(e) == 0 {
+				matched = true
+				break
+			}
+			if i == 0 {
+				first = e
+			}
+		}
+		if !matched {
+			fail("matches no alternative of anyOf (first: %v)", first)
+		}
+	}
+	if c, ok := sch["const"]; ok && v != c {
+		fail("%v is not the constant %v", v, c)
+	}
+	if enum, ok := sch["enum"].([]any); ok && !slices.Contains(enum, v) {
+		fail("%v is not one of %v", v, enum)
+	}
+	if typ, ok := sch["type"]; ok && !typeMatches(typ, v) {
+		fail("%v (%T) is not of type %v", v, v, typ)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		props, _ := sch["properties"].(map[string]any)
+		for k, ps := range props {
+			if val, ok := v[k]; ok {
+				errs = append(errs, d.check(at+"."+k, val, ps.(map[string]any), true)...)
+			}
+		}
+		if req, ok := sch["required"].([]any); ok {
+			for _, k := range req {
+				if _, ok := v[k.(string)]; !ok {
+					fail("required field %v missing", k)
+				}
+			}
+		}
+		if names, has := d.properties(sch); strict && has {
+			for k := range v {
+				if !names[k] {
+					fail("field %s is not in the schema", k)
+				}
+			}
+		}
+	case []any:
+		if items, ok := sch["items"].(map[string]any); ok {
+			for i, it := range v {
+				errs = append(errs, d.check(fmt.Sprintf("%s[%d]", at, i), it, items, true)...)
+			}
+		}
+		if n, ok := sch["minItems"].(float64); ok && float64(len(v)) < n {
+			fail("%d items, fewer than %v", len(v), n)
+		}
+		if n, ok := sch["maxItems"].(float64); ok && float64(len(v)) > n {
+			fail("%d items, more than %v", len(v), n)
+		}
+	case string:
+		if n, ok := sch["minLength"].(float64); ok && float64(len(v)) < n {
+			fail("%q shorter than %v", v, n)
+		}
+	}
+	return errs
+}
+
+// typeMatches reports whether v is of the JSON Schema type (a name or a
+// list of names).
+func typeMatches(typ, v any) bool {
+	var names []any
+	switch t := typ.(type) {
+	case string:
+		names = []any{t}
+	case []any:
+		names = t
+	}
+	for _, n := range names {
+		switch n {
+		case "null":
+			if v == nil {
+				return true
+			}
+		case "string":
+			if _, ok := v.(string); ok {
+				return true
+			}
+		case "boolean":
+			if _, ok := v.(bool); ok {
+				return true
+			}
+		case "number":
+			if _, ok := v.(float64); ok {
+				return true
+			}
+		case "integer":
+			if f, ok := v.(float64); ok && f == math.Trunc(f) {
+				return true
+			}
+		case "object":
+			if _, ok := v.(map[string]any); ok {
+				return true
+			}
+		case "array":
+			if _, ok := v.([]any); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// walkRefs calls fn with every $ref in v.
+func walkRefs(v any, fn func(ref string)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if s, ok := x.(string); ok && k == "$ref" {
+				fn(s)
+			}
+			walkRefs(x, fn)
+		}
+	case []any:
+		for _, x := range v {
+			walkRefs(x, fn)
+		}
+	}
+}
+
+// responseSchema returns the JSON schema of op's answer with status.
+func (d apiDoc) responseSchema(t *testing.T, op docOperation, status int) map[string]any {
+	t.Helper()
+	resp, ok := op.op["responses"].(map[string]any)[fmt.Sprint(status)].(map[string]any)
+	require.True(t, ok, "%s %s: status %d is not documented", op.method, op.path, status)
+	sch, ok := resp["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
+	require.True(t, ok, "%s %s: status %d has no JSON schema", op.method, op.path, status)
+	return sch
+}
+
+func TestOpenAPIDocumentShape(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, stores["memory"])
+	doc := fetchDoc(t, f.handler)
+
+	assert.Regexp(t, `^3\.1\.\d+$`, doc["openapi"])
+	info, _ := doc["info"].(map[string]any)
+	assert.NotEmpty(t, info["title"])
+	assert.NotEmpty(t, info["version"])
+	require.NotEmpty(t, doc["paths"])
+	comps, _ := doc["components"].(map[string]any)
+	require.NotEmpty(t, comps["schemas"])
+	assert.Contains(t, comps["securitySchemes"], "BrandURL")
+	assert.Contains(t, comps["securitySchemes"], "AuthKey")
+
+	refs := 0
+	walkRefs(map[string]any(doc), func(ref string) {
+		refs++
+		assert.NotNil(t, doc.pointer(ref), "unresolved $ref %s", ref)
+	})
+	assert.Positive(t, refs)
+
+	ids := map[string]bool{}
+	for key, op := range doc.operations() {
+		id, _ := op.op["operationId"].(string)
+		assert.NotEmpty(t, id, key)
+		assert.False(t, ids[id], "operationId %s repeats", id)
+		ids[id] = true
+		assert.NotEmpty(t, op.op["summary"], key)
+		assert.NotEmpty(t, op.op["responses"], key)
+		var declared []string
+		params, _ := op.op["parameters"].([]any)
+		for _, p := range params {
+			p := p.(map[string]any)
+			assert.True(t, p["description"] != nil || p["in"] == "path", "%s: parameter %v has no description", key, p["name"])
+			if p["in"] == "path" {
+				declared = append(declared, p["name"].(string))
+				assert.Equal(t, true, p["required"], "%s: a path parameter is required", key)
+			}
+		}
+		var inPath []string
+		for _, seg := range strings.Split(op.path, "/") {
+			if name, ok := strings.CutPrefix(seg, "{"); ok {
+				inPath = append(inPath, strings.TrimSuffix(name, "}"))
+			}
+		}
+		assert.ElementsMatch(t, inPath, declared, "%s: path parameters", key)
+	}
+
+	// Served once built, with an ETag that revalidates.
+	rec := httptest.NewRecorder()
+	first := httptest.NewRequest("GET", httpadapter.OpenAPIPath, nil)
+	f.handler.ServeHTTP(rec, first)
+	etag := rec.Header().Get("ETag")
+	require.NotEmpty(t, etag)
+	assert.JSONEq(t, string(f.handler.(*httpadapter.Handler).OpenAPI()), rec.Body.String(), "OpenAPI() is the served document")
+	again := httptest.NewRequest("GET", httpadapter.OpenAPIPath, nil)
+	again.Header.Set("If-None-Match", etag)
+	rec = httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, again)
+	assert.Equal(t, http.StatusNotModified, rec.Code)
+}
+
+// TestOpenAPIMatchesRoutes: every mounted route is documented and every
+// documented route is mounted, with and without the integrations service.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	t.Parallel()
+	f := newAuthFixture(t, stores["memory"])
+	full, err := f.app.Handler()
+	require.NoError(t, err)
+	partial, err := httpadapter.New(httpadapter.Services{Auth: f.app.Auth, RefData: f.app.RefData})
+	require.NoError(t, err)
+	for name, h := range map[string]*httpadapter.Handler{"all services": full, "no integrations": partial} {
+		t.Run(name, func(t *testing.T) {
+			var documented []string
+			for key := range fetchDoc(t, h).operations() {
+				documented = append(documented, key)
+			}
+			assert.ElementsMatch(t, h.Routes(), documented)
+			assert.Contains(t, h.Routes(), "GET "+httpadapter.OpenAPIPath)
+		})
+	}
+	assert.Greater(t, len(full.Routes()), len(partial.Routes()))
+}
+
+// sampleRequest is one request of a documented route.
+type sampleRequest struct {
+	path    string
+	headers map[string]string
+	body    string
+}
+
+// openAPISamples are successful requests of every documented route, by
+// "METHOD /path". A documented route without one fails
+// TestOpenAPIAnswersMatchSchemas: add it here.
+func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
+	shop := jsonHeaders("shop.example.com")
+	admin := jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"])
+	forRefresh := f.login(t, adminLogin(), shop)
+	forLogout := f.login(t, adminLogin(), shop)
+	return map[string]sampleRequest{
+		"GET /api/v1/currencies":                            {path: "/api/v1/currencies?PageSize=3", headers: shop},
+		"POST /api/v1/users/auth":                           {path: "/api/v1/users/auth", headers: jsonHeaders("shop.example.com", "X-Device-Code", "laptop-1"), body: adminLogin()},
+		"POST /api/v1/users/auth/refresh-auth-key":          {path: "/api/v1/users/auth/refresh-auth-key", headers: shop, body: `{"refreshAuthKey":"` + forRefresh.RefreshAuthKey + `"}`},
+		"DELETE /api/v1/users/auth":                         {path: "/api/v1/users/auth", headers: jsonHeaders("shop.example.com", "Auth-Key", forLogout.AuthKey)},
+		"GET /api/v1/app-integrations/analytics/{id}":       {path: analyticsPath(f.analytics.ID), headers: admin},
+		"PUT /api/v1/app-integrations/analytics/{id}":       {path: analyticsPath(f.analytics.ID), headers: admin, body: analyticsBody(f.analytics.AppIntegration.ID, map[string]any{"apiSecret": "as_new_secret_1234", "accountConfigNotes": "ops"})},
+		"GET /api/v1/app-integrations/payment-gateway/{id}": {path: gatewayPath(f.gateway.ID), headers: admin},
+		"PUT /api/v1/app-integrations/payment-gateway/{id}": {path: gatewayPath(f.gateway.ID), headers: admin, body: gatewayBody(f.gateway.AppIntegration.ID, map[string]any{"privateKey": "sk_live_new_999999", "description": "EU", "notes": "n"})},
+		"GET " + httpadapter.OpenAPIPath:                    {path: httpadapter.OpenAPIPath},
+	}
+}
+
+// serve sends one request of method to h and returns the answer.
+func serve(h http.Handler, method string, s sampleRequest) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, s.path, strings.NewReader(s.body))
+	for k, v := range s.headers {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// decodeAny decodes a JSON body.
+func decodeAny(t *testing.T, body []byte) any {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(body, &v), string(body))
+	return v
+}
+
+// TestOpenAPIAnswersMatchSchemas sends a real request of every documented
+// route through the handler, on both stores, and checks the answer against
+// the documented schema: the same field set at every level, the types, and
+// the documented headers; and the sample's body against the documented
+// request body.
+func TestOpenAPIAnswersMatchSchemas(t *testing.T) {
+	t.Parallel()
+	for storeName, newStore := range stores {
+		t.Run(storeName, func(t *testing.T) {
+			t.Parallel()
+			clock := newClock()
+			f := newIntegFixture(t, newStore, httpadapter.WithRateLimits(httpadapter.DefaultRateLimits()), httpadapter.WithClock(clock.Now))
+			doc := fetchDoc(t, f.handler)
+			samples := openAPISamples(t, f)
+			ops := doc.operations()
+			keys := slices.Sorted(func(yield func(string) bool) {
+				for k := range ops {
+					if !yield(k) {
+						return
+					}
+				}
+			})
+			for _, key := range keys {
+				op := ops[key]
+				t.Run(key, func(t *testing.T) {
+					s, ok := samples[key]
+					require.True(t, ok, "no sample request of the documented route %s: add one to openAPISamples", key)
+					clock.Advance(time.Hour) // full buckets: the samples are not rate limited
+					if rb, ok := op.op["requestBody"].(map[string]any); ok {
+						sch := rb["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
+						assert.Empty(t, doc.check("request", decodeAny(t, []byte(s.body)), sch, true), "the sample body fits the documented body")
+					}
+					rec := serve(f.handler, op.method, s)
+					require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+					assert.Empty(t, doc.check("answer", decodeAny(t, rec.Body.Bytes()), doc.responseSchema(t, op, 200), true))
+
+					resp := op.op["responses"].(map[string]any)["200"].(map[string]any)
+					documented, _ := resp["headers"].(map[string]any)
+					for name := range documented {
+						assert.NotEmpty(t, rec.Header().Get(name), "documented header %s", name)
+					}
+					for _, name := range []string{"ETag", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"} {
+						if _, ok := documented[name]; !ok {
+							assert.Empty(t, rec.Header().Get(name), "header %s is sent but not documented", name)
+						}
+					}
+
+					if _, ok := op.op["responses"].(map[string]any)["304"]; ok {
+						again := s
+						again.headers = map[string]string{"If-None-Match": rec.Header().Get("ETag")}
+						for k, v := range s.headers {
+							again.headers[k] = v
+						}
+						assert.Equal(t, http.StatusNotModified, serve(f.handler, op.method, again).Code, "documented 304")
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestOpenAPIErrorAnswersMatch provokes, for every documented route, the
+// failures its security and body allow (no Brand-URL, no Auth-Key, a body
+// that is not JSON, malformed or empty), and checks each answer against
+// the document: a documented status, codes the status lists, the error
+// envelope's schema; and that the fields an empty body is told it needs
+// are the body schema's required ones.
+func TestOpenAPIErrorAnswersMatch(t *testing.T) {
+	t.Parallel()
+	clock := newClock()
+	f := newIntegFixture(t, stores["memory"], httpadapter.WithRateLimits(httpadapter.DefaultRateLimits()), httpadapter.WithClock(clock.Now))
+	doc := fetchDoc(t, f.handler)
+	samples := openAPISamples(t, f)
+	for key, op := range doc.operations() {
+		s, ok := samples[key]
+		require.True(t, ok, "no sample request of the documented route %s", key)
+		// failure sends a variant of the sample and checks the answer.
+		failure := func(name string, status int, mutate func(s *sampleRequest)) env {
+			var e env
+			t.Run(key+"/"+name, func(t *testing.T) {
+				v := sampleRequest{path: s.path, body: s.body, headers: map[string]string{}}
+				for k, val := range s.headers {
+					v.headers[k] = val
+				}
+				mutate(&v)
+				clock.Advance(time.Hour)
+				rec := serve(f.handler, op.method, v)
+				require.Equal(t, status, rec.Code, rec.Body.String())
+				assert.Empty(t, doc.check("answer", decodeAny(t, rec.Body.Bytes()), doc.responseSchema(t, op, status), true))
+				require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
+				desc := op.op["responses"].(map[string]any)[fmt.Sprint(status)].(map[string]any)["description"].(string)
+				for _, it := range e.Errors {
+					assert.Contains(t, desc, it.Code, "the code is listed under status %d", status)
+				}
+			})
+			return e
+		}
+		security, _ := op.op["security"].([]any)
+		var schemes map[string]any
+		if len(security) > 0 {
+			schemes = security[0].(map[string]any)
+		}
+		if _, ok := schemes["BrandURL"]; ok {
+			failure("no Brand-URL", 400, func(s *sampleRequest) { delete(s.headers, "Brand-URL") })
+		}
+		if _, ok := schemes["AuthKey"]; ok {
+			failure("no Auth-Key", 401, func(s *sampleRequest) { delete(s.headers, "Auth-Key") })
+		}
+		rb, ok := op.op["requestBody"].(map[string]any)
+		if !ok {
+			continue
+		}
+		failure("not JSON", 415, func(s *sampleRequest) { s.headers["Content-Type"] = "text/plain" })
+		failure("malformed", 400, func(s *sampleRequest) { s.body = `{"x":` })
+		e := failure("empty object", 400, func(s *sampleRequest) { s.body = `{}` })
+		body := doc.deref(rb["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any))
+		var required, allowed []string
+		for _, r := range body["required"].([]any) {
+			required = append(required, r.(string))
+		}
+		allowed = append(allowed, required...)
+		alts, _ := body["anyOf"].([]any)
+		for _, a := range alts {
+			for _, r := range a.(map[string]any)["required"].([]any) {
+				allowed = append(allowed, r.(string))
+			}
+		}
+		var told []string
+		for _, it := range e.Errors {
+			if it.Code == "required" {
+				told = append(told, it.Field)
+			}
+		}
+		assert.Subset(t, told, required, "%s: each required field is reported missing", key)
+		assert.Subset(t, allowed, told, "%s: each field reported missing is documented as required", key)
+	}
+}
+
+// TestSchemaCheck shows that the checker the tests above rely on refuses
+// what it must: a missing or extra field, a wrong type, a broken $ref.
+func TestSchemaCheck(t *testing.T) {
+	t.Parallel()
+	doc := apiDoc{"components": map[string]any{"schemas": map[string]any{
+		"Item": map[string]any{"type": "object", "required": []any{"id", "note"}, "properties": map[string]any{
+			"id":   map[string]any{"type": "string"},
+			"note": map[string]any{"type": []any{"string", "null"}},
+			"n":    map[string]any{"type": "integer"},
+		}},
+		"Wrapped": map[string]any{"allOf": []any{
+			map[string]any{"$ref": "#/components/schemas/Item"},
+			map[string]any{"properties": map[string]any{"id": map[string]any{"const": "x"}}},
+		}},
+	}}}
+	item := map[string]any{"$ref": "#/components/schemas/Item"}
+	wrapped := map[string]any{"$ref": "#/components/schemas/Wrapped"}
+	scenarios := []struct {
+		name   string
+		value  string
+		schema map[string]any
+		ok     bool
+	}{
+		{"conforms", `{"id":"a","note":null,"n":2}`, item, true},
+		{"optional field absent", `{"id":"a","note":"b"}`, item, true},
+		{"required field missing", `{"id":"a"}`, item, false},
+		{"field not in the schema", `{"id":"a","note":null,"extra":1}`, item, false},
+		{"wrong type", `{"id":1,"note":null}`, item, false},
+		{"not an integer", `{"id":"a","note":null,"n":1.5}`, item, false},
+		{"allOf: keys of every branch", `{"id":"x","note":null}`, wrapped, true},
+		{"allOf: each branch applies", `{"id":"y","note":null}`, wrapped, false},
+		{"allOf: extra key", `{"id":"x","note":null,"extra":1}`, wrapped, false},
+		{"array items", `[{"id":"a","note":null},{"id":"b"}]`, map[string]any{"type": "array", "items": item}, false},
+		{"nullable ref", `null`, map[string]any{"anyOf": []any{item, map[string]any{"type": "null"}}}, true},
+		{"broken $ref", `{}`, map[string]any{"$ref": "#/components/schemas/Nothing"}, false},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			errs := doc.check("v", decodeAny(t, []byte(sc.value)), sc.schema, true)
+			assert.Equal(t, sc.ok, len(errs) == 0, "%v", errs)
+		})
+	}
+}
