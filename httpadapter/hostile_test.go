@@ -1,0 +1,503 @@
+package httpadapter_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// routeKind classifies a route of Routes() by how a hostile request to it
+// is answered.
+type routeKind int
+
+const (
+	kindList    routeKind = iota + 1 // GET currencies, countries, cities
+	kindLogin                        // POST /users/auth
+	kindRefresh                      // POST /users/auth/refresh-auth-key
+	kindLogout                       // DELETE /users/auth
+	kindGet                          // GET an integration
+	kindPut                          // PUT an integration
+	kindDoc                          // GET /openapi.json (no envelope on success)
+)
+
+// hostileRoute is one mounted route and a concrete path to it.
+type hostileRoute struct {
+	pattern string
+	method  string
+	path    string // with {id} filled in with the fixture's configuration
+	kind    routeKind
+}
+
+// hostileRoutes classifies every route the handler mounts; a route the
+// test does not know fails it, so that a new route gets hostile input too.
+func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
+	t.Helper()
+	var out []hostileRoute
+	for _, pattern := range f.handler.(interface{ Routes() []string }).Routes() {
+		method, path, _ := strings.Cut(pattern, " ")
+		r := hostileRoute{pattern: pattern, method: method, path: path}
+		switch {
+		case method == "GET" && slices.Contains(listPaths, path):
+			r.kind = kindList
+		case pattern == "POST /api/v1/users/auth":
+			r.kind = kindLogin
+		case pattern == "POST /api/v1/users/auth/refresh-auth-key":
+			r.kind = kindRefresh
+		case pattern == "DELETE /api/v1/users/auth":
+			r.kind = kindLogout
+		case pattern == "GET /api/v1/openapi.json":
+			r.kind = kindDoc
+		case path == "/api/v1/app-integrations/analytics/{id}":
+			r.path = analyticsPath(f.analytics.ID)
+		case path == "/api/v1/app-integrations/payment-gateway/{id}":
+			r.path = gatewayPath(f.gateway.ID)
+		default:
+			t.Errorf("route %q is not classified: add it to the hostile-input test", pattern)
+			continue
+		}
+		if r.kind == 0 {
+			r.kind = map[string]routeKind{"GET": kindGet, "PUT": kindPut}[method]
+			require.NotZero(t, r.kind, pattern)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// neutralBody is the body a route is sent when the attack is elsewhere: one
+// that fails without changing anything (a wrong password, an unknown
+// refresh key, an update without its required fields).
+var neutralBody = map[routeKind]string{
+	kindLogin:   `{"username":"admin","password":"wrong password"}`,
+	kindRefresh: `{"refreshAuthKey":"unknown-refresh-key"}`,
+	kindPut:     `{}`,
+}
+
+// neutralStatus is the answer to a route's neutral request.
+var neutralStatus = map[routeKind]int{
+	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200,
+}
+
+// hostileRequest is what an attack changes in a route's neutral request.
+type hostileRequest struct {
+	method  string            // instead of the route's
+	path    string            // decoded path, instead of the route's
+	rawPath string            // its escaped form, when it differs
+	query   string            // raw query
+	headers map[string]string // set over the neutral headers ("" deletes)
+	body    *string           // instead of the neutral body
+}
+
+// attack is one hostile input and the status each kind of route must
+// answer it with.
+type attack struct {
+	name string
+	req  func(r hostileRoute) hostileRequest
+	// hit are the kinds the input is aimed at, and their answers.
+	hit map[routeKind]int
+	// code, when set, is the code of the first error of every answer of a
+	// hit kind.
+	code string
+	// rest sends the input to the other kinds too (but logout, whose
+	// neutral request would log out), which must give their neutral
+	// answer: the input is ignored there.
+	rest bool
+}
+
+// want returns the status a route of kind k must answer a with, and
+// whether a is sent to it at all.
+func (a attack) want(k routeKind) (int, bool) {
+	if s, ok := a.hit[k]; ok {
+		return s, true
+	}
+	s, ok := neutralStatus[k]
+	return s, ok && a.rest
+}
+
+// on returns the hit map of the given kinds, all answered with status.
+func on(status int, kinds ...routeKind) map[routeKind]int {
+	m := map[routeKind]int{}
+	for _, k := range kinds {
+		m[k] = status
+	}
+	return m
+}
+
+// with returns m with the given kinds set to status.
+func with(m map[routeKind]int, status int, kinds ...routeKind) map[routeKind]int {
+	for _, k := range kinds {
+		m[k] = status
+	}
+	return m
+}
+
+func header(name, value string) func(hostileRoute) hostileRequest {
+	return func(hostileRoute) hostileRequest { return hostileRequest{headers: map[string]string{name: value}} }
+}
+
+func query(q string) func(hostileRoute) hostileRequest {
+	return func(hostileRoute) hostileRequest { return hostileRequest{query: q} }
+}
+
+// bodies sends each body kind its own hostile body.
+func bodies(m map[routeKind]string) func(hostileRoute) hostileRequest {
+	return func(r hostileRoute) hostileRequest {
+		b := m[r.kind]
+		return hostileRequest{body: &b}
+	}
+}
+
+// sameBody sends every body route the same hostile body.
+func sameBody(b string) func(hostileRoute) hostileRequest {
+	return func(hostileRoute) hostileRequest { return hostileRequest{body: &b} }
+}
+
+// pathID replaces the {id} of an integration route.
+func pathID(id string) func(hostileRoute) hostileRequest {
+	return func(r hostileRoute) hostileRequest {
+		base := r.path[:strings.LastIndexByte(r.path, '/')+1]
+		return hostileRequest{path: base + id, rawPath: base + url.PathEscape(id)}
+	}
+}
+
+// bodyKinds are the routes that read a JSON body.
+var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut}
+
+func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
+
+// branded are the kinds of route that resolve Brand-URL.
+var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut}
+
+// keyed are the kinds of route that check Auth-Key.
+var keyed = []routeKind{kindLogout, kindGet, kindPut}
+
+const (
+	sqlOr     = `' OR 1=1 --`
+	hugeFloat = `1e400`
+	hugeInt   = `99999999999999999999`
+)
+
+// deep is JSON nested n levels in arrays.
+func deep(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+
+func hostileAttacks() []attack {
+	twoMiB := `{"username":"` + strings.Repeat("x", 2<<20) + `"}`
+	return []attack{
+		// Headers.
+		{name: "Brand-URL with NUL", req: header("Brand-URL", "shop.example.com\x00"),
+			hit: on(404, branded...), code: "brand_not_found", rest: true},
+		{name: "Brand-URL invalid UTF-8", req: header("Brand-URL", "shop.example.com\xff\xfe"),
+			hit: on(404, branded...), code: "brand_not_found", rest: true},
+		{name: "Brand-URL SQL", req: header("Brand-URL", "shop.example.com"+sqlOr),
+			hit: on(404, branded...), code: "brand_not_found", rest: true},
+		{name: "Brand-URL LIKE underscore", req: header("Brand-URL", "shop.example.co_"),
+			hit: on(404, branded...), code: "brand_not_found", rest: true},
+		{name: "Brand-URL LIKE percent", req: header("Brand-URL", "%"),
+			hit: on(404, branded...), code: "brand_not_found", rest: true},
+		{name: "Brand-URL 64 KiB", req: header("Brand-URL", strings.Repeat("a", 64<<10)+".com"),
+			hit: on(404, branded...), code: "brand_not_found", rest: true},
+		{name: "Auth-Key with NUL", req: header("Auth-Key", "\x00"+strings.Repeat("A", 42)),
+			hit: on(401, keyed...), code: "unauthenticated", rest: true},
+		{name: "Auth-Key invalid UTF-8", req: header("Auth-Key", "\xff\xfe\xfd"),
+			hit: on(401, keyed...), code: "unauthenticated", rest: true},
+		{name: "Auth-Key SQL", req: header("Auth-Key", sqlOr),
+			hit: on(401, keyed...), code: "unauthenticated", rest: true},
+		{name: "Auth-Key LIKE percent", req: header("Auth-Key", "%"),
+			hit: on(401, keyed...), code: "unauthenticated", rest: true},
+		{name: "Auth-Key 1 MiB", req: header("Auth-Key", strings.Repeat("A", 1<<20)),
+			hit: on(401, keyed...), code: "unauthenticated", rest: true},
+		{name: "Device-Code hostile", req: header("Device-Code", sqlOr+"\x00\xff%_"), rest: true},
+		{name: "X-Device-Code hostile", req: header("X-Device-Code", sqlOr+"\x00\xff%_"), hit: on(400, kindLogin), rest: true},
+		{name: "If-Match hostile", req: header("If-Match", "\"\x00\xff\", W/, *x, "+sqlOr), hit: on(412, kindPut),
+			code: "precondition_failed", rest: true},
+		{name: "If-None-Match hostile", req: header("If-None-Match", "\"\x00\xff\", "+sqlOr), rest: true},
+		{name: "X-Forwarded-For hostile", req: header("X-Forwarded-For", "\x00, 999.1.1.1, "+sqlOr), rest: true},
+
+		// Query strings: list routes parse them; the others ignore them.
+		{name: "PageSize wrong type", req: query("PageSize=abc"), hit: on(400, kindList), rest: true, code: "invalid_type"},
+		{name: "PageSize 1e400", req: query("PageSize=" + hugeFloat), hit: on(400, kindList), rest: true, code: "invalid_type"},
+		{name: "PageNumber huge", req: query("PageNumber=" + hugeInt), hit: on(400, kindList), rest: true, code: "out_of_range"},
+		{name: "PageNumber negative", req: query("pagenumber=-1"), hit: on(400, kindList), rest: true, code: "out_of_range"},
+		{name: "PageSize huge clamped", req: query("PageSize=2147483647"), rest: true},
+		{name: "filters with NUL and invalid UTF-8", req: query("Name=%00%ff%fe&Keywords=%C0%AF%00"), rest: true},
+		{name: "raw invalid UTF-8 in query", req: query("Name=\xff\xfe&Keywords=\x00"), rest: true},
+		{name: "filters with SQL", req: query("Name=" + url.QueryEscape(sqlOr) + "&Keywords=%22%3B--&Tags=%27"), rest: true},
+		{name: "filters with LIKE wildcards", req: query("Name=%25&Keywords=_"), rest: true},
+		{name: "broken escapes", req: query("%zz=%&;;&=&Name=%"), rest: true},
+
+		// Bodies.
+		{name: "wrong types", req: bodies(map[routeKind]string{
+			kindLogin:   `{"username":12,"password":true}`,
+			kindRefresh: `{"refreshAuthKey":["x"]}`,
+			kindPut:     `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no"}`,
+		}), hit: onBodies(400), code: "invalid_type"},
+		{name: "huge float for a string", req: bodies(map[routeKind]string{
+			kindLogin:   `{"username":"admin","password":` + hugeFloat + `}`,
+			kindRefresh: `{"refreshAuthKey":` + hugeFloat + `}`,
+			kindPut:     `{"status":` + hugeFloat + `}`,
+		}), hit: onBodies(400), code: "invalid_type"},
+		{name: "huge integer for a string or bool", req: bodies(map[routeKind]string{
+			kindLogin:   `{"username":` + hugeInt + `,"password":"x"}`,
+			kindRefresh: `{"refreshAuthKey":` + hugeInt + `}`,
+			kindPut:     `{"isDefault":` + hugeInt + `}`,
+		}), hit: onBodies(400), code: "invalid_type"},
+		{name: "NUL in strings", req: bodies(map[routeKind]string{
+			kindLogin:   `{"username":"ad\u0000min","password":"` + adminPassword + `"}`,
+			kindRefresh: `{"refreshAuthKey":"\u0000"}`,
+			kindPut:     `{"appIntegrationId":"\u0000","trackingId":"\u0000","apiKey":"\u0000","name":"\u0000"}`,
+		}), hit: with(onBodies(401), 400, kindPut)},
+		{name: "invalid UTF-8 in strings", req: bodies(map[routeKind]string{
+			kindLogin:   "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
+			kindRefresh: "{\"refreshAuthKey\":\"\xff\xfe\"}",
+			kindPut:     "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\"}",
+		}), hit: with(onBodies(401), 400, kindPut)},
+		{name: "2 MiB body", req: sameBody(twoMiB), hit: onBodies(413), code: "body_too_large"},
+		{name: "wrong content type", req: func(r hostileRoute) hostileRequest {
+			return hostileRequest{headers: map[string]string{"Content-Type": "text/plain"}}
+		}, hit: onBodies(415), code: "unsupported_media_type"},
+		{name: "missing content type", req: func(r hostileRoute) hostileRequest {
+			return hostileRequest{headers: map[string]string{"Content-Type": ""}}
+		}, hit: onBodies(415), code: "unsupported_media_type"},
+		{name: "broken content type", req: func(r hostileRoute) hostileRequest {
+			return hostileRequest{headers: map[string]string{"Content-Type": "application/json; charset=\x00\xff; ;"}}
+		}, hit: onBodies(415), code: "unsupported_media_type"},
+		{name: "form content type", req: func(r hostileRoute) hostileRequest {
+			return hostileRequest{headers: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}}
+		}, hit: onBodies(415), code: "unsupported_media_type"},
+		{name: "nested past the decoder's limit", req: sameBody(deep(20000)), hit: onBodies(400), code: "malformed_json"},
+		{name: "deeply nested unknown field", req: bodies(map[routeKind]string{
+			kindLogin:   `{"x":` + deep(5000) + `,"username":"admin","password":"wrong"}`,
+			kindRefresh: `{"x":` + deep(5000) + `,"refreshAuthKey":"nope"}`,
+			kindPut:     `{"x":` + deep(5000) + `}`,
+		}), hit: with(onBodies(401), 400, kindPut)},
+		{name: "not an object", req: sameBody(`[1,2]`), hit: onBodies(400), code: "malformed_json"},
+		{name: "two values", req: bodies(map[routeKind]string{
+			kindLogin:   `{"username":"admin","password":"` + adminPassword + `"}{"x":1}`,
+			kindRefresh: `{"refreshAuthKey":"nope"} 1`,
+			kindPut:     `{} {}`,
+		}), hit: onBodies(400), code: "malformed_json"},
+		{name: "truncated", req: sameBody(`{"username":"adm`), hit: onBodies(400), code: "malformed_json"},
+		{name: "SQL in strings", req: bodies(map[routeKind]string{
+			kindLogin:   `{"username":"admin' --","emailAddress":"` + sqlOr + `","password":"` + sqlOr + `"}`,
+			kindRefresh: `{"refreshAuthKey":"` + sqlOr + `"}`,
+			kindPut:     `{"appIntegrationId":"` + sqlOr + `","trackingId":"x\"; DROP TABLE analytics; --","apiKey":"x","name":"` + sqlOr + `"}`,
+		}), hit: with(onBodies(401), 400, kindPut)},
+		// With the right password, a lookup that treated _ or % as a
+		// wildcard would log in.
+		{name: "LIKE underscore username", req: bodies(map[routeKind]string{
+			kindLogin:   `{"username":"_____","password":"` + adminPassword + `"}`,
+			kindRefresh: `{"refreshAuthKey":"` + strings.Repeat("_", 43) + `"}`,
+			kindPut:     `{"appIntegrationId":"` + strings.Repeat("_", 36) + `","trackingId":"_","apiKey":"_","name":"_"}`,
+		}), hit: with(onBodies(401), 400, kindPut)},
+		{name: "LIKE percent email", req: bodies(map[routeKind]string{
+			kindLogin:   `{"emailAddress":"%@%","password":"` + adminPassword + `"}`,
+			kindRefresh: `{"refreshAuthKey":"%"}`,
+			kindPut:     `{"appIntegrationId":"%","trackingId":"%","apiKey":"%","name":"%"}`,
+		}), hit: with(onBodies(401), 400, kindPut)},
+
+		// Path ids.
+		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut), code: "not_found"},
+		{name: "id LIKE percent", req: pathID("%"), hit: on(404, kindGet, kindPut), code: "not_found"},
+		{name: "id LIKE underscores", req: pathID(strings.Repeat("_", 36)), hit: on(404, kindGet, kindPut), code: "not_found"},
+		{name: "id NUL", req: pathID("\x00"), hit: on(404, kindGet, kindPut), code: "not_found"},
+		{name: "id invalid UTF-8", req: pathID("\xff\xfe"), hit: on(404, kindGet, kindPut), code: "not_found"},
+		{name: "id 64 KiB", req: pathID(strings.Repeat("7", 64<<10)), hit: on(404, kindGet, kindPut), code: "not_found"},
+
+		// Methods.
+		{name: "wrong method", req: func(hostileRoute) hostileRequest { return hostileRequest{method: "PATCH"} },
+			hit: on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc),
+			code: "method_not_allowed"},
+	}
+}
+
+// build makes the request of attack a on route r.
+func (h hostileRequest) build(f *integFixture, r hostileRoute) *http.Request {
+	method, path := r.method, r.path
+	if h.method != "" {
+		method = h.method
+	}
+	body := neutralBody[r.kind]
+	if h.body != nil {
+		body = *h.body
+	}
+	req := httptest.NewRequest(method, "/", strings.NewReader(body))
+	req.URL.Path, req.URL.RawPath = path, ""
+	if h.path != "" {
+		req.URL.Path, req.URL.RawPath = h.path, h.rawPath
+	}
+	req.URL.RawQuery = h.query
+	req.RequestURI = req.URL.RequestURI()
+	req.Header.Set("Brand-URL", "shop.example.com")
+	if slices.Contains(bodyKinds, r.kind) {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if r.kind == kindLogout || r.kind == kindGet || r.kind == kindPut {
+		req.Header.Set("Auth-Key", f.keys["admin"])
+	}
+	for k, v := range h.headers {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header[http.CanonicalHeaderKey(k)] = []string{v}
+		}
+	}
+	return req
+}
+
+// storedState is everything a hostile request must leave unchanged.
+type storedState struct {
+	Analytics, OtherAnalytics integrations.Analytics
+	Gateway, OtherGateway     integrations.PaymentGateway
+	AnalyticsSecrets          integrations.AnalyticsSecrets
+	GatewaySecrets            integrations.PaymentGatewaySecrets
+	Revisions                 map[string]int
+	Users                     []auth.User
+	Devices                   []auth.Device
+	Brands                    []auth.Brand
+	Currencies                int
+	ListTotals                map[string]int
+}
+
+func snapshot(t *testing.T, f *integFixture) storedState {
+	t.Helper()
+	ctx := t.Context()
+	in := f.app.Integrations
+	var s storedState
+	var err error
+	s.Analytics, err = in.Analytics(ctx, f.brand.ID, f.analytics.ID)
+	require.NoError(t, err)
+	s.OtherAnalytics, err = in.Analytics(ctx, f.other.ID, f.otherAnalytics.ID)
+	require.NoError(t, err)
+	s.Gateway, err = in.PaymentGateway(ctx, f.brand.ID, f.gateway.ID)
+	require.NoError(t, err)
+	s.OtherGateway, err = in.PaymentGateway(ctx, f.other.ID, f.otherGateway.ID)
+	require.NoError(t, err)
+	s.AnalyticsSecrets, err = in.AnalyticsSecrets(ctx, f.brand.ID, f.analytics.ID)
+	require.NoError(t, err)
+	s.GatewaySecrets, err = in.PaymentGatewaySecrets(ctx, f.brand.ID, f.gateway.ID)
+	require.NoError(t, err)
+	s.Revisions = map[string]int{}
+	for _, rec := range []struct {
+		brand, id string
+		kind      integrations.RecordKind
+	}{
+		{f.brand.ID, f.analytics.ID, integrations.KindAnalytics}, {f.brand.ID, f.gateway.ID, integrations.KindPaymentGateway},
+		{f.other.ID, f.otherAnalytics.ID, integrations.KindAnalytics}, {f.other.ID, f.otherGateway.ID, integrations.KindPaymentGateway},
+	} {
+		revs, err := in.Revisions(ctx, rec.brand, rec.kind, rec.id)
+		require.NoError(t, err)
+		s.Revisions[rec.id] = len(revs)
+	}
+	s.Users, err = f.app.Auth.Users(ctx, f.brand.ID)
+	require.NoError(t, err)
+	s.Devices, err = f.app.Auth.Devices(ctx, f.admin.ID)
+	require.NoError(t, err)
+	s.Brands, err = f.app.Auth.Brands(ctx)
+	require.NoError(t, err)
+	cur, err := f.app.RefData.ListCurrencies(ctx, "USD", refdata.CurrencyQuery{Page: refdata.Paging{Size: 1}})
+	require.NoError(t, err)
+	s.Currencies = cur.TotalItems
+	s.ListTotals = map[string]int{}
+	for _, p := range mountedListPaths(t, f.handler) {
+		_, e := f.do(t, "GET", p+"?PageSize=1", map[string]string{"Brand-URL": "shop.example.com"}, "")
+		var page struct{ TotalItems int }
+		require.NoError(t, json.Unmarshal(e.Data, &page))
+		s.ListTotals[p] = page.TotalItems
+	}
+	return s
+}
+
+// TestHostileInput sends every route wrong types, huge numbers, NUL bytes,
+// invalid UTF-8 (in query, headers and bodies), 2 MiB bodies, wrong and
+// missing content types, SQL and LIKE metacharacters, deeply nested JSON,
+// hostile path ids and a wrong method, on both stores. Every answer must be
+// the expected status in a well-formed envelope (statusCode equal to the
+// status, errors non-empty on failure), none a 500, nothing logged as an
+// error, and nothing stored may change.
+func TestHostileInput(t *testing.T) {
+	t.Parallel()
+	for storeName, newStore := range stores {
+		t.Run(storeName, func(t *testing.T) {
+			t.Parallel()
+			f := newIntegFixture(t, newStore)
+			routes := hostileRoutes(t, f)
+			before := snapshot(t, f)
+			f.logs.Reset()
+			sent, byStatus := 0, map[int]int{}
+			for _, a := range hostileAttacks() {
+				for _, r := range routes {
+					want, ok := a.want(r.kind)
+					if !ok {
+						continue
+					}
+					req := a.req(r).build(f, r)
+					t.Run(a.name+"/"+r.pattern, func(t *testing.T) {
+						status, e := hostileSend(t, f, req, r.kind)
+						sent++
+						byStatus[status]++
+						assert.Equal(t, want, status, "%s %s: %s", req.Method, req.URL, e.Message)
+						if _, hit := a.hit[r.kind]; hit && a.code != "" && len(e.Errors) > 0 {
+							assert.Equal(t, a.code, e.Errors[0].Code, e.Message)
+						}
+					})
+				}
+			}
+			t.Logf("%d hostile requests on %d routes: %v", sent, len(routes), byStatus)
+			assert.NotContains(t, byStatus, http.StatusInternalServerError)
+			assert.NotContains(t, f.logs.String(), "level=ERROR", "nothing is logged as an error")
+			assert.Equal(t, before, snapshot(t, f), "nothing stored changed")
+			_, err := f.app.Auth.Authenticate(t.Context(), f.brand, f.keys["admin"])
+			assert.NoError(t, err, "the admin's key still works (no hostile request logged it out)")
+			assertWildcardsLiteral(t, f)
+		})
+	}
+}
+
+// hostileSend serves req and checks the envelope (fixture.send), except
+// for the OpenAPI document, whose success is the document itself.
+func hostileSend(t *testing.T, f *integFixture, req *http.Request, kind routeKind) (int, env) {
+	t.Helper()
+	if kind == kindDoc && req.Method == http.MethodGet {
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		body, _ := io.ReadAll(rec.Body)
+		assert.True(t, json.Valid(body), "the document is JSON")
+		return rec.Code, env{}
+	}
+	rec, e := f.send(t, req)
+	return rec.Code, e
+}
+
+// assertWildcardsLiteral checks, on each list whose Name filter filters,
+// that % and _ in a filter are literal characters, not LIKE wildcards: no
+// name of the dataset holds them.
+func assertWildcardsLiteral(t *testing.T, f *integFixture) {
+	t.Helper()
+	total := func(p, q string) int {
+		_, e := f.do(t, "GET", p+"?PageSize=1&"+q, map[string]string{"Brand-URL": "shop.example.com"}, "")
+		var page struct{ TotalItems int }
+		require.NoError(t, json.Unmarshal(e.Data, &page))
+		return page.TotalItems
+	}
+	for _, p := range mountedListPaths(t, f.handler) {
+		if total(p, "Name=zzqqzz-no-such-name") != 0 {
+			t.Logf("%s: the Name filter does not filter yet; wildcard check skipped", p)
+			continue
+		}
+		for _, q := range []string{"Name=%25", "Name=_", "Name=%25%25", "Keywords=%25", "Keywords=_"} {
+			assert.Zero(t, total(p, q), "%s?%s: a wildcard matched", p, q)
+		}
+	}
+}
