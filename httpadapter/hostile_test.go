@@ -317,7 +317,7 @@ func hostileAttacks() []attack {
 
 		// Methods.
 		{name: "wrong method", req: func(hostileRoute) hostileRequest { return hostileRequest{method: "PATCH"} },
-			hit: on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc),
+			hit:  on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc),
 			code: "method_not_allowed"},
 	}
 }
