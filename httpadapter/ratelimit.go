@@ -2,7 +2,7 @@ package httpadapter
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/netip"
@@ -77,7 +77,8 @@ type namedPolicy struct {
 }
 
 // WithRateLimits replaces the default policies (see [DefaultRateLimits])
-// with l. New fails when a policy of l is invalid or two share a name.
+// with l. New fails with a KindInvalid error (code invalid_rate_policy) when
+// a policy of l is invalid or two share a name.
 func WithRateLimits(l RateLimits) Option {
 	return func(h *Handler) { h.rl.limits = &l }
 }
@@ -126,7 +127,8 @@ type rateLimiting struct {
 }
 
 // init fills in the defaults once the options are applied, and checks the
-// policies: an invalid policy or two policies of one name are an error.
+// policies: an invalid policy or two policies of one name are a KindInvalid
+// error of code invalid_rate_policy.
 func (rl *rateLimiting) init() error {
 	if rl.limits == nil {
 		d := DefaultRateLimits()
@@ -144,10 +146,11 @@ func (rl *rateLimiting) init() error {
 			np.p.Name = np.defaultName
 		}
 		if err := np.p.Validate(); err != nil {
-			return errors.New("httpadapter: " + err.Error())
+			return fmt.Errorf("httpadapter: %w", err)
 		}
 		if names[np.p.Name] {
-			return errors.New("httpadapter: two rate-limit policies are named " + strconv.Quote(np.p.Name))
+			return fmt.Errorf("httpadapter: %w", envelope.New(envelope.KindInvalid, "invalid_rate_policy",
+				"Two rate-limit policies are named "+strconv.Quote(np.p.Name)+"."))
 		}
 		names[np.p.Name] = true
 	}

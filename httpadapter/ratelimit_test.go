@@ -18,6 +18,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/storage"
@@ -326,7 +327,8 @@ func TestRateLimitsConfigErrors(t *testing.T) {
 			t.Parallel()
 			f := newFixture(t, stores["memory"])
 			_, err := f.app.Handler(httpadapter.WithRateLimits(limits))
-			assert.Error(t, err)
+			assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err))
+			assert.Equal(t, "invalid_rate_policy", envelope.CodeOf(err))
 		})
 	}
 }
