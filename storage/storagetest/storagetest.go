@@ -30,6 +30,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("RefData", func(t *testing.T) { runRefData(t, newStore) })
 	t.Run("Auth", func(t *testing.T) { runAuth(t, newStore) })
 	t.Run("Integrations", func(t *testing.T) { runIntegrations(t, newStore) })
+	t.Run("Cancellation", func(t *testing.T) { runCancellation(t, newStore) })
 }
 
 // open returns a fresh store that is closed when t ends.

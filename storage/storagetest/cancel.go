@@ -1,0 +1,164 @@
+package storagetest
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage"
+)
+
+// promptly is how long a store call under a cancelled context may take.
+const promptly = time.Second
+
+// runCancellation checks that every store method, called with a cancelled
+// context, fails promptly with the context's error (errors.Is
+// context.Canceled, envelope.KindUnavailable, which the HTTP adapter
+// answers 503) and writes nothing: a request whose client went away stops
+// at its next store call.
+func runCancellation(t *testing.T, newStore NewStore) {
+	t.Run("EveryMethod", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, newStore)
+		b, u := seedUser(t, s, "cancel")
+		k := testKey(u, "", "")
+		require.NoError(t, s.CreateKeyPair(t.Context(), k))
+		d, _, err := s.UpsertDevice(t.Context(), auth.Device{ID: uuid.NewString(), BrandID: b.ID, UserID: u.ID,
+			Code: "phone", CreatedAt: t0, LastSeenAt: t0})
+		require.NoError(t, err)
+		app := testApp(b.ID, integrations.TypeAnalytics, integT0)
+		an := testAnalytics(b.ID, app.ID, integT0)
+		inTx(t, s, func(tx integrations.Tx) error {
+			require.NoError(t, tx.InsertAppIntegration(t.Context(), app))
+			return tx.InsertAnalytics(t.Context(), an)
+		})
+
+		ctx, cancel := contextCancelled(t)
+		defer cancel()
+		calls := cancellableCalls(s, b, u, k, d, app, an)
+		for name, call := range calls {
+			start := time.Now()
+			err := call(ctx)
+			took := time.Since(start)
+			assert.Truef(t, errors.Is(err, context.Canceled), "%s: the context's error, got %v", name, err)
+			assert.Equalf(t, envelope.KindUnavailable, envelope.KindOf(err), "%s", name)
+			assert.Lessf(t, took, promptly, "%s returned promptly", name)
+		}
+
+		live := t.Context()
+		got, err := s.BrandByID(live, b.ID)
+		require.NoError(t, err)
+		assert.Equal(t, b, got, "a cancelled UpdateBrand wrote nothing")
+		gotUser, err := s.UserByID(live, u.ID)
+		require.NoError(t, err)
+		assert.Equal(t, u, gotUser, "a cancelled UpdateUser wrote nothing")
+		gotKey, err := s.KeyPairByAuthHash(live, k.AuthHash)
+		require.NoError(t, err)
+		assert.Equal(t, k, gotKey, "cancelled rotations and revocations wrote nothing")
+		gotAn, err := s.AnalyticsByID(live, b.ID, an.ID)
+		require.NoError(t, err)
+		assert.Equal(t, an, gotAn, "a cancelled transaction wrote nothing")
+		v, err := s.DatasetVersion(live)
+		require.NoError(t, err)
+		assert.Equal(t, refdata.DatasetVersion, v)
+	})
+}
+
+// cancellableCalls returns one call of every store method, named, on
+// records that exist (b, u, k, d, app, an), so that only the context can
+// make them fail.
+func cancellableCalls(s storage.Storage, b auth.Brand, u auth.UserRecord, k auth.KeyPair, d auth.Device,
+	app integrations.AppIntegration, an integrations.AnalyticsRecord) map[string]func(ctx context.Context) error {
+	changed := b
+	changed.Name = "Renamed"
+	next := testKey(u, k.FamilyID, "")
+	return map[string]func(ctx context.Context) error{
+		// refdata.Store
+		"DatasetVersion":    func(ctx context.Context) error { _, err := s.DatasetVersion(ctx); return err },
+		"SetDatasetVersion": func(ctx context.Context) error { return s.SetDatasetVersion(ctx, "cancelled") },
+		// auth.Store
+		"CreateBrand": func(ctx context.Context) error { return s.CreateBrand(ctx, testBrand("cancelled.example.com")) },
+		"UpdateBrand": func(ctx context.Context) error { return s.UpdateBrand(ctx, changed) },
+		"BrandByID":   func(ctx context.Context) error { _, err := s.BrandByID(ctx, b.ID); return err },
+		"BrandByURL":  func(ctx context.Context) error { _, err := s.BrandByURL(ctx, b.URL); return err },
+		"ListBrands":  func(ctx context.Context) error { _, err := s.ListBrands(ctx); return err },
+		"CreateUser":  func(ctx context.Context) error { return s.CreateUser(ctx, testUser(b.ID, "late", "")) },
+		"UpdateUser": func(ctx context.Context) error {
+			_, err := s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error { r.PhoneNumber = "changed"; return nil })
+			return err
+		},
+		"UserByID":       func(ctx context.Context) error { _, err := s.UserByID(ctx, u.ID); return err },
+		"UserByUsername": func(ctx context.Context) error { _, err := s.UserByUsername(ctx, b.ID, u.UsernameKey); return err },
+		"UserByEmail":    func(ctx context.Context) error { _, err := s.UserByEmail(ctx, b.ID, u.EmailKey); return err },
+		"ListUsers":      func(ctx context.Context) error { _, err := s.ListUsers(ctx, b.ID); return err },
+		"CreateKeyPair":  func(ctx context.Context) error { return s.CreateKeyPair(ctx, testKey(u, "", "")) },
+		"KeyPairByAuthHash": func(ctx context.Context) error {
+			_, err := s.KeyPairByAuthHash(ctx, k.AuthHash)
+			return err
+		},
+		"KeyPairByRefreshHash": func(ctx context.Context) error {
+			_, err := s.KeyPairByRefreshHash(ctx, k.RefreshHash)
+			return err
+		},
+		"RotateKeyPair": func(ctx context.Context) error { return s.RotateKeyPair(ctx, k.ID, t0.Add(time.Hour), next) },
+		"RevokeKeyPairs": func(ctx context.Context) error {
+			_, err := s.RevokeKeyPairs(ctx, auth.KeySelector{UserID: u.ID}, t0.Add(time.Hour))
+			return err
+		},
+		"DeleteKeyPairs": func(ctx context.Context) error {
+			_, err := s.DeleteKeyPairs(ctx, t0.Add(365*24*time.Hour))
+			return err
+		},
+		"UpsertDevice": func(ctx context.Context) error {
+			_, _, err := s.UpsertDevice(ctx, auth.Device{ID: uuid.NewString(), BrandID: b.ID, UserID: u.ID, Code: "tablet",
+				CreatedAt: t0, LastSeenAt: t0})
+			return err
+		},
+		"DeviceByCode": func(ctx context.Context) error { _, err := s.DeviceByCode(ctx, u.ID, d.Code); return err },
+		"ListDevices":  func(ctx context.Context) error { _, err := s.ListDevices(ctx, u.ID); return err },
+		"RevokeDevice": func(ctx context.Context) error {
+			_, err := s.RevokeDevice(ctx, u.ID, d.ID, t0.Add(time.Hour))
+			return err
+		},
+		// integrations.Store
+		"AppIntegrationByID": func(ctx context.Context) error {
+			_, err := s.AppIntegrationByID(ctx, b.ID, app.ID)
+			return err
+		},
+		"ListAppIntegrations": func(ctx context.Context) error {
+			_, err := s.ListAppIntegrations(ctx, integrations.AppIntegrationFilter{BrandID: b.ID})
+			return err
+		},
+		"AnalyticsByID": func(ctx context.Context) error { _, err := s.AnalyticsByID(ctx, b.ID, an.ID); return err },
+		"ListAnalytics": func(ctx context.Context) error {
+			_, err := s.ListAnalytics(ctx, integrations.ConfigFilter{BrandID: b.ID})
+			return err
+		},
+		"PaymentGatewayByID": func(ctx context.Context) error {
+			_, err := s.PaymentGatewayByID(ctx, b.ID, an.ID) // absent: the context must still win
+			return err
+		},
+		"ListPaymentGateways": func(ctx context.Context) error {
+			_, err := s.ListPaymentGateways(ctx, integrations.ConfigFilter{BrandID: b.ID})
+			return err
+		},
+		"ListRevisions": func(ctx context.Context) error {
+			_, err := s.ListRevisions(ctx, integrations.RevisionFilter{BrandID: b.ID})
+			return err
+		},
+		"IntegrationsTx": func(ctx context.Context) error {
+			changedAn := an
+			changedAn.TrackingID, changedAn.Version = "G-CANCELLED", an.Version+1
+			return s.IntegrationsTx(ctx, func(tx integrations.Tx) error { return tx.UpdateAnalytics(ctx, changedAn) })
+		},
+	}
+}
