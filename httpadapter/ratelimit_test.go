@@ -534,3 +534,65 @@ func ExampleWithRateLimits() {
 	// 200 RateLimit-Remaining=0 Retry-After=
 	// 429 RateLimit-Remaining=0 Retry-After=30
 }
+
+// TestRoutesAndTheirLimits sends one valid request to every mounted route
+// and checks which policies it is counted under: the list routes (whichever
+// are mounted) under Lists, login under LoginPerIP then LoginPerIdentifier,
+// the updates under Updates, and every other route under none.
+func TestRoutesAndTheirLimits(t *testing.T) {
+	t.Parallel()
+	lim := &recordingLimiter{}
+	f := newIntegFixture(t, stores["memory"], httpadapter.WithLimiter(lim))
+	want := map[string][]string{
+		"GET /api/v1/currencies":                            {"lists"},
+		"GET /api/v1/countries":                             {"lists"},
+		"GET /api/v1/cities":                                {"lists"},
+		"POST /api/v1/users/auth":                           {"login-ip", "login-identifier"},
+		"PUT /api/v1/app-integrations/analytics/{id}":       {"updates"},
+		"PUT /api/v1/app-integrations/payment-gateway/{id}": {"updates"},
+	}
+	limited := 0
+	for _, pattern := range f.handler.(*httpadapter.Handler).Routes() {
+		method, path, _ := strings.Cut(pattern, " ")
+		body := ""
+		switch {
+		case strings.Contains(path, "/analytics/"):
+			path = analyticsPath(f.analytics.ID)
+			body = analyticsBody(f.analytics.AppIntegration.ID, nil)
+		case strings.Contains(path, "/payment-gateway/"):
+			path = gatewayPath(f.gateway.ID)
+			body = gatewayBody(f.gateway.AppIntegration.ID, nil)
+		case pattern == "POST /api/v1/users/auth":
+			body = adminLogin()
+		case strings.HasSuffix(path, "/refresh-auth-key"):
+			pair := f.login(t, `{"username":"analyst","password":"analyst password"}`, jsonHeaders("shop.example.com"))
+			body = `{"refreshAuthKey":"` + pair.RefreshAuthKey + `"}`
+		}
+		if method != "PUT" && method != "POST" {
+			body = ""
+		}
+		lim.mu.Lock()
+		lim.calls = nil
+		lim.mu.Unlock()
+		key := f.keys["admin"]
+		if method == "DELETE" {
+			key = f.keys["viewer"] // logout revokes it
+		}
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		for k, v := range jsonHeaders("shop.example.com", "Auth-Key", key) {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		assert.Less(t, rec.Code, 300, "%s: %s", pattern, rec.Body.String())
+		var got []string
+		for _, c := range lim.calls {
+			got = append(got, c.policy.Name)
+		}
+		assert.Equal(t, want[pattern], got, pattern)
+		if want[pattern] != nil {
+			limited++
+		}
+	}
+	assert.GreaterOrEqual(t, limited, 4, "currencies, login and both updates at least")
+}
