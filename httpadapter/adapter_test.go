@@ -3,6 +3,8 @@ package httpadapter_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -92,22 +94,41 @@ func (f *fixture) send(t testing.TB, req *http.Request) (*httptest.ResponseRecor
 	t.Helper()
 	rec := httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, req)
-	var e env
-	if rec.Code == http.StatusNotModified {
-		return rec, e
-	}
-	require.Equal(t, "application/json; charset=utf-8", rec.Header().Get("Content-Type"))
-	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e), rec.Body.String())
-	assert.Equal(t, rec.Code, e.StatusCode, "statusCode equals the HTTP status")
-	assert.Equal(t, rec.Code < 400, e.Success)
-	assert.NotNil(t, e.Errors, "errors is never null")
-	assert.NotEmpty(t, e.Message)
-	if e.Success {
-		assert.Empty(t, e.Errors)
-	} else {
-		assert.NotEmpty(t, e.Errors)
-	}
+	e, err := decodeEnvelope(rec.Code, rec.Header(), rec.Body.Bytes())
+	require.NoError(t, err, rec.Body.String())
 	return rec, e
+}
+
+// decodeEnvelope decodes the envelope of an answer with the given status,
+// headers and body, and reports every invariant it breaks: a JSON content
+// type, statusCode equal to the status, success exactly below 400, a
+// message, errors never null, empty on success and not on failure. A 304
+// has no body and no envelope. It does not touch a testing.T, so that
+// client goroutines (the load test) can use it.
+func decodeEnvelope(status int, h http.Header, body []byte) (env, error) {
+	var e env
+	if status == http.StatusNotModified {
+		return e, nil
+	}
+	if ct := h.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		return e, fmt.Errorf("status %d: Content-Type %q", status, ct)
+	}
+	if err := json.Unmarshal(body, &e); err != nil {
+		return e, fmt.Errorf("status %d: not an envelope: %w", status, err)
+	}
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf("status %d: "+format, append([]any{status}, args...)...))
+		}
+	}
+	check(e.StatusCode == status, "statusCode %d differs from the HTTP status", e.StatusCode)
+	check(e.Success == (status < 400), "success is %v", e.Success)
+	check(e.Errors != nil, "errors is null")
+	check(e.Message != "", "message is empty")
+	check(!e.Success || len(e.Errors) == 0, "errors on success: %v", e.Errors)
+	check(e.Success || len(e.Errors) > 0, "no errors on failure")
+	return e, errors.Join(errs...)
 }
 
 func TestRoutingAndBrand(t *testing.T) {
