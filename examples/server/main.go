@@ -108,16 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           api,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
+	srv := newHTTPServer(ctx, api, logger)
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
@@ -144,6 +135,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return err
 	}
 	return nil
+}
+
+// newHTTPServer returns the demo server's http.Server for handler. Every
+// timeout is set, so that a slow or idle client cannot hold a connection:
+// the request headers must arrive within 5 s of the first byte (slowloris),
+// the whole request within 15 s, the answer be written within 30 s, and an
+// idle keep-alive connection is closed after 120 s. Headers are limited to
+// 64 KiB; the server's own errors go to logger. Requests are served under
+// ctx.
+func newHTTPServer(ctx context.Context, handler http.Handler, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
 }
 
 // openStore opens the in-memory store for ":memory:" and the SQLite file
