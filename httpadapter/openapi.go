@@ -89,6 +89,20 @@ var operations = []operation{
 		data: reflect.TypeFor[refdata.Page[refdata.Currency]](), etag: etagRead, limited: true,
 	},
 	{
+		pattern: "GET /api/v1/countries", id: "listCountries", tag: tagRefData,
+		summary:     "List countries",
+		description: "A page of the ISO 3166-1 countries (spec 4.3).",
+		access:      accessBrand, query: reflect.TypeFor[refdata.CountryQuery](),
+		data: reflect.TypeFor[refdata.Page[refdata.Country]](), etag: etagRead, limited: true,
+	},
+	{
+		pattern: "GET /api/v1/cities", id: "listCities", tag: tagRefData,
+		summary:     "List cities",
+		description: "A page of cities (spec 4.4); without SortDataField in the order they were loaded. A city has no id.",
+		access:      accessBrand, query: reflect.TypeFor[refdata.CityQuery](),
+		data: reflect.TypeFor[refdata.Page[refdata.City]](), etag: etagRead, limited: true,
+	},
+	{
 		pattern: "POST /api/v1/users/auth", id: "login", tag: tagAuth,
 		summary: "Log in",
 		description: "Checks a username or emailAddress (case-insensitive) and password and answers a new key pair (spec 4.1). " +

@@ -369,6 +369,8 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	forLogout := f.login(t, adminLogin(), shop)
 	return map[string]sampleRequest{
 		"GET /api/v1/currencies":                            {path: "/api/v1/currencies?PageSize=3", headers: shop},
+		"GET /api/v1/countries":                             {path: "/api/v1/countries?PageSize=3&SortDataField=name", headers: shop},
+		"GET /api/v1/cities":                                {path: "/api/v1/cities?PageSize=3&Keywords=sao", headers: shop},
 		"POST /api/v1/users/auth":                           {path: "/api/v1/users/auth", headers: jsonHeaders("shop.example.com", "X-Device-Code", "laptop-1"), body: adminLogin()},
 		"POST /api/v1/users/auth/refresh-auth-key":          {path: "/api/v1/users/auth/refresh-auth-key", headers: shop, body: `{"refreshAuthKey":"` + forRefresh.RefreshAuthKey + `"}`},
 		"DELETE /api/v1/users/auth":                         {path: "/api/v1/users/auth", headers: jsonHeaders("shop.example.com", "Auth-Key", forLogout.AuthKey)},

@@ -2,6 +2,7 @@ package httpadapter
 
 import (
 	"net/http"
+	"sync"
 
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/refdata"
@@ -12,8 +13,50 @@ import (
 // depends on the brand (isDefault), so shared caches must not reuse it.
 const cacheReferenceData = "private, max-age=300"
 
+// registerRefData mounts the three reference-data lists (spec 4.2-4.4).
+// Their encoded answers are cached (see listCache).
 func (h *Handler) registerRefData() {
-	h.mux.Handle("GET /api/v1/currencies", h.withBrand(h.rateLimited(limitLists, h.listCurrencies)))
+	cache := newListCache(listCacheBytes)
+	h.mux.Handle("GET /api/v1/currencies", h.withBrand(h.rateLimited(limitLists, h.serveList(cache, true, h.listCurrencies))))
+	h.mux.Handle("GET /api/v1/countries", h.withBrand(h.rateLimited(limitLists, h.serveList(cache, false, h.listCountries))))
+	h.mux.Handle("GET /api/v1/cities", h.withBrand(h.rateLimited(limitLists, h.serveList(cache, false, h.listCities))))
+}
+
+// serveList answers a list route with the page list computes, from cache
+// when the same query was answered since the reference data last changed.
+// perBrand says the answer depends on the brand's default currency.
+func (h *Handler) serveList(cache *listCache, perBrand bool, list func(r *http.Request) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		key := r.URL.Path + "?" + r.URL.RawQuery
+		if perBrand {
+			key += "#" + brandFrom(ctx).DefaultCurrency
+		}
+		// The revision is read before the answer is computed, so a cached
+		// answer is never older than the revision it is filed under.
+		rev, revErr := h.svc.RefData.Revision(ctx)
+		if revErr == nil {
+			if e, ok := cache.get(rev, key); ok {
+				h.okEncoded(w, r, e.body, e.etag, cacheReferenceData)
+				return
+			}
+		}
+		data, err := list(r)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		body, err := envelope.Marshal(envelope.Success(http.StatusOK, "", data))
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		e := cachedAnswer{body: body, etag: bodyETag(body)}
+		if revErr == nil {
+			cache.put(rev, key, e)
+		}
+		h.okEncoded(w, r, e.body, e.etag, cacheReferenceData)
+	}
 }
 
 // paging reads PageNumber and PageSize.
@@ -28,7 +71,7 @@ func (q query) paging() refdata.Paging {
 	return p
 }
 
-func (h *Handler) listCurrencies(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) listCurrencies(r *http.Request) (any, error) {
 	var v envelope.Validation
 	q := newQuery(r, &v)
 	cq := refdata.CurrencyQuery{
@@ -42,16 +85,134 @@ func (h *Handler) listCurrencies(w http.ResponseWriter, r *http.Request) {
 		Tags:          q.str("Tags"),
 		IsCoin:        q.bool("IsCoin"),
 		Keywords:      q.str("Keywords"),
+		SortDataField: q.str("SortDataField"),
+		SortOrder:     q.str("SortOrder"),
 		Page:          q.paging(),
 	}
-	if err := v.Err(); err != nil {
-		h.fail(w, r, err)
+	if err := allInvalid(&v, func() error { _, err := cq.Filter(""); return err }); err != nil {
+		return nil, err
+	}
+	return h.svc.RefData.ListCurrencies(r.Context(), brandFrom(r.Context()).DefaultCurrency, cq)
+}
+
+func (h *Handler) listCountries(r *http.Request) (any, error) {
+	var v envelope.Validation
+	q := newQuery(r, &v)
+	cq := refdata.CountryQuery{
+		Region:        q.str("Region"),
+		Subregion:     q.str("Subregion"),
+		CodeAlpha2:    q.str("CodeAlpha2"),
+		CodeAlpha3:    q.str("CodeAlpha3"),
+		CodeNumeric:   q.int32("CodeNumeric"),
+		CodePhone:     q.str("CodePhone"),
+		Name:          q.str("Name"),
+		Capital:       q.str("Capital"),
+		Currency:      q.str("Currency"),
+		Tld:           q.str("Tld"),
+		Native:        q.str("Native"),
+		Tags:          q.str("Tags"),
+		Keywords:      q.str("Keywords"),
+		SortDataField: q.str("SortDataField"),
+		SortOrder:     q.str("SortOrder"),
+		Page:          q.paging(),
+	}
+	if err := allInvalid(&v, func() error { _, err := cq.Filter(); return err }); err != nil {
+		return nil, err
+	}
+	return h.svc.RefData.ListCountries(r.Context(), cq)
+}
+
+func (h *Handler) listCities(r *http.Request) (any, error) {
+	var v envelope.Validation
+	q := newQuery(r, &v)
+	cq := refdata.CityQuery{
+		Keywords:      q.str("Keywords"),
+		CountryCode:   q.str("CountryCode"),
+		StateCode:     q.str("StateCode"),
+		Name:          q.str("Name"),
+		SortDataField: q.str("SortDataField"),
+		SortOrder:     q.str("SortOrder"),
+		Page:          q.paging(),
+	}
+	if err := allInvalid(&v, func() error { _, err := cq.Filter(); return err }); err != nil {
+		return nil, err
+	}
+	return h.svc.RefData.ListCities(r.Context(), cq)
+}
+
+// allInvalid returns nil when no query parameter failed to parse (v is
+// empty); otherwise the parse errors followed by those the domain's own
+// validation finds in the rest, so that one answer names every bad
+// parameter.
+func allInvalid(v *envelope.Validation, validate func() error) error {
+	if v.Err() == nil {
+		return nil
+	}
+	v.Merge(validate())
+	return v.Err()
+}
+
+// listCacheBytes bounds the bodies the list cache keeps.
+const listCacheBytes = 16 << 20
+
+// listCache keeps encoded list answers by request (path, raw query and,
+// for currencies, the brand's default currency), for one revision of the
+// reference data: a new revision empties it. Its size is bounded: when a
+// new answer does not fit, arbitrary old ones are dropped, and an answer
+// larger than an eighth of the bound is not kept.
+type listCache struct {
+	mu      sync.Mutex
+	rev     uint64
+	entries map[string]cachedAnswer
+	bytes   int
+	max     int
+}
+
+// cachedAnswer is an encoded envelope and its strong ETag.
+type cachedAnswer struct {
+	body []byte
+	etag string
+}
+
+func newListCache(maxBytes int) *listCache {
+	return &listCache{entries: map[string]cachedAnswer{}, max: maxBytes}
+}
+
+// sync empties c when rev is not its revision. c.mu must be held.
+func (c *listCache) sync(rev uint64) {
+	if c.rev != rev {
+		clear(c.entries)
+		c.rev, c.bytes = rev, 0
+	}
+}
+
+func (c *listCache) get(rev uint64, key string) (cachedAnswer, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sync(rev)
+	e, ok := c.entries[key]
+	return e, ok
+}
+
+func (c *listCache) put(rev uint64, key string, e cachedAnswer) {
+	size := len(key) + len(e.body) + len(e.etag)
+	if size > c.max/8 {
 		return
 	}
-	page, err := h.svc.RefData.ListCurrencies(r.Context(), brandFrom(r.Context()).DefaultCurrency, cq)
-	if err != nil {
-		h.fail(w, r, err)
-		return
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sync(rev)
+	if old, ok := c.entries[key]; ok {
+		delete(c.entries, key)
+		c.bytes -= len(key) + len(old.body) + len(old.etag)
 	}
-	h.okCached(w, r, page, cacheReferenceData)
+	for k, old := range c.entries { // map order: an arbitrary victim
+		if c.bytes+size <= c.max {
+			break
+		}
+		delete(c.entries, k)
+		c.bytes -= len(k) + len(old.body) + len(old.etag)
+	}
+	c.entries[key] = e
+	c.bytes += size
 }

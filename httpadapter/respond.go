@@ -80,7 +80,12 @@ func (h *Handler) okCached(w http.ResponseWriter, r *http.Request, data any, cac
 		h.fail(w, r, err)
 		return
 	}
-	etag := bodyETag(body)
+	h.okEncoded(w, r, body, bodyETag(body), cacheControl)
+}
+
+// okEncoded answers r with status 200 and body, an encoded envelope, under
+// its strong ETag etag, as okCached does.
+func (h *Handler) okEncoded(w http.ResponseWriter, r *http.Request, body []byte, etag, cacheControl string) {
 	hd := w.Header()
 	hd.Set("ETag", etag)
 	if cacheControl != "" {

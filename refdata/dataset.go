@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -57,7 +58,8 @@ func DefaultCurrencies() ([]Currency, error) { return cloneOf(defaultCurrencies(
 func DefaultCountries() ([]Country, error) { return cloneOf(defaultCountries()) }
 
 // DefaultCities returns the cities of the embedded dataset in file order
-// (their default sort order). The slice is a fresh copy.
+// (their default sort order). A store holds DedupCities of them. The slice
+// is a fresh copy.
 func DefaultCities() ([]City, error) { return cloneOf(defaultCities()) }
 
 func cloneOf[T any](s []T, err error) ([]T, error) {
@@ -67,8 +69,13 @@ func cloneOf[T any](s []T, err error) ([]T, error) {
 	return slices.Clone(s), nil
 }
 
-// LoadDefault loads the embedded dataset into store unless the store already
-// holds this DatasetVersion. It is idempotent.
+// LoadDefault loads the embedded dataset (currencies, countries and
+// cities) into store unless the store already holds this DatasetVersion.
+// It is idempotent: records are upserted (cities by their natural key), and
+// the version is recorded last, so an interrupted load is completed by the
+// next call. A store that never held a dataset and implements
+// DatasetInstaller installs it that way instead. It fails with the first
+// parse or store error.
 func LoadDefault(ctx context.Context, store Store) error {
 	v, err := store.DatasetVersion(ctx)
 	if err != nil {
@@ -77,11 +84,30 @@ func LoadDefault(ctx context.Context, store Store) error {
 	if v == DatasetVersion {
 		return nil
 	}
-	cs, err := defaultCurrencies()
+	if in, ok := store.(DatasetInstaller); ok && v == "" {
+		if done, err := in.InstallDefaultDataset(ctx); err != nil || done {
+			return err
+		}
+	}
+	currencies, err := defaultCurrencies()
 	if err != nil {
 		return err
 	}
-	if err := store.UpsertCurrencies(ctx, cs); err != nil {
+	countries, err := defaultCountries()
+	if err != nil {
+		return err
+	}
+	cities, err := defaultCities()
+	if err != nil {
+		return err
+	}
+	if err := store.UpsertCurrencies(ctx, currencies); err != nil {
+		return err
+	}
+	if err := store.UpsertCountries(ctx, countries); err != nil {
+		return err
+	}
+	if _, err := store.UpsertCities(ctx, cities); err != nil {
 		return err
 	}
 	return store.SetDatasetVersion(ctx, DatasetVersion)
@@ -90,22 +116,40 @@ func LoadDefault(ctx context.Context, store Store) error {
 // row gives access to one CSV record by column name.
 type row struct {
 	rec  []string
-	col  map[string]int
+	col  map[string]int // lower-cased column name -> index
 	line int
 }
 
-// get returns the named column, or "" when the file has no such column.
+// get returns the named column (case-insensitive), or "" when the file has
+// no such column.
 func (r row) get(name string) string {
-	if i, ok := r.col[name]; ok && i < len(r.rec) {
+	return r.at(r.index(name))
+}
+
+// index returns the index of the named column (case-insensitive), or -1.
+func (r row) index(name string) int {
+	if i, ok := r.col[strings.ToLower(name)]; ok {
+		return i
+	}
+	return -1
+}
+
+// at returns column i, or "" when i is -1 or the record is shorter.
+func (r row) at(i int) string {
+	if i >= 0 && i < len(r.rec) {
 		return r.rec[i]
 	}
 	return ""
 }
 
 // readCSV reads a CSV stream with a header row, calling fn for each record.
-// Columns are found by name, in any order; extra columns are ignored; the
-// required ones must be present in the header. Errors name the line.
-func readCSV(r io.Reader, required []string, fn func(row) error) error {
+// Columns are found by name, case-insensitively and in any order (a UTF-8
+// byte-order mark before the header is ignored); extra columns are ignored;
+// the required ones must be present in the header. An error from fn stops
+// the read. A malformed record stops it too when onBad is nil; otherwise
+// onBad gets the record's line and error, and the read goes on unless it
+// returns an error. Errors name the line.
+func readCSV(r io.Reader, required []string, fn func(row) error, onBad func(line int, err error) error) error {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -115,10 +159,16 @@ func readCSV(r io.Reader, required []string, fn func(row) error) error {
 	}
 	col := make(map[string]int, len(header))
 	for i, h := range header {
-		col[h] = i
+		if i == 0 {
+			h = strings.TrimPrefix(h, "\ufeff")
+		}
+		h = strings.ToLower(strings.TrimSpace(h))
+		if _, dup := col[h]; !dup {
+			col[h] = i
+		}
 	}
 	for _, name := range required {
-		if _, ok := col[name]; !ok {
+		if _, ok := col[strings.ToLower(name)]; !ok {
 			return fmt.Errorf("header: missing column %q", name)
 		}
 	}
@@ -126,6 +176,13 @@ func readCSV(r io.Reader, required []string, fn func(row) error) error {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			return nil
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) && onBad != nil {
+			if err := onBad(pe.StartLine, pe.Err); err != nil {
+				return err
+			}
+			continue
 		}
 		if err != nil {
 			return err
@@ -152,7 +209,7 @@ func parseFile[T any](name string, parse func(row) (T, error)) ([]T, error) {
 		}
 		out = append(out, v)
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("refdata: %s: %w", name, err)
 	}
@@ -172,7 +229,7 @@ func parseCurrency(r row) (Currency, error) {
 	if err != nil {
 		return Currency{}, fmt.Errorf("isCoin: %w", err)
 	}
-	code := r.get("code")
+	code := strings.ToUpper(strings.TrimSpace(r.get("code")))
 	return Currency{
 		ID: CurrencyID(code), Code: code, Name: r.get("name"), NamePlural: r.get("namePlural"),
 		Symbol: r.get("symbol"), SymbolNative: r.get("symbolNative"), DecimalDigits: int32(digits),
@@ -185,15 +242,18 @@ func parseCountry(r row) (Country, error) {
 	if err != nil {
 		return Country{}, fmt.Errorf("codeNumeric: %w", err)
 	}
-	a2 := r.get("codeAlpha2")
+	a2 := upper(r.get("codeAlpha2"))
 	return Country{
 		ID: CountryID(a2), Region: r.get("region"), Subregion: r.get("subregion"), CodeAlpha2: a2,
-		CodeAlpha3: r.get("codeAlpha3"), CodeNumeric: int32(numeric), CodePhone: r.get("codePhone"),
-		Name: r.get("name"), Capital: r.get("capital"), Currency: r.get("currency"), Tld: r.get("tld"),
-		Native: r.get("native"), Tags: r.get("tags"), Keywords: r.get("keywords"),
+		CodeAlpha3: upper(r.get("codeAlpha3")), CodeNumeric: int32(numeric),
+		CodePhone: NormalizePhone(r.get("codePhone")), Name: r.get("name"), Capital: r.get("capital"),
+		Currency: upper(r.get("currency")), Tld: NormalizeTld(r.get("tld")), Native: r.get("native"),
+		Tags: r.get("tags"), Keywords: r.get("keywords"),
 	}, nil
 }
 
+func upper(s string) string { return strings.ToUpper(strings.TrimSpace(s)) }
+
 func parseCity(r row) (City, error) {
-	return City{CountryCode: r.get("countryCode"), StateCode: r.get("stateCode"), Name: r.get("name"), Tags: r.get("tags")}, nil
+	return NormalizeCity(City{CountryCode: r.get("countryCode"), StateCode: r.get("stateCode"), Name: r.get("name"), Tags: r.get("tags")})
 }

@@ -1,6 +1,10 @@
 package refdata
 
 import (
+	"math"
+	"slices"
+	"strings"
+
 	"github.com/brandbase/brandbase/envelope"
 )
 
@@ -8,14 +12,18 @@ import (
 const (
 	DefaultPageSize = 200
 	MaxPageSize     = 1000
+	// MaxTextLength is the longest value, in bytes, a text query parameter
+	// may have; a longer one is refused with "too_long".
+	MaxTextLength = 200
 )
 
 // Paging selects one page of a list.
 type Paging struct {
 	// Number is the page number, from 0.
 	Number int
-	// Size is the page size; 0 means DefaultPageSize and a size above
-	// MaxPageSize is clamped to it.
+	// Size is the page size. 0 means DefaultPageSize (in-process the zero
+	// value, over HTTP PageSize=0 or no PageSize); a size above MaxPageSize
+	// is clamped to it; a negative size is refused.
 	Size int
 }
 
@@ -24,12 +32,12 @@ func (p Paging) Offset() int { return p.Number * p.Size }
 
 // normalize validates p and applies the default and the clamp.
 func (p Paging) normalize(v *envelope.Validation) Paging {
-	if p.Number < 0 {
-		v.Add("PageNumber", "out_of_range", "PageNumber must be 0 or more.")
+	if p.Number < 0 || p.Number > math.MaxInt32 {
+		v.Add("PageNumber", "out_of_range", "PageNumber must be between 0 and 2147483647.")
 	}
 	switch {
 	case p.Size < 0:
-		v.Add("PageSize", "out_of_range", "PageSize must be between 1 and 1000.")
+		v.Add("PageSize", "out_of_range", "PageSize must be between 1 and 1000 (0 means the default, 200).")
 	case p.Size == 0:
 		p.Size = DefaultPageSize
 	case p.Size > MaxPageSize:
@@ -38,17 +46,358 @@ func (p Paging) normalize(v *envelope.Validation) Paging {
 	return p
 }
 
-// CurrencyQuery selects currencies (spec 4.2). Nil fields are not filtered on.
+// bounds returns the half-open range [start, end) of the page within n
+// records; start == end past the end.
+func (p Paging) bounds(n int) (start, end int) {
+	start = min(p.Offset(), n)
+	return start, min(start+p.Size, n)
+}
+
+// Field names a field of a record, as SortDataField gives it. Its value is
+// the field's JSON name.
+type Field string
+
+// The sortable fields. Each resource accepts its own subset (see
+// CurrencyQuery, CountryQuery and CityQuery).
+const (
+	FieldID            Field = "id"
+	FieldCode          Field = "code"
+	FieldName          Field = "name"
+	FieldNamePlural    Field = "namePlural"
+	FieldSymbol        Field = "symbol"
+	FieldSymbolNative  Field = "symbolNative"
+	FieldDecimalDigits Field = "decimalDigits"
+	FieldRounding      Field = "rounding"
+	FieldIsCoin        Field = "isCoin"
+	FieldIsDefault     Field = "isDefault"
+	FieldTags          Field = "tags"
+	FieldRegion        Field = "region"
+	FieldSubregion     Field = "subregion"
+	FieldCodeAlpha2    Field = "codeAlpha2"
+	FieldCodeAlpha3    Field = "codeAlpha3"
+	FieldCodeNumeric   Field = "codeNumeric"
+	FieldCodePhone     Field = "codePhone"
+	FieldCapital       Field = "capital"
+	FieldCurrency      Field = "currency"
+	FieldTld           Field = "tld"
+	FieldNative        Field = "native"
+	FieldCountryCode   Field = "countryCode"
+	FieldStateCode     Field = "stateCode"
+)
+
+// The fields each resource sorts by.
+var (
+	currencyFields = []Field{FieldID, FieldCode, FieldName, FieldNamePlural, FieldSymbol, FieldSymbolNative,
+		FieldDecimalDigits, FieldRounding, FieldIsCoin, FieldIsDefault, FieldTags}
+	countryFields = []Field{FieldID, FieldRegion, FieldSubregion, FieldCodeAlpha2, FieldCodeAlpha3,
+		FieldCodeNumeric, FieldCodePhone, FieldName, FieldCapital, FieldCurrency, FieldTld, FieldNative, FieldTags}
+	cityFields = []Field{FieldID, FieldCountryCode, FieldStateCode, FieldName, FieldTags}
+)
+
+// sortField resolves SortDataField (case-insensitive) among allowed;
+// absent means FieldID.
+func sortField(name *string, allowed []Field, v *envelope.Validation) Field {
+	if name == nil || strings.TrimSpace(*name) == "" {
+		return FieldID
+	}
+	n := strings.TrimSpace(*name)
+	for _, f := range allowed {
+		if strings.EqualFold(n, string(f)) {
+			return f
+		}
+	}
+	names := make([]string, len(allowed))
+	for i, f := range allowed {
+		names[i] = string(f)
+	}
+	v.Add("SortDataField", "invalid_enum", "SortDataField must be one of: "+strings.Join(names, ", ")+".")
+	return FieldID
+}
+
+// sortDesc resolves SortOrder: ASC or DESC (also ascending, descending),
+// case-insensitive; absent means ascending.
+func sortDesc(order *string, v *envelope.Validation) bool {
+	if order == nil {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(*order)) {
+	case "", "asc", "ascending":
+		return false
+	case "desc", "descending":
+		return true
+	}
+	v.Add("SortOrder", "invalid_enum", "SortOrder must be ASC or DESC.")
+	return false
+}
+
+// text validates a text parameter: trimmed; nil or blank means absent.
+// Bytes that are not UTF-8 become U+FFFD (which no name holds), so that
+// such a value matches nothing rather than failing.
+func text(name string, s *string, v *envelope.Validation) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	t := strings.TrimSpace(*s)
+	switch {
+	case t == "":
+		return "", false
+	case len(t) > MaxTextLength:
+		v.Add(name, "too_long", name+" must be at most 200 bytes long.")
+		return "", false
+	}
+	return strings.ToValidUTF8(t, "\uFFFD"), true
+}
+
+// code normalises an exact-match code parameter (upper case).
+func code(name string, s *string, v *envelope.Validation) string {
+	t, _ := text(name, s, v)
+	return strings.ToUpper(t)
+}
+
+// substring normalises a name parameter for the substring match (folded).
+func substring(name string, s *string, v *envelope.Validation) string {
+	t, _ := text(name, s, v)
+	return Fold(t)
+}
+
+// tagList normalises a Tags parameter: the folded, distinct, non-empty
+// comma-separated tags.
+func tagList(s *string, v *envelope.Validation) []string {
+	t, ok := text("Tags", s, v)
+	if !ok {
+		return nil
+	}
+	var tags []string
+	for tag := range strings.SplitSeq(t, ",") {
+		if tag = Fold(strings.TrimSpace(tag)); tag != "" && !slices.Contains(tags, tag) {
+			tags = append(tags, tag)
+		}
+	}
+	return tags
+}
+
+// terms normalises a Keywords parameter: its distinct folded words, and
+// whether it has text but no word (as "%" or "--"), which no record
+// matches.
+func terms(s *string, v *envelope.Validation) ([]string, bool) {
+	t, ok := text("Keywords", s, v)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for _, w := range Words(t) {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out, len(out) == 0
+}
+
+// NormalizeTld returns a top-level domain in its stored form: lower case
+// with one leading dot (".uk" for "UK", "uk" or ".uk"); "" stays "".
+func NormalizeTld(s string) string {
+	s = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), ".")
+	if s == "" {
+		return ""
+	}
+	return "." + s
+}
+
+// NormalizePhone returns a dialing prefix in its stored form: with one
+// leading "+" ("+44" for "44" or "+44"); "" stays "".
+func NormalizePhone(s string) string {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "+")
+	if s == "" {
+		return ""
+	}
+	return "+" + s
+}
+
+// CurrencyQuery selects currencies (spec 4.2). Nil fields are not filtered
+// on; see DESIGN.md section 4 for how each one matches.
 type CurrencyQuery struct {
-	Code          *string
-	Name          *string
-	NamePlural    *string
-	Symbol        *string
-	SymbolNative  *string
-	DecimalDigits *int32
+	Code          *string // exact, case-insensitive
+	Name          *string // case- and accent-insensitive substring
+	NamePlural    *string // substring
+	Symbol        *string // substring
+	SymbolNative  *string // substring
+	DecimalDigits *int32  // exact
 	Rounding      *float64
-	Tags          *string
+	Tags          *string // any of these comma-separated tags
 	IsCoin        *bool
-	Keywords      *string
-	Page          Paging
+	Keywords      *string // every word prefix-matches a word of name, code, tags or keywords
+	// SortDataField is one of id (default), code, name, namePlural, symbol,
+	// symbolNative, decimalDigits, rounding, isCoin, isDefault, tags;
+	// case-insensitive.
+	SortDataField *string
+	// SortOrder is ASC (default) or DESC; case-insensitive, ascending and
+	// descending accepted.
+	SortOrder *string
+	Page      Paging
+}
+
+// CurrencyFilter is a validated CurrencyQuery in the normalised form stores
+// compare with: codes upper-case, names folded (Fold), tags and keywords
+// split and folded. Empty strings and nil pointers do not filter.
+type CurrencyFilter struct {
+	Code                                   string
+	Name, NamePlural, Symbol, SymbolNative string
+	DecimalDigits                          *int32
+	Rounding                               *float64
+	IsCoin                                 *bool
+	Tags                                   []string
+	Keywords                               []string
+	// Nothing is set when the filter can match no record (Keywords with
+	// no word in it): the Service answers an empty page without asking
+	// the store, and stores are never given such a filter.
+	Nothing bool
+	// DefaultCode is the requesting brand's default currency, upper-case:
+	// what sorting by isDefault compares with.
+	DefaultCode string
+	Sort        Field
+	Desc        bool
+	Page        Paging
+}
+
+// Filter validates q and returns its normalised form. defaultCurrency is
+// the brand's default currency code. It fails with KindInvalid, one field
+// error per bad parameter.
+func (q CurrencyQuery) Filter(defaultCurrency string) (CurrencyFilter, error) {
+	var v envelope.Validation
+	f := CurrencyFilter{
+		Code:          code("Code", q.Code, &v),
+		Name:          substring("Name", q.Name, &v),
+		NamePlural:    substring("NamePlural", q.NamePlural, &v),
+		Symbol:        substring("Symbol", q.Symbol, &v),
+		SymbolNative:  substring("SymbolNative", q.SymbolNative, &v),
+		DecimalDigits: q.DecimalDigits,
+		Rounding:      q.Rounding,
+		IsCoin:        q.IsCoin,
+		Tags:          tagList(q.Tags, &v),
+		DefaultCode:   strings.ToUpper(strings.TrimSpace(defaultCurrency)),
+		Sort:          sortField(q.SortDataField, currencyFields, &v),
+		Desc:          sortDesc(q.SortOrder, &v),
+		Page:          q.Page.normalize(&v),
+	}
+	f.Keywords, f.Nothing = terms(q.Keywords, &v)
+	if q.Rounding != nil && (math.IsNaN(*q.Rounding) || math.IsInf(*q.Rounding, 0)) {
+		v.Add("Rounding", "invalid_type", "Rounding must be a finite number.")
+	}
+	return f, v.Err()
+}
+
+// CountryQuery selects countries (spec 4.3). Nil fields are not filtered
+// on; see DESIGN.md section 4 for how each one matches.
+type CountryQuery struct {
+	Region      *string // substring
+	Subregion   *string // substring
+	CodeAlpha2  *string // exact, case-insensitive
+	CodeAlpha3  *string // exact, case-insensitive
+	CodeNumeric *int32  // exact
+	CodePhone   *string // exact, with or without "+"
+	Name        *string // substring
+	Capital     *string // substring
+	Currency    *string // exact currency code, case-insensitive
+	Tld         *string // exact, with or without the leading dot
+	Native      *string // substring
+	Tags        *string // any of these comma-separated tags
+	Keywords    *string // every word prefix-matches a word of name, codes, native, capital, tags or keywords
+	// SortDataField is id (default) or any other field of Country, by its
+	// JSON name; case-insensitive.
+	SortDataField *string
+	// SortOrder is ASC (default) or DESC.
+	SortOrder *string
+	Page      Paging
+}
+
+// CountryFilter is a validated CountryQuery in normalised form: codes
+// upper-case, Tld lower-case with its dot, CodePhone with its "+", names
+// folded, tags and keywords split and folded. Empty strings and nil pointers
+// do not filter.
+type CountryFilter struct {
+	Region, Subregion, Name, Capital, Native string
+	CodeAlpha2, CodeAlpha3, Currency         string
+	CodeNumeric                              *int32
+	CodePhone                                string
+	Tld                                      string
+	Tags                                     []string
+	Keywords                                 []string
+	Nothing                                  bool // as CurrencyFilter.Nothing
+	Sort                                     Field
+	Desc                                     bool
+	Page                                     Paging
+}
+
+// Filter validates q and returns its normalised form. It fails with
+// KindInvalid, one field error per bad parameter.
+func (q CountryQuery) Filter() (CountryFilter, error) {
+	var v envelope.Validation
+	phone, _ := text("CodePhone", q.CodePhone, &v)
+	tld, _ := text("Tld", q.Tld, &v)
+	f := CountryFilter{
+		Region:      substring("Region", q.Region, &v),
+		Subregion:   substring("Subregion", q.Subregion, &v),
+		Name:        substring("Name", q.Name, &v),
+		Capital:     substring("Capital", q.Capital, &v),
+		Native:      substring("Native", q.Native, &v),
+		CodeAlpha2:  code("CodeAlpha2", q.CodeAlpha2, &v),
+		CodeAlpha3:  code("CodeAlpha3", q.CodeAlpha3, &v),
+		Currency:    code("Currency", q.Currency, &v),
+		CodeNumeric: q.CodeNumeric,
+		CodePhone:   NormalizePhone(phone),
+		Tld:         NormalizeTld(tld),
+		Tags:        tagList(q.Tags, &v),
+		Sort:        sortField(q.SortDataField, countryFields, &v),
+		Desc:        sortDesc(q.SortOrder, &v),
+		Page:        q.Page.normalize(&v),
+	}
+	f.Keywords, f.Nothing = terms(q.Keywords, &v)
+	return f, v.Err()
+}
+
+// CityQuery selects cities (spec 4.4). Nil fields are not filtered on.
+type CityQuery struct {
+	Keywords    *string // every word prefix-matches a word of name, country code, state code or tags
+	CountryCode *string // exact, case-insensitive
+	StateCode   *string // exact, case-insensitive
+	Name        *string // case- and accent-insensitive substring
+	// SortDataField is id (default: insertion order, as cities have no
+	// id), countryCode, stateCode, name or tags; case-insensitive.
+	SortDataField *string
+	// SortOrder is ASC (default) or DESC.
+	SortOrder *string
+	Page      Paging
+}
+
+// CityFilter is a validated CityQuery in normalised form: codes upper-case,
+// Name folded, Keywords split into folded words. Empty values do not filter.
+type CityFilter struct {
+	CountryCode, StateCode string
+	Name                   string
+	Keywords               []string
+	Nothing                bool // as CurrencyFilter.Nothing
+	Sort                   Field
+	Desc                   bool
+	Page                   Paging
+}
+
+// Filter validates q and returns its normalised form. It fails with
+// KindInvalid, one field error per bad parameter.
+func (q CityQuery) Filter() (CityFilter, error) {
+	var v envelope.Validation
+	f := CityFilter{
+		CountryCode: code("CountryCode", q.CountryCode, &v),
+		StateCode:   code("StateCode", q.StateCode, &v),
+		Name:        substring("Name", q.Name, &v),
+		Sort:        sortField(q.SortDataField, cityFields, &v),
+		Desc:        sortDesc(q.SortOrder, &v),
+		Page:        q.Page.normalize(&v),
+	}
+	f.Keywords, f.Nothing = terms(q.Keywords, &v)
+	return f, v.Err()
+}
+
+// Unfiltered reports whether f selects every city (only sort and page set).
+func (f CityFilter) Unfiltered() bool {
+	return f.CountryCode == "" && f.StateCode == "" && f.Name == "" && len(f.Keywords) == 0 && !f.Nothing
 }

@@ -3,12 +3,10 @@ package refdata
 import (
 	"context"
 	"strings"
-
-	"github.com/brandbase/brandbase/envelope"
 )
 
-// Service answers the reference-data list queries. It is safe for
-// concurrent use.
+// Service answers the reference-data list queries and imports cities. It
+// is safe for concurrent use.
 type Service struct {
 	store Store
 }
@@ -20,22 +18,72 @@ func NewService(store Store) *Service {
 
 // ListCurrencies returns the page of currencies that q selects. The currency
 // whose code is defaultCurrency (the brand's) has IsDefault set. It fails with
-// KindInvalid, one field error per bad parameter, when q is invalid.
+// KindInvalid, one field error per bad parameter, when q is invalid, and with
+// the store's error otherwise.
 func (s *Service) ListCurrencies(ctx context.Context, defaultCurrency string, q CurrencyQuery) (Page[Currency], error) {
-	var v envelope.Validation
-	q.Page = q.Page.normalize(&v)
-	if err := v.Err(); err != nil {
-		return Page[Currency]{}, err
-	}
-	items, total, err := s.store.ListCurrencies(ctx, q)
+	f, err := q.Filter(defaultCurrency)
 	if err != nil {
 		return Page[Currency]{}, err
 	}
-	if items == nil {
-		items = []Currency{}
+	if f.Nothing {
+		return newPage[Currency](nil, 0, f.Page), nil
+	}
+	items, total, err := s.store.ListCurrencies(ctx, f)
+	if err != nil {
+		return Page[Currency]{}, err
 	}
 	for i := range items {
 		items[i].IsDefault = strings.EqualFold(items[i].Code, defaultCurrency)
 	}
-	return Page[Currency]{Items: items, TotalItems: total, PageNumber: q.Page.Number, PageSize: q.Page.Size}, nil
+	return newPage(items, total, f.Page), nil
+}
+
+// ListCountries returns the page of countries that q selects. It fails with
+// KindInvalid, one field error per bad parameter, when q is invalid, and with
+// the store's error otherwise.
+func (s *Service) ListCountries(ctx context.Context, q CountryQuery) (Page[Country], error) {
+	f, err := q.Filter()
+	if err != nil {
+		return Page[Country]{}, err
+	}
+	if f.Nothing {
+		return newPage[Country](nil, 0, f.Page), nil
+	}
+	items, total, err := s.store.ListCountries(ctx, f)
+	if err != nil {
+		return Page[Country]{}, err
+	}
+	return newPage(items, total, f.Page), nil
+}
+
+// ListCities returns the page of cities that q selects. It fails with
+// KindInvalid, one field error per bad parameter, when q is invalid, and with
+// the store's error otherwise.
+func (s *Service) ListCities(ctx context.Context, q CityQuery) (Page[City], error) {
+	f, err := q.Filter()
+	if err != nil {
+		return Page[City]{}, err
+	}
+	if f.Nothing {
+		return newPage[City](nil, 0, f.Page), nil
+	}
+	items, total, err := s.store.ListCities(ctx, f)
+	if err != nil {
+		return Page[City]{}, err
+	}
+	return newPage(items, total, f.Page), nil
+}
+
+// Revision returns a number that changes whenever the reference data
+// changes (an import), so that a caller may cache answers until it does. It
+// fails with the store's error.
+func (s *Service) Revision(ctx context.Context) (uint64, error) {
+	return s.store.RefDataRevision(ctx)
+}
+
+func newPage[T any](items []T, total int, p Paging) Page[T] {
+	if items == nil {
+		items = []T{}
+	}
+	return Page[T]{Items: items, TotalItems: total, PageNumber: p.Number, PageSize: p.Size}
 }

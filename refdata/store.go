@@ -3,17 +3,56 @@ package refdata
 import "context"
 
 // Store is what the reference-data service needs from storage. Every method
-// is atomic and safe for concurrent use; failures are *envelope.Error values.
+// is atomic and safe for concurrent use; failures are *envelope.Error values
+// (or context errors when ctx ends).
+//
+// List methods receive a filter the Service has validated and normalised
+// (see CurrencyFilter, CountryFilter, CityFilter): they return the page it
+// selects, ordered as it says with ties broken by ID (cities: by insertion
+// order), and the number of records that match the whole filter. A page past
+// the end is empty. The records a store is given have been normalised by
+// this package (codes upper-case, Tld with its dot, CodePhone with its "+");
+// stores compare filter values with stored values as they are. The
+// reference implementation of every list is in this package
+// (CurrencyTable, CountryTable, SelectCities); storage/storagetest checks
+// stores against it.
 type Store interface {
-	// ListCurrencies returns the page of currencies that q selects, ordered
-	// by ID, and the number of currencies that match q as a whole. q has
-	// been normalised by the Service (page size set and clamped).
-	ListCurrencies(ctx context.Context, q CurrencyQuery) ([]Currency, int, error)
+	// ListCurrencies returns the page of currencies f selects and the
+	// number of matches.
+	ListCurrencies(ctx context.Context, f CurrencyFilter) ([]Currency, int, error)
 	// UpsertCurrencies inserts the currencies, replacing any with the same ID.
 	UpsertCurrencies(ctx context.Context, cs []Currency) error
+	// ListCountries returns the page of countries f selects and the number
+	// of matches.
+	ListCountries(ctx context.Context, f CountryFilter) ([]Country, int, error)
+	// UpsertCountries inserts the countries, replacing any with the same ID.
+	UpsertCountries(ctx context.Context, cs []Country) error
+	// ListCities returns the page of cities f selects and the number of
+	// matches.
+	ListCities(ctx context.Context, f CityFilter) ([]City, int, error)
+	// UpsertCities inserts the cities in order, in one transaction. A city
+	// whose natural key (CityKey) is already stored replaces the stored
+	// name and tags and keeps its place in the insertion order. It returns
+	// how many cities were added (not replaced).
+	UpsertCities(ctx context.Context, cs []City) (added int, err error)
 	// DatasetVersion returns the version of the default dataset the store
 	// holds, or "" when it holds none.
 	DatasetVersion(ctx context.Context) (string, error)
 	// SetDatasetVersion records the version of the default dataset loaded.
 	SetDatasetVersion(ctx context.Context, version string) error
+	// RefDataRevision returns a number that changes whenever the reference
+	// data of the store changes (any Upsert that changes something), so
+	// that answers computed from it can be cached until then.
+	RefDataRevision(ctx context.Context) (uint64, error)
+}
+
+// DatasetInstaller is an optional capability of a Store: installing the
+// default dataset into a store that has never held one by a faster path
+// than upserts (storage/sqlite copies a prebuilt database image).
+// LoadDefault uses it when the store has it.
+type DatasetInstaller interface {
+	// InstallDefaultDataset installs the default dataset, with its
+	// DatasetVersion, and reports true; or does nothing and reports false
+	// when the store is not empty (LoadDefault then upserts).
+	InstallDefaultDataset(ctx context.Context) (bool, error)
 }

@@ -48,6 +48,7 @@ type options struct {
 	db        string
 	rateLimit bool
 	passwords demoPasswords
+	cities    string // -import-cities: a cities file to import before serving
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -60,6 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.passwords.admin, "password", "", "demo admin password on first start (random when empty)")
 	fs.StringVar(&o.passwords.viewer, "viewer-password", "", "demo viewer password on first start (random when empty)")
 	fs.StringVar(&o.passwords.other, "other-password", "", "second brand's admin password on first start (random when empty)")
+	fs.StringVar(&o.cities, "import-cities", "", "CSV or JSON cities file to import before serving (progress on stderr)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -90,6 +92,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys})
 	if err != nil {
 		return err
+	}
+
+	if o.cities != "" {
+		if err := importCities(ctx, app, o.cities, stderr); err != nil {
+			return err
+		}
 	}
 
 	demo, err := loadOrSeedDemo(ctx, app, demoFile(o.db), o.passwords)

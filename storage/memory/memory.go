@@ -16,13 +16,11 @@ var _ storage.Storage = (*Store)(nil)
 type Store struct {
 	mu sync.RWMutex
 
-	brands      map[string]brandRecord // by ID
-	brandByURL  map[string]string      // URL -> ID
-	brandSeq    int64
-	currencies  map[string]refdata.Currency // by ID
-	currencyIDs []string                    // sorted
-	dataset     string
-	auth        authData // users, key pairs and devices (auth.go)
+	brands     map[string]brandRecord // by ID
+	brandByURL map[string]string      // URL -> ID
+	brandSeq   int64
+	ref        refData  // currencies, countries and cities (refdata.go)
+	auth       authData // users, key pairs and devices (auth.go)
 
 	integ integrationsData // app integrations and configurations (integrations.go)
 }
@@ -32,10 +30,14 @@ func New(ctx context.Context) (*Store, error) {
 	s := &Store{
 		brands:     map[string]brandRecord{},
 		brandByURL: map[string]string{},
-		currencies: map[string]refdata.Currency{},
 		integ:      newIntegrationsData(),
 		auth:       newAuthData(),
 	}
+	ref, err := defaultRefData()
+	if err != nil {
+		return nil, err
+	}
+	s.ref = ref // shared with other Stores until the first write
 	if err := refdata.LoadDefault(ctx, s); err != nil {
 		return nil, err
 	}

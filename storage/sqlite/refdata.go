@@ -3,59 +3,689 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"modernc.org/sqlite"
 
 	"github.com/brandbase/brandbase/refdata"
 )
 
-const metaDatasetVersion = "refdata.dataset_version"
+const (
+	metaDatasetVersion  = "refdata.dataset_version"
+	metaRefDataRevision = "refdata.revision"
+	// revisionTTL is how long RefDataRevision trusts its cached value when
+	// this process has not written: writes by another process sharing the
+	// file are seen after at most this long.
+	revisionTTL = time.Second
+)
 
-// ListCurrencies implements refdata.Store.
-func (s *Store) ListCurrencies(ctx context.Context, q refdata.CurrencyQuery) ([]refdata.Currency, int, error) {
-	var total int
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM currencies`).Scan(&total); err != nil {
+// refState is the reference-data state a Store keeps in memory.
+type refState struct {
+	revision atomic.Pointer[cachedRevision]
+	// template is set on the store that builds the template image: it
+	// loads the dataset by upserts.
+	template bool
+}
+
+// template returns the URI of the process's template database: a freshly
+// migrated database holding the default dataset, built once (by upserts)
+// in an in-memory database that lives as long as the process. A new
+// database starts as a page-by-page copy of it, which is much cheaper than
+// loading the dataset again (milliseconds instead of a tenth of a second).
+var template = sync.OnceValues(func() (string, error) {
+	ctx := context.Background() // the template outlives any caller
+	uri := fmt.Sprintf("file:/brandbase-template-%d-%x?vfs=memdb", os.Getpid(), rand.Uint64())
+	db, err := sql.Open("sqlite", uri)
+	if err != nil {
+		return "", err
+	}
+	// The memdb database lives while a connection to it is open: keep one.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	t := &Store{w: db, r: db, ref: refState{template: true}}
+	if err := t.migrate(ctx); err != nil {
+		db.Close()
+		return "", err
+	}
+	if err := refdata.LoadDefault(ctx, t); err != nil {
+		db.Close()
+		return "", err
+	}
+	return uri, nil
+})
+
+// InstallDefaultDataset implements refdata.DatasetInstaller: a database
+// that never held a dataset and has no brand (so holds no data at all: it
+// was just created) is overwritten with a copy of the template, through
+// SQLite's online backup API on the writer connection. It reports false,
+// doing nothing, for any other database.
+func (s *Store) InstallDefaultDataset(ctx context.Context) (bool, error) {
+	if s.ref.template {
+		return false, nil
+	}
+	var empty bool
+	if err := s.w.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM brands)
+		AND NOT EXISTS (SELECT 1 FROM meta WHERE key = ?)`, metaDatasetVersion).Scan(&empty); err != nil {
+		return false, storeError(err)
+	}
+	if !empty {
+		return false, nil
+	}
+	uri, err := template()
+	if err != nil {
+		return false, fmt.Errorf("sqlite: template database: %w", err)
+	}
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return false, storeError(err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		r, ok := dc.(interface {
+			NewRestore(srcURI string) (*sqlite.Backup, error)
+		})
+		if !ok {
+			return errors.New("the driver cannot restore a backup")
+		}
+		b, err := r.NewRestore(uri)
+		if err != nil {
+			return err
+		}
+		for more := true; more; {
+			if more, err = b.Step(-1); err != nil {
+				b.Finish()
+				return err
+			}
+		}
+		return b.Finish()
+	})
+	if err != nil {
+		return false, fmt.Errorf("sqlite: install the default dataset: %w", err)
+	}
+	s.ref.revision.Store(nil)
+	return true, nil
+}
+
+type cachedRevision struct {
+	n  uint64
+	at time.Time
+}
+
+// filter builds the WHERE clause of a list query.
+type filter struct {
+	conds []string
+	args  []any
+}
+
+func (w *filter) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+// eq adds "col = v" unless v is "".
+func (w *filter) eq(col, v string) {
+	if v != "" {
+		w.add(col+" = ?", v)
+	}
+}
+
+// contains adds a substring test of col (a folded column) unless needle is
+// "".
+func (w *filter) contains(col, needle string) {
+	if needle != "" {
+		w.add("instr("+col+", ?) > 0", needle)
+	}
+}
+
+// tags adds the any-of test of col (a tags_key column).
+func (w *filter) tags(col string, tags []string) {
+	if len(tags) == 0 {
+		return
+	}
+	ors := make([]string, len(tags))
+	args := make([]any, len(tags))
+	for i, t := range tags {
+		ors[i] = "instr(" + col + ", ?) > 0"
+		args[i] = "," + t + ","
+	}
+	w.add("("+strings.Join(ors, " OR ")+")", args...)
+}
+
+// keywords adds the Keywords test: the row is in the FTS5 table's answer to
+// prefixQuery(terms).
+func (w *filter) keywords(rowid, table string, terms []string) {
+	if len(terms) == 0 {
+		return
+	}
+	w.add(rowid+" IN (SELECT rowid FROM "+table+" WHERE "+table+" MATCH ?)", prefixQuery(terms))
+}
+
+// prefixQuery returns the FTS5 query of the rows that have, for every term,
+// a token starting with it, and each of the whole tokens.
+func prefixQuery(terms []string, tokens ...string) string {
+	q := make([]string, 0, len(terms)+len(tokens))
+	for _, t := range terms {
+		q = append(q, ftsString(t)+"*")
+	}
+	for _, t := range tokens {
+		if t != "" {
+			q = append(q, ftsString(t))
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+// where returns the WHERE clause, or "".
+func (w *filter) where() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// ftsString quotes s as an FTS5 string.
+func ftsString(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// orderBy returns the ORDER BY clause for key then tie, both reversed when
+// desc.
+func orderBy(key, tie string, desc bool) string {
+	dir := ""
+	if desc {
+		dir = " DESC"
+	}
+	if key == tie {
+		return " ORDER BY " + key + dir
+	}
+	return " ORDER BY " + key + dir + ", " + tie + dir
+}
+
+// list runs the count and the page query of one list in one read
+// transaction, so that both see the same data. count returns the number of
+// matches; page returns the page query (which may depend on that number);
+// scan reads one row.
+func list[T any](ctx context.Context, s *Store, count func(*sql.Tx) (int, error),
+	page func(total int) (string, []any), size int, scan func(*sql.Rows) (T, error)) ([]T, int, error) {
+	tx, err := s.r.BeginTx(ctx, nil)
+	if err != nil {
 		return nil, 0, storeError(err)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT id, code, name, name_plural, symbol, symbol_native,
-		decimal_digits, rounding, is_coin, tags, keywords FROM currencies ORDER BY id LIMIT ? OFFSET ?`,
-		q.Page.Size, q.Page.Offset())
+	defer tx.Rollback()
+	total, err := count(tx)
+	if err != nil {
+		return nil, 0, storeError(err)
+	}
+	query, args := page(total)
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, 0, storeError(err)
 	}
 	defer rows.Close()
-	out := make([]refdata.Currency, 0, q.Page.Size)
+	out := make([]T, 0, min(size, 1024))
 	for rows.Next() {
-		var c refdata.Currency
-		if err := rows.Scan(&c.ID, &c.Code, &c.Name, &c.NamePlural, &c.Symbol, &c.SymbolNative,
-			&c.DecimalDigits, &c.Rounding, &c.IsCoin, &c.Tags, &c.Keywords); err != nil {
+		v, err := scan(rows)
+		if err != nil {
 			return nil, 0, storeError(err)
 		}
-		out = append(out, c)
+		out = append(out, v)
 	}
-	return out, total, storeError(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, 0, storeError(err)
+	}
+	return out, total, storeError(tx.Commit())
+}
+
+// countOf returns a count function that runs query.
+func countOf(ctx context.Context, query string, args []any) func(*sql.Tx) (int, error) {
+	return func(tx *sql.Tx) (int, error) {
+		var n int
+		err := tx.QueryRowContext(ctx, query, args...).Scan(&n)
+		return n, err
+	}
+}
+
+// pageOf returns a page function that runs query with args and then the
+// page's limit and offset.
+func pageOf(query string, args []any, p refdata.Paging) func(int) (string, []any) {
+	return func(int) (string, []any) {
+		return query + ` LIMIT ? OFFSET ?`, append(append([]any{}, args...), p.Size, p.Offset())
+	}
+}
+
+// bulk returns, for the statements of a loop of writes, ctx without its
+// cancellation (the driver watches a cancellable context with a goroutine
+// per statement, which doubled the cost of small inserts) and a function
+// that reports ctx's error, for the loop to check each round.
+func bulk(ctx context.Context) (context.Context, func() error) {
+	return context.WithoutCancel(ctx), ctx.Err
+}
+
+// searchRows collects the rows a write transaction sets in one FTS5 table,
+// to write them after every statement on the base tables: FTS5 flushes
+// its pending index data at each statement savepoint, so interleaving the
+// two made loading several times slower.
+type searchRows struct {
+	table, column string
+	rows          []searchRow
+}
+
+type searchRow struct {
+	rowid   int64
+	text    string
+	replace bool // the rowid may have a row already
+}
+
+func (r *searchRows) set(rowid int64, text string, replace bool) {
+	r.rows = append(r.rows, searchRow{rowid: rowid, text: text, replace: replace})
+}
+
+// write writes the collected rows in tx.
+func (r *searchRows) write(ctx context.Context, tx *sql.Tx) error {
+	if len(r.rows) == 0 {
+		return nil
+	}
+	ctx, done := bulk(ctx)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO `+r.table+` (rowid, `+r.column+`) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	del, err := tx.PrepareContext(ctx, `DELETE FROM `+r.table+` WHERE rowid = ?`)
+	if err != nil {
+		return err
+	}
+	defer del.Close()
+	for _, row := range r.rows {
+		if err := done(); err != nil {
+			return err
+		}
+		if row.replace {
+			if _, err := del.ExecContext(ctx, row.rowid); err != nil {
+				return err
+			}
+		}
+		if _, err := ins.ExecContext(ctx, row.rowid, row.text); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bumpRevision records, inside a write transaction, that reference data
+// changed.
+func (s *Store) bumpRevision(ctx context.Context, tx *sql.Tx) error {
+	s.ref.revision.Store(nil)
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, '1')
+		ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`, metaRefDataRevision)
+	return err
+}
+
+// RefDataRevision implements refdata.Store. A revision read from the
+// database is trusted for revisionTTL unless this Store writes.
+func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
+	if c := s.ref.revision.Load(); c != nil && time.Since(c.at) < revisionTTL {
+		return c.n, nil
+	}
+	v, err := s.getMeta(ctx, metaRefDataRevision)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := strconv.ParseUint(v, 10, 64)
+	s.ref.revision.Store(&cachedRevision{n: n, at: time.Now()})
+	return n, nil
+}
+
+const currencyColumns = `id, code, name, name_plural, symbol, symbol_native, decimal_digits, rounding, is_coin, tags, keywords`
+
+// currencyOrder maps a sort field to its column; isDefault is handled apart.
+var currencyOrder = map[refdata.Field]string{
+	refdata.FieldID: "id", refdata.FieldCode: "code", refdata.FieldName: "name_fold",
+	refdata.FieldNamePlural: "name_plural_fold", refdata.FieldSymbol: "symbol_fold",
+	refdata.FieldSymbolNative: "symbol_native_fold", refdata.FieldDecimalDigits: "decimal_digits",
+	refdata.FieldRounding: "rounding", refdata.FieldIsCoin: "is_coin", refdata.FieldTags: "tags_key",
+}
+
+// ListCurrencies implements refdata.Store.
+func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([]refdata.Currency, int, error) {
+	var w filter
+	w.eq("code", f.Code)
+	w.contains("name_fold", f.Name)
+	w.contains("name_plural_fold", f.NamePlural)
+	w.contains("symbol_fold", f.Symbol)
+	w.contains("symbol_native_fold", f.SymbolNative)
+	if f.DecimalDigits != nil {
+		w.add("decimal_digits = ?", *f.DecimalDigits)
+	}
+	if f.Rounding != nil {
+		w.add("rounding = ?", *f.Rounding)
+	}
+	if f.IsCoin != nil {
+		w.add("is_coin = ?", *f.IsCoin)
+	}
+	w.tags("tags_key", f.Tags)
+	w.keywords("rowid", "currencies_kw", f.Keywords)
+
+	key, keyArgs := currencyOrder[f.Sort], []any(nil)
+	if f.Sort == refdata.FieldIsDefault {
+		key, keyArgs = "(code = ?)", []any{f.DefaultCode}
+	}
+	return list(ctx, s, countOf(ctx, `SELECT count(*) FROM currencies`+w.where(), w.args),
+		pageOf(`SELECT `+currencyColumns+` FROM currencies`+w.where()+orderBy(key, "id", f.Desc),
+			append(append([]any{}, w.args...), keyArgs...), f.Page),
+		f.Page.Size, func(rows *sql.Rows) (refdata.Currency, error) {
+			var c refdata.Currency
+			err := rows.Scan(&c.ID, &c.Code, &c.Name, &c.NamePlural, &c.Symbol, &c.SymbolNative,
+				&c.DecimalDigits, &c.Rounding, &c.IsCoin, &c.Tags, &c.Keywords)
+			return c, err
+		})
 }
 
 // UpsertCurrencies implements refdata.Store.
 func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO currencies (id, code, name, name_plural, symbol,
-			symbol_native, decimal_digits, rounding, is_coin, tags, keywords)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ctx, done := bulk(ctx)
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO currencies (`+currencyColumns+`,
+			name_fold, name_plural_fold, symbol_fold, symbol_native_fold, tags_key)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET code = excluded.code, name = excluded.name,
 			name_plural = excluded.name_plural, symbol = excluded.symbol, symbol_native = excluded.symbol_native,
 			decimal_digits = excluded.decimal_digits, rounding = excluded.rounding, is_coin = excluded.is_coin,
-			tags = excluded.tags, keywords = excluded.keywords`)
+			tags = excluded.tags, keywords = excluded.keywords, name_fold = excluded.name_fold,
+			name_plural_fold = excluded.name_plural_fold, symbol_fold = excluded.symbol_fold,
+			symbol_native_fold = excluded.symbol_native_fold, tags_key = excluded.tags_key
+			RETURNING rowid`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
+		kw := searchRows{table: "currencies_kw", column: "kw"}
 		for _, c := range cs {
-			if _, err := stmt.ExecContext(ctx, c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
-				c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords); err != nil {
+			if err := done(); err != nil {
 				return err
 			}
+			var rowid int64
+			if err := stmt.QueryRowContext(ctx, c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
+				c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, refdata.Fold(c.Name),
+				refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol), refdata.Fold(c.SymbolNative),
+				refdata.TagKey(c.Tags)).Scan(&rowid); err != nil {
+				return err
+			}
+			kw.set(rowid, c.SearchText(), true)
 		}
-		return nil
+		if err := kw.write(ctx, tx); err != nil {
+			return err
+		}
+		return s.bumpRevision(ctx, tx)
 	})
+}
+
+const countryColumns = `id, region, subregion, code_alpha2, code_alpha3, code_numeric, code_phone, name,
+	capital, currency, tld, native, tags, keywords`
+
+var countryOrder = map[refdata.Field]string{
+	refdata.FieldID: "id", refdata.FieldRegion: "region_fold", refdata.FieldSubregion: "subregion_fold",
+	refdata.FieldCodeAlpha2: "code_alpha2", refdata.FieldCodeAlpha3: "code_alpha3",
+	refdata.FieldCodeNumeric: "code_numeric", refdata.FieldCodePhone: "code_phone",
+	refdata.FieldName: "name_fold", refdata.FieldCapital: "capital_fold", refdata.FieldCurrency: "currency",
+	refdata.FieldTld: "tld", refdata.FieldNative: "native_fold", refdata.FieldTags: "tags_key",
+}
+
+// ListCountries implements refdata.Store.
+func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]refdata.Country, int, error) {
+	var w filter
+	w.eq("code_alpha2", f.CodeAlpha2)
+	w.eq("code_alpha3", f.CodeAlpha3)
+	if f.CodeNumeric != nil {
+		w.add("code_numeric = ?", *f.CodeNumeric)
+	}
+	w.eq("code_phone", f.CodePhone)
+	w.eq("currency", f.Currency)
+	w.eq("tld", f.Tld)
+	w.contains("region_fold", f.Region)
+	w.contains("subregion_fold", f.Subregion)
+	w.contains("name_fold", f.Name)
+	w.contains("capital_fold", f.Capital)
+	w.contains("native_fold", f.Native)
+	w.tags("tags_key", f.Tags)
+	w.keywords("rowid", "countries_kw", f.Keywords)
+
+	return list(ctx, s, countOf(ctx, `SELECT count(*) FROM countries`+w.where(), w.args),
+		pageOf(`SELECT `+countryColumns+` FROM countries`+w.where()+orderBy(countryOrder[f.Sort], "id", f.Desc), w.args, f.Page),
+		f.Page.Size, func(rows *sql.Rows) (refdata.Country, error) {
+			var c refdata.Country
+			err := rows.Scan(&c.ID, &c.Region, &c.Subregion, &c.CodeAlpha2, &c.CodeAlpha3, &c.CodeNumeric,
+				&c.CodePhone, &c.Name, &c.Capital, &c.Currency, &c.Tld, &c.Native, &c.Tags, &c.Keywords)
+			return c, err
+		})
+}
+
+// UpsertCountries implements refdata.Store.
+func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		ctx, done := bulk(ctx)
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO countries (`+countryColumns+`,
+			region_fold, subregion_fold, name_fold, capital_fold, native_fold, tags_key)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET region = excluded.region, subregion = excluded.subregion,
+			code_alpha2 = excluded.code_alpha2, code_alpha3 = excluded.code_alpha3,
+			code_numeric = excluded.code_numeric, code_phone = excluded.code_phone, name = excluded.name,
+			capital = excluded.capital, currency = excluded.currency, tld = excluded.tld,
+			native = excluded.native, tags = excluded.tags, keywords = excluded.keywords,
+			region_fold = excluded.region_fold, subregion_fold = excluded.subregion_fold,
+			name_fold = excluded.name_fold, capital_fold = excluded.capital_fold,
+			native_fold = excluded.native_fold, tags_key = excluded.tags_key
+			RETURNING rowid`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		kw := searchRows{table: "countries_kw", column: "kw"}
+		for _, c := range cs {
+			if err := done(); err != nil {
+				return err
+			}
+			var rowid int64
+			if err := stmt.QueryRowContext(ctx, c.ID, c.Region, c.Subregion, c.CodeAlpha2, c.CodeAlpha3,
+				c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords,
+				refdata.Fold(c.Region), refdata.Fold(c.Subregion), refdata.Fold(c.Name), refdata.Fold(c.Capital),
+				refdata.Fold(c.Native), refdata.TagKey(c.Tags)).Scan(&rowid); err != nil {
+				return err
+			}
+			kw.set(rowid, c.SearchText(), true)
+		}
+		if err := kw.write(ctx, tx); err != nil {
+			return err
+		}
+		return s.bumpRevision(ctx, tx)
+	})
+}
+
+var cityOrder = map[refdata.Field]string{
+	refdata.FieldID: "seq", refdata.FieldCountryCode: "country_code", refdata.FieldStateCode: "state_code",
+	refdata.FieldName: "name_fold", refdata.FieldTags: "tags_key",
+}
+
+// ListCities implements refdata.Store. A filtered query is planned here
+// rather than left to SQLite, which cannot see how many rows an FTS5
+// answer holds: a full-text index drives when there is one, so that the
+// rows read are about the rows that match.
+//
+//   - Name of three runes or more: the trigram index answers the phrase
+//     query of the name, which is exactly the substring test (folded
+//     names, case_sensitive trigrams), unless country and state narrow
+//     the rows more (then they drive and the substring is tested).
+//   - Keywords: a prefix query of every term; the codes, when given, are
+//     added as whole tokens (a city's search text holds them), so that
+//     the index intersects them too. The join then checks the codes, as a
+//     name word can equal a code.
+//   - Otherwise the code indexes drive; a name of one or two runes is
+//     tested on every row they give (a scan when there is no code).
+func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
+	scan := func(rows *sql.Rows) (refdata.City, error) {
+		var c refdata.City
+		err := rows.Scan(&c.CountryCode, &c.StateCode, &c.Name, &c.Tags)
+		return c, err
+	}
+	if f.Unfiltered() {
+		return s.listAllCities(ctx, f, scan)
+	}
+	var w filter
+	from, seq := "cities c", "c.seq"
+	countFrom := "" // a count that needs no join, when the driver alone decides
+	byName := utf8.RuneCountInString(f.Name) >= 3 && (f.CountryCode == "" || f.StateCode == "") &&
+		!strings.ContainsRune(f.Name, 0) // FTS5 query strings end at NUL
+	kw := prefixQuery(f.Keywords, codeToken(f.CountryCode), codeToken(f.StateCode))
+	switch {
+	case byName:
+		from, seq = "cities_tri JOIN cities c ON c.seq = cities_tri.rowid", "cities_tri.rowid"
+		w.add("cities_tri MATCH ?", ftsString(f.Name))
+		countFrom = "cities_tri WHERE cities_tri MATCH ?"
+	case len(f.Keywords) > 0:
+		from, seq = "cities_kw JOIN cities c ON c.seq = cities_kw.rowid", "cities_kw.rowid"
+		w.add("cities_kw MATCH ?", kw)
+		countFrom = "cities_kw WHERE cities_kw MATCH ?"
+	}
+	w.eq("c.country_code", f.CountryCode)
+	w.eq("c.state_code", f.StateCode)
+	if !byName {
+		w.contains("c.name_fold", f.Name)
+	}
+	if byName && len(f.Keywords) > 0 {
+		w.add("c.seq IN (SELECT rowid FROM cities_kw WHERE cities_kw MATCH ?)", kw)
+	}
+	count := `SELECT count(*) FROM ` + from + w.where()
+	if countFrom != "" && len(w.conds) == 1 {
+		count = `SELECT count(*) FROM ` + countFrom
+	}
+	key := cityOrder[f.Sort]
+	if f.Sort == refdata.FieldID {
+		key = seq // the driver gives its rows in this order
+	} else {
+		key = "c." + key
+	}
+	page := `SELECT c.country_code, c.state_code, c.name, c.tags FROM ` + from + w.where() + orderBy(key, seq, f.Desc)
+	return list(ctx, s, countOf(ctx, count, w.args), pageOf(page, w.args, f.Page), f.Page.Size, scan)
+}
+
+// codeToken returns the token of a code in a search text (lower case), or
+// "" when the code is not ASCII letters and digits, as every stored code
+// is (NormalizeCity): such a code matches no city, which the join finds.
+func codeToken(code string) string {
+	for i := 0; i < len(code); i++ {
+		if c := code[i]; !('A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return ""
+		}
+	}
+	return strings.ToLower(code)
+}
+
+// listAllCities answers an unfiltered city query. The total is kept by
+// triggers. In insertion order with seq dense (1..n, as cities are never
+// deleted), a page starts at a known seq instead of skipping rows.
+func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter, scan func(*sql.Rows) (refdata.City, error)) ([]refdata.City, int, error) {
+	const columns = `SELECT country_code, state_code, name, tags FROM cities`
+	dense := false
+	count := func(tx *sql.Tx) (int, error) {
+		var n, last int
+		err := tx.QueryRowContext(ctx, `SELECT n, (SELECT coalesce(max(seq), 0) FROM cities)
+			FROM refdata_counts WHERE name = 'cities'`).Scan(&n, &last)
+		dense = n == last
+		return n, err
+	}
+	page := func(total int) (string, []any) {
+		if f.Sort != refdata.FieldID || !dense {
+			return pageOf(columns+orderBy(cityOrder[f.Sort], "seq", f.Desc), nil, f.Page)(total)
+		}
+		if f.Desc {
+			return columns + ` WHERE seq <= ? ORDER BY seq DESC LIMIT ?`, []any{total - f.Page.Offset(), f.Page.Size}
+		}
+		return columns + ` WHERE seq > ? ORDER BY seq LIMIT ?`, []any{f.Page.Offset(), f.Page.Size}
+	}
+	return list(ctx, s, count, page, f.Page.Size, scan)
+}
+
+// UpsertCities implements refdata.Store: each city is looked up by its
+// natural key, then inserted (with its search rows) or, when its name or
+// tags differ, updated in place.
+func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
+	added := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		added = 0
+		ctx, done := bulk(ctx)
+		prep := func(query string) (*sql.Stmt, error) { return tx.PrepareContext(ctx, query) }
+		find, err := prep(`SELECT seq, name, tags FROM cities WHERE country_code = ? AND state_code = ? AND name_fold = ?`)
+		if err != nil {
+			return err
+		}
+		defer find.Close()
+		insert, err := prep(`INSERT INTO cities (country_code, state_code, name, tags, name_fold, tags_key)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq`)
+		if err != nil {
+			return err
+		}
+		defer insert.Close()
+		update, err := prep(`UPDATE cities SET name = ?, tags = ?, tags_key = ? WHERE seq = ?`)
+		if err != nil {
+			return err
+		}
+		defer update.Close()
+		kw := searchRows{table: "cities_kw", column: "kw"}
+		tri := searchRows{table: "cities_tri", column: "name_fold"}
+		changed := false
+		for _, c := range cs {
+			if err := done(); err != nil {
+				return err
+			}
+			fold := refdata.Fold(c.Name)
+			var seq int64
+			err := insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags)).Scan(&seq)
+			if err == nil {
+				tri.set(seq, fold, false)
+				kw.set(seq, c.SearchText(), false)
+				added++
+				changed = true
+				continue
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			// The natural key is taken: replace name and tags if they differ.
+			var name, tags string
+			if err := find.QueryRowContext(ctx, c.CountryCode, c.StateCode, fold).Scan(&seq, &name, &tags); err != nil {
+				return err
+			}
+			if name != c.Name || tags != c.Tags {
+				if _, err := update.ExecContext(ctx, c.Name, c.Tags, refdata.TagKey(c.Tags), seq); err != nil {
+					return err
+				}
+				if tags != c.Tags {
+					kw.set(seq, c.SearchText(), true)
+				}
+				changed = true
+			}
+		}
+		if !changed {
+			return nil
+		}
+		if err := tri.write(ctx, tx); err != nil {
+			return err
+		}
+		if err := kw.write(ctx, tx); err != nil {
+			return err
+		}
+		return s.bumpRevision(ctx, tx)
+	})
+	return added, err
 }
 
 // DatasetVersion implements refdata.Store.

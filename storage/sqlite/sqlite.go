@@ -36,8 +36,9 @@ var migrations embed.FS
 
 // Store is an SQLite-backed storage.Storage. It is safe for concurrent use.
 type Store struct {
-	w *sql.DB // the one writer connection
-	r *sql.DB // readers; the same as w for ":memory:"
+	w   *sql.DB  // the one writer connection
+	r   *sql.DB  // readers; the same as w for ":memory:"
+	ref refState // reference-data caches (refdata.go)
 }
 
 // Open opens (creating if needed) the SQLite database at path, or a private

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// importCities loads a CSV or JSON cities file (-import-cities) into the
+// app's store, telling the format by the file's extension (.csv, .json)
+// or else by its content, and writes a progress line per batch and a
+// summary, with the first bad rows, to w. Bad rows are skipped; an
+// unreadable file fails.
+func importCities(ctx context.Context, app *brandbase.App, path string, w io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("import cities: %w", err)
+	}
+	defer f.Close()
+	opts := refdata.ImportOptions{
+		BatchSize: 5000,
+		Progress: func(r refdata.ImportReport) {
+			fmt.Fprintf(w, "import-cities: %s: %d rows, %d added, %d updated, %d skipped\n",
+				filepath.Base(path), r.Rows, r.Added, r.Updated, r.Skipped)
+		},
+	}
+	var report refdata.ImportReport
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		report, err = app.RefData.ImportCitiesCSV(ctx, f, opts)
+	case ".json":
+		report, err = app.RefData.ImportCitiesJSON(ctx, f, opts)
+	default:
+		report, err = app.RefData.ImportCities(ctx, f, opts)
+	}
+	for _, e := range report.Errors {
+		fmt.Fprintf(w, "import-cities: %s: skipped %s\n", filepath.Base(path), e)
+	}
+	if err != nil {
+		return fmt.Errorf("import cities from %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,230 @@
+package refdata_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/sqlite"
+)
+
+// importStores are the stores the importer is tested on.
+var importStores = map[string]func(t *testing.T) storage.Storage{
+	"memory": func(t *testing.T) storage.Storage {
+		s, err := memory.New(t.Context())
+		require.NoError(t, err)
+		return s
+	},
+	"sqlite": func(t *testing.T) storage.Storage {
+		s, err := sqlite.Open(t.Context(), t.TempDir()+"/import.db")
+		require.NoError(t, err)
+		return s
+	},
+}
+
+// citiesIn returns the cities of country cc in insertion order.
+func citiesIn(t *testing.T, svc *refdata.Service, cc string) []refdata.City {
+	t.Helper()
+	p, err := svc.ListCities(t.Context(), refdata.CityQuery{CountryCode: &cc, Page: refdata.Paging{Size: refdata.MaxPageSize}})
+	require.NoError(t, err)
+	return p.Items
+}
+
+func TestImportCSV(t *testing.T) {
+	t.Parallel()
+	// Any column order, extra columns, header case and a byte-order mark.
+	const file = "\ufeffPopulation,Name,TAGS,stateCode,countryCode,lat\n" +
+		"12000000,São Paulo,\"metro, state-capital\",sp,br,-23.5\n" +
+		"1,Santos,port,BR-SP,BR,-23.9\n" +
+		"\n" +
+		"5,,,SP,BR,0\n" + // line 5: no name
+		"5,Nowhere,,,ZZ,0\n" + // line 6: unknown country
+		"5,Somewhere,,TOOLONGSTATE,B1,0\n" + // line 7: two bad fields, one bad row
+		"5,Campinas,,SP,BR,-22.9\n"
+	for name, newStore := range importStores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newStore(t)
+			t.Cleanup(func() { s.Close() })
+			svc := refdata.NewService(s)
+			before := len(citiesIn(t, svc, "BR"))
+
+			report, err := svc.ImportCities(t.Context(), strings.NewReader(file), refdata.ImportOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, 6, report.Rows)
+			assert.Equal(t, 3, report.Skipped)
+			assert.Equal(t, []refdata.RowError{
+				{Line: 5, Field: "name", Code: "required", Details: "name is required."},
+				{Line: 6, Field: "countryCode", Code: "unknown_country", Details: "countryCode ZZ is not a known country."},
+				{Line: 7, Field: "countryCode", Code: "invalid_format", Details: "countryCode must be an ISO 3166-1 alpha-2 code."},
+				{Line: 7, Field: "stateCode", Code: "invalid_format", Details: "stateCode must be an ISO 3166-2 subdivision code of up to 6 letters and digits."},
+			}, report.Errors)
+			// São Paulo is in the default dataset: replaced, not added.
+			assert.Equal(t, 3, report.Added+report.Updated)
+
+			got := citiesIn(t, svc, "BR")
+			assert.Len(t, got, before+report.Added)
+			assert.Contains(t, got, refdata.City{CountryCode: "BR", StateCode: "SP", Name: "São Paulo", Tags: "metro, state-capital"})
+			assert.Contains(t, got, refdata.City{CountryCode: "BR", StateCode: "SP", Name: "Santos", Tags: "port"}, "the country prefix is dropped")
+
+			again, err := svc.ImportCities(t.Context(), strings.NewReader(file), refdata.ImportOptions{})
+			require.NoError(t, err)
+			assert.Zero(t, again.Added, "a second import adds nothing")
+			assert.Equal(t, 3, again.Updated)
+			assert.Equal(t, got, citiesIn(t, svc, "BR"))
+		})
+	}
+}
+
+func TestImportJSON(t *testing.T) {
+	t.Parallel()
+	const file = `
+[
+  {"countryCode": "PT", "stateCode": "11", "name": "Zetintra", "tags": ["historic", "unesco"], "population": 377835},
+  {"countryCode": "PT", "stateCode": "13", "name": "Vila Zeta de Gaia"},
+  42,
+  {"countryCode": "PT", "name": {"pt": "Braga"}},
+  {"countryCode": "PT", "stateCode": "13", "name": "VILA ZETA DE GAIA", "tags": "port"}
+]`
+	for name, newStore := range importStores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s := newStore(t)
+			t.Cleanup(func() { s.Close() })
+			svc := refdata.NewService(s)
+			var progress []refdata.ImportReport
+			report, err := svc.ImportCities(t.Context(), strings.NewReader(file), refdata.ImportOptions{
+				BatchSize: 2, Progress: func(r refdata.ImportReport) { progress = append(progress, r) }})
+			require.NoError(t, err)
+			assert.Equal(t, 5, report.Rows)
+			assert.Equal(t, 2, report.Added)
+			assert.Equal(t, 1, report.Updated, "the same city twice: the second replaces the first")
+			assert.Equal(t, 2, report.Skipped)
+			assert.Equal(t, []refdata.RowError{
+				{Line: 5, Code: "invalid_type", Details: "Each element must be an object with countryCode, stateCode, name and tags."},
+				{Line: 6, Field: "name", Code: "invalid_type", Details: "name must be a string."},
+			}, report.Errors)
+			require.Len(t, progress, 2, "one call per batch, and one at the end")
+			assert.Equal(t, report, progress[len(progress)-1])
+
+			got := citiesIn(t, svc, "PT")
+			assert.Contains(t, got, refdata.City{CountryCode: "PT", StateCode: "11", Name: "Zetintra", Tags: "historic,unesco"})
+			assert.Contains(t, got, refdata.City{CountryCode: "PT", StateCode: "13", Name: "VILA ZETA DE GAIA", Tags: "port"})
+		})
+	}
+}
+
+func TestImportFatalErrors(t *testing.T) {
+	t.Parallel()
+	s, err := memory.New(t.Context())
+	require.NoError(t, err)
+	svc := refdata.NewService(s)
+	for name, sc := range map[string]struct {
+		file    string
+		details string
+	}{
+		"missing column": {"countryCode,name\nFR,Paris\n", `header: missing column "stateCode"`},
+		"empty":          {"", "header: EOF"},
+		"not an array":   {` {"countryCode": "FR"}`, "line 1: the input must be a JSON array of cities"},
+		"broken JSON": {"[\n {\"countryCode\": \"FR\", \"stateCode\": \"75\", \"name\": \"Paris\"},\n {\"countryCode\": \"FR\",, }\n]",
+			"line 3: invalid character ',' looking for beginning of object key string"},
+		"unterminated": {"[\n{\"countryCode\": \"FR\", \"stateCode\": \"75\", \"name\": \"Paris\"}", "the JSON array is not closed"},
+	} {
+		report, err := svc.ImportCities(t.Context(), strings.NewReader(sc.file), refdata.ImportOptions{})
+		require.Error(t, err, name)
+		assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err), name)
+		assert.Contains(t, envelope.As(err).Message, sc.details, name)
+		assert.Zero(t, report.Added, name)
+	}
+}
+
+func TestImportMalformedCSVRow(t *testing.T) {
+	t.Parallel()
+	s, err := memory.New(t.Context())
+	require.NoError(t, err)
+	svc := refdata.NewService(s)
+	file := "countryCode,stateCode,name,tags\nFR,75,Pa\"ris,\nFR,69,Lyon,\n"
+	report, err := svc.ImportCitiesCSV(t.Context(), strings.NewReader(file), refdata.ImportOptions{})
+	require.NoError(t, err)
+	require.Len(t, report.Errors, 1)
+	assert.Equal(t, 2, report.Errors[0].Line)
+	assert.Equal(t, "malformed_row", report.Errors[0].Code)
+	assert.Equal(t, 1, report.Added)
+}
+
+func TestImportCancelled(t *testing.T) {
+	t.Parallel()
+	s, err := memory.New(t.Context())
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err = refdata.NewService(s).ImportCities(ctx, strings.NewReader("countryCode,stateCode,name,tags\nFR,75,Paris,\n"), refdata.ImportOptions{})
+	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(err))
+}
+
+// countingStore is a Store that keeps nothing of an import but counts it.
+type countingStore struct {
+	refdata.Store
+	rows, calls, maxBatch int
+}
+
+func (c *countingStore) ListCountries(context.Context, refdata.CountryFilter) ([]refdata.Country, int, error) {
+	return nil, 0, nil
+}
+
+func (c *countingStore) UpsertCities(_ context.Context, cs []refdata.City) (int, error) {
+	c.rows += len(cs)
+	c.calls++
+	c.maxBatch = max(c.maxBatch, len(cs))
+	return len(cs), nil
+}
+
+// generated is a CSV stream of n rows, made as it is read.
+func generated(n int) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		_, _ = io.WriteString(pw, "name,countryCode,stateCode,tags,population\n")
+		for i := range n {
+			if _, err := fmt.Fprintf(pw, "City %d,FR,%d,tag%d,%d\n", i, i%100, i%7, i); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	return pr
+}
+
+// TestImportStreams imports 100,000 rows and checks that they reach the
+// store in batches and that the heap does not grow with the input.
+func TestImportStreams(t *testing.T) {
+	t.Parallel()
+	const rows = 100_000
+	store := &countingStore{}
+	var peak uint64
+	var ms runtime.MemStats
+	report, err := refdata.NewService(store).ImportCitiesCSV(t.Context(), generated(rows), refdata.ImportOptions{
+		BatchSize: 500,
+		Progress: func(r refdata.ImportReport) {
+			if r.Rows%20_000 == 0 { // a few samples: ReadMemStats stops the world
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+			}
+		},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, rows, report.Added)
+	assert.Equal(t, rows, store.rows)
+	assert.Equal(t, 500, store.maxBatch)
+	assert.Equal(t, rows/500, store.calls)
+	assert.Less(t, peak, uint64(64<<20), "the heap stays small: the input (~3 MB) is not held")
+}

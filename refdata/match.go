@@ -1,0 +1,372 @@
+package refdata
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
+
+// This file is the reference implementation of the filters and sort orders
+// of DESIGN.md section 4: Match and the sort keys below define them, the
+// in-memory tables run them, and storage/storagetest checks every store
+// against them.
+
+// sortKey is the value a record sorts by for one field: text fields by s
+// (their folded or normalised form), numbers and flags by n.
+type sortKey struct {
+	s string
+	n float64
+}
+
+func compareKeys(a, b sortKey) int {
+	return cmp.Or(strings.Compare(a.s, b.s), cmp.Compare(a.n, b.n))
+}
+
+func flag(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// currencyView is a currency with the derived values its filters and sort
+// keys read, computed once.
+type currencyView struct {
+	rec                                    Currency
+	name, namePlural, symbol, symbolNative string // folded
+	tagKey                                 string
+	search                                 string
+}
+
+func viewCurrency(c Currency) currencyView {
+	return currencyView{
+		rec: c, name: Fold(c.Name), namePlural: Fold(c.NamePlural), symbol: Fold(c.Symbol),
+		symbolNative: Fold(c.SymbolNative), tagKey: TagKey(c.Tags), search: c.SearchText(),
+	}
+}
+
+// SearchText returns the folded words the Keywords filter searches for c:
+// its name, code, tags and keywords.
+func (c Currency) SearchText() string { return SearchText(c.Name, c.Code, c.Tags, c.Keywords) }
+
+// Match reports whether f selects c.
+func (f CurrencyFilter) Match(c Currency) bool {
+	v := viewCurrency(c)
+	return f.match(&v)
+}
+
+func (f CurrencyFilter) match(v *currencyView) bool {
+	c := &v.rec
+	return !f.Nothing && (f.Code == "" || c.Code == f.Code) &&
+		strings.Contains(v.name, f.Name) &&
+		strings.Contains(v.namePlural, f.NamePlural) &&
+		strings.Contains(v.symbol, f.Symbol) &&
+		strings.Contains(v.symbolNative, f.SymbolNative) &&
+		(f.DecimalDigits == nil || c.DecimalDigits == *f.DecimalDigits) &&
+		(f.Rounding == nil || c.Rounding == *f.Rounding) &&
+		(f.IsCoin == nil || c.IsCoin == *f.IsCoin) &&
+		MatchTags(f.Tags, v.tagKey) &&
+		MatchTerms(f.Keywords, v.search)
+}
+
+func (f CurrencyFilter) key(v *currencyView) sortKey {
+	c := &v.rec
+	switch f.Sort {
+	case FieldCode:
+		return sortKey{s: c.Code}
+	case FieldName:
+		return sortKey{s: v.name}
+	case FieldNamePlural:
+		return sortKey{s: v.namePlural}
+	case FieldSymbol:
+		return sortKey{s: v.symbol}
+	case FieldSymbolNative:
+		return sortKey{s: v.symbolNative}
+	case FieldDecimalDigits:
+		return sortKey{n: float64(c.DecimalDigits)}
+	case FieldRounding:
+		return sortKey{n: c.Rounding}
+	case FieldIsCoin:
+		return sortKey{n: flag(c.IsCoin)}
+	case FieldIsDefault:
+		return sortKey{n: flag(c.Code == f.DefaultCode)}
+	case FieldTags:
+		return sortKey{s: v.tagKey}
+	}
+	return sortKey{s: c.ID}
+}
+
+// countryView is a country with the derived values its filters and sort
+// keys read.
+type countryView struct {
+	rec                                      Country
+	region, subregion, name, capital, native string // folded
+	tagKey                                   string
+	search                                   string
+}
+
+func viewCountry(c Country) countryView {
+	return countryView{
+		rec: c, region: Fold(c.Region), subregion: Fold(c.Subregion), name: Fold(c.Name),
+		capital: Fold(c.Capital), native: Fold(c.Native), tagKey: TagKey(c.Tags), search: c.SearchText(),
+	}
+}
+
+// SearchText returns the folded words the Keywords filter searches for c:
+// its name, alpha-2 and alpha-3 codes, native name, capital, tags and
+// keywords.
+func (c Country) SearchText() string {
+	return SearchText(c.Name, c.CodeAlpha2, c.CodeAlpha3, c.Native, c.Capital, c.Tags, c.Keywords)
+}
+
+// Match reports whether f selects c.
+func (f CountryFilter) Match(c Country) bool {
+	v := viewCountry(c)
+	return f.match(&v)
+}
+
+func (f CountryFilter) match(v *countryView) bool {
+	c := &v.rec
+	return !f.Nothing && (f.CodeAlpha2 == "" || c.CodeAlpha2 == f.CodeAlpha2) &&
+		(f.CodeAlpha3 == "" || c.CodeAlpha3 == f.CodeAlpha3) &&
+		(f.CodeNumeric == nil || c.CodeNumeric == *f.CodeNumeric) &&
+		(f.CodePhone == "" || c.CodePhone == f.CodePhone) &&
+		(f.Currency == "" || c.Currency == f.Currency) &&
+		(f.Tld == "" || c.Tld == f.Tld) &&
+		strings.Contains(v.region, f.Region) &&
+		strings.Contains(v.subregion, f.Subregion) &&
+		strings.Contains(v.name, f.Name) &&
+		strings.Contains(v.capital, f.Capital) &&
+		strings.Contains(v.native, f.Native) &&
+		MatchTags(f.Tags, v.tagKey) &&
+		MatchTerms(f.Keywords, v.search)
+}
+
+func (f CountryFilter) key(v *countryView) sortKey {
+	c := &v.rec
+	switch f.Sort {
+	case FieldRegion:
+		return sortKey{s: v.region}
+	case FieldSubregion:
+		return sortKey{s: v.subregion}
+	case FieldCodeAlpha2:
+		return sortKey{s: c.CodeAlpha2}
+	case FieldCodeAlpha3:
+		return sortKey{s: c.CodeAlpha3}
+	case FieldCodeNumeric:
+		return sortKey{n: float64(c.CodeNumeric)}
+	case FieldCodePhone:
+		return sortKey{s: c.CodePhone}
+	case FieldName:
+		return sortKey{s: v.name}
+	case FieldCapital:
+		return sortKey{s: v.capital}
+	case FieldCurrency:
+		return sortKey{s: c.Currency}
+	case FieldTld:
+		return sortKey{s: c.Tld}
+	case FieldNative:
+		return sortKey{s: v.native}
+	case FieldTags:
+		return sortKey{s: v.tagKey}
+	}
+	return sortKey{s: c.ID}
+}
+
+// SearchText returns the folded words the Keywords filter searches for c:
+// its name, country code, state code and tags.
+func (c City) SearchText() string { return SearchText(c.Name, c.CountryCode, c.StateCode, c.Tags) }
+
+// Match reports whether f selects c.
+func (f CityFilter) Match(c City) bool { return f.MatchFolded(&c, Fold(c.Name)) }
+
+// MatchFolded is Match for a store that keeps each city's folded name:
+// foldedName must be Fold(c.Name).
+func (f CityFilter) MatchFolded(c *City, foldedName string) bool {
+	return !f.Nothing && (f.CountryCode == "" || c.CountryCode == f.CountryCode) &&
+		(f.StateCode == "" || c.StateCode == f.StateCode) &&
+		strings.Contains(foldedName, f.Name) &&
+		MatchTerms(f.Keywords, foldedName, c.CountryCode, c.StateCode, c.Tags)
+}
+
+// CitySortKey returns the text c sorts by for field: the code itself for
+// countryCode and stateCode, Fold(c.Name) for name, TagKey(c.Tags) for tags.
+// Sorting by id is by insertion order, which no key holds; CitySortKey
+// returns "" for it.
+func CitySortKey(c *City, field Field) string {
+	switch field {
+	case FieldCountryCode:
+		return c.CountryCode
+	case FieldStateCode:
+		return c.StateCode
+	case FieldName:
+		return Fold(c.Name)
+	case FieldTags:
+		return TagKey(c.Tags)
+	}
+	return ""
+}
+
+// selectPage returns the positions of the page of the n records that match
+// selects, ordered by key and then by position (reversed when desc; a nil
+// key means by position only), and the number of matches.
+func selectPage(n int, match func(i int) bool, key func(i int) sortKey, desc bool, p Paging) ([]int, int) {
+	idx := make([]int, 0, n)
+	for i := range n {
+		if match(i) {
+			idx = append(idx, i)
+		}
+	}
+	if key != nil {
+		keys := make([]sortKey, n)
+		for _, i := range idx {
+			keys[i] = key(i)
+		}
+		slices.SortFunc(idx, func(a, b int) int { return cmp.Or(compareKeys(keys[a], keys[b]), cmp.Compare(a, b)) })
+	}
+	if desc {
+		slices.Reverse(idx)
+	}
+	start, end := p.bounds(len(idx))
+	return idx[start:end], len(idx)
+}
+
+// SelectCities is the reference implementation of a city list: the page of
+// cs (in insertion order) that f selects, in f's order, and the number of
+// matches. It scans; stores answer the same with indexes.
+func SelectCities(cs []City, f CityFilter) ([]City, int) {
+	var key func(i int) sortKey
+	if f.Sort != FieldID {
+		key = func(i int) sortKey { return sortKey{s: CitySortKey(&cs[i], f.Sort)} }
+	}
+	idx, total := selectPage(len(cs), func(i int) bool { return f.Match(cs[i]) }, key, f.Desc, f.Page)
+	out := make([]City, len(idx))
+	for j, i := range idx {
+		out[j] = cs[i]
+	}
+	return out, total
+}
+
+// CurrencyTable is an immutable in-memory table of currencies that answers
+// CurrencyFilter queries: the reference implementation, and the currency
+// store of storage/memory. It is safe for concurrent use.
+type CurrencyTable struct {
+	views  []currencyView // by ID
+	byCode map[string]int
+}
+
+// NewCurrencyTable returns the table of cs; of records with the same ID the
+// last one wins.
+func NewCurrencyTable(cs []Currency) *CurrencyTable {
+	cs = dedupByID(cs, func(c Currency) string { return c.ID })
+	t := &CurrencyTable{views: make([]currencyView, len(cs)), byCode: make(map[string]int, len(cs))}
+	for i, c := range cs {
+		t.views[i] = viewCurrency(c)
+		t.byCode[c.Code] = i
+	}
+	return t
+}
+
+// Records returns the table's currencies ordered by ID.
+func (t *CurrencyTable) Records() []Currency {
+	out := make([]Currency, len(t.views))
+	for i := range t.views {
+		out[i] = t.views[i].rec
+	}
+	return out
+}
+
+// List returns the page of currencies f selects and the number of matches.
+func (t *CurrencyTable) List(f CurrencyFilter) ([]Currency, int) {
+	views := t.views
+	if f.Code != "" { // an index lookup instead of a scan
+		i, ok := t.byCode[f.Code]
+		if !ok {
+			return []Currency{}, 0
+		}
+		views = views[i : i+1]
+	}
+	var key func(i int) sortKey
+	if f.Sort != FieldID {
+		key = func(i int) sortKey { return f.key(&views[i]) }
+	}
+	idx, total := selectPage(len(views), func(i int) bool { return f.match(&views[i]) }, key, f.Desc, f.Page)
+	out := make([]Currency, len(idx))
+	for j, i := range idx {
+		out[j] = views[i].rec
+	}
+	return out, total
+}
+
+// CountryTable is an immutable in-memory table of countries that answers
+// CountryFilter queries: the reference implementation, and the country
+// store of storage/memory. It is safe for concurrent use.
+type CountryTable struct {
+	views  []countryView // by ID
+	byCode map[string]int
+}
+
+// NewCountryTable returns the table of cs; of records with the same ID the
+// last one wins.
+func NewCountryTable(cs []Country) *CountryTable {
+	cs = dedupByID(cs, func(c Country) string { return c.ID })
+	t := &CountryTable{views: make([]countryView, len(cs)), byCode: make(map[string]int, 2*len(cs))}
+	for i, c := range cs {
+		t.views[i] = viewCountry(c)
+		t.byCode["2:"+c.CodeAlpha2] = i
+		t.byCode["3:"+c.CodeAlpha3] = i
+	}
+	return t
+}
+
+// Records returns the table's countries ordered by ID.
+func (t *CountryTable) Records() []Country {
+	out := make([]Country, len(t.views))
+	for i := range t.views {
+		out[i] = t.views[i].rec
+	}
+	return out
+}
+
+// List returns the page of countries f selects and the number of matches.
+func (t *CountryTable) List(f CountryFilter) ([]Country, int) {
+	views := t.views
+	if f.CodeAlpha2 != "" || f.CodeAlpha3 != "" { // an index lookup instead of a scan
+		k := "2:" + f.CodeAlpha2
+		if f.CodeAlpha2 == "" {
+			k = "3:" + f.CodeAlpha3
+		}
+		i, ok := t.byCode[k]
+		if !ok {
+			return []Country{}, 0
+		}
+		views = views[i : i+1]
+	}
+	var key func(i int) sortKey
+	if f.Sort != FieldID {
+		key = func(i int) sortKey { return f.key(&views[i]) }
+	}
+	idx, total := selectPage(len(views), func(i int) bool { return f.match(&views[i]) }, key, f.Desc, f.Page)
+	out := make([]Country, len(idx))
+	for j, i := range idx {
+		out[j] = views[i].rec
+	}
+	return out, total
+}
+
+// dedupByID returns recs sorted by ID, keeping the last of records with the
+// same ID.
+func dedupByID[T any](recs []T, id func(T) string) []T {
+	out := slices.Clone(recs)
+	slices.SortStableFunc(out, func(a, b T) int { return strings.Compare(id(a), id(b)) })
+	w := 0
+	for i := range out {
+		if w > 0 && id(out[w-1]) == id(out[i]) {
+			out[w-1] = out[i]
+			continue
+		}
+		out[w] = out[i]
+		w++
+	}
+	return out[:w]
+}

@@ -1,0 +1,673 @@
+package memory
+
+import (
+	"cmp"
+	"hash/maphash"
+	"maps"
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// sortSlots are the city fields with a lazily built order; id is insertion
+// order and needs none.
+var sortSlots = [...]refdata.Field{refdata.FieldCountryCode, refdata.FieldStateCode, refdata.FieldName, refdata.FieldTags}
+
+// cityOrder is the order of all cities by one field: perm lists positions
+// in that order (ties by position), rank is its inverse.
+type cityOrder struct {
+	perm, rank []int32
+}
+
+// cityIndex holds the cities in insertion order (a city's position is its
+// place in that order) with the indexes that keep filtered queries from
+// scanning: by natural key; by country, state and both; the bigrams and
+// trigrams of folded names (Name); the prefixes of the words of the search
+// text (Keywords). Posting lists hold positions in ascending order, except word
+// postings after a city's tags changed (see staleWords).
+type cityIndex struct {
+	// shared is set on the default index that Stores share; a Store
+	// clones it before its first write. Every slice of a shared index is
+	// clipped (len == cap), so a clone's appends never reach it.
+	shared bool
+
+	recs []refdata.City
+	// folds holds the folded names one after the other: city i's is
+	// folds[foldAt[i]:foldAt[i+1]] (see fold). Kept apart from recs, a
+	// name check reads memory in order and allocates nothing.
+	folds     []byte
+	foldAt    []uint32 // len(recs)+1 offsets
+	seed      maphash.Seed
+	byKey     map[uint64]int32 // hash of the natural key -> position
+	collided  map[string]int32 // natural keys whose hash another key has
+	byCountry map[string][]int32
+	byState   map[string][]int32 // state code alone
+	byBoth    map[string][]int32 // country "-" state
+	grams     map[uint64][]int32 // bigrams and trigrams of folded names
+	words     wordIndex
+	// staleWords is set once a city's tags changed: the words of its old
+	// tags stay in the word index (removing them would cost a scan), so
+	// keyword matches must then be checked against the city itself.
+	staleWords bool
+	interned   map[string]string // codes and tags, stored once
+
+	orderMu sync.Mutex // serialises building orders
+	orders  [len(sortSlots)]atomic.Pointer[cityOrder]
+}
+
+func newCityIndex() *cityIndex {
+	return &cityIndex{
+		foldAt: []uint32{0}, seed: maphash.MakeSeed(), byKey: map[uint64]int32{}, collided: map[string]int32{},
+		byCountry: map[string][]int32{}, byState: map[string][]int32{}, byBoth: map[string][]int32{},
+		grams: map[uint64][]int32{}, words: wordIndex{ids: map[string]int32{}}, interned: map[string]string{},
+	}
+}
+
+// freeze clips every slice of t and marks it shared.
+func (t *cityIndex) freeze() {
+	t.recs = slices.Clip(t.recs)
+	t.folds, t.foldAt = slices.Clip(t.folds), slices.Clip(t.foldAt)
+	for _, m := range []map[string][]int32{t.byCountry, t.byState, t.byBoth} {
+		for k, v := range m {
+			m[k] = slices.Clip(v)
+		}
+	}
+	for k, v := range t.grams {
+		t.grams[k] = slices.Clip(v)
+	}
+	for i, p := range t.words.post {
+		t.words.post[i] = slices.Clip(p)
+	}
+	t.words.post = slices.Clip(t.words.post)
+	t.words.keys = slices.Clip(t.words.keys)
+	t.shared = true
+}
+
+// clone returns a private copy of the shared index t, ready for writes.
+// Maps and the slices written in place are copied; posting lists are
+// shared until appended to.
+func (t *cityIndex) clone() *cityIndex {
+	return &cityIndex{
+		recs: slices.Clone(t.recs), folds: t.folds, foldAt: t.foldAt, seed: t.seed, byKey: maps.Clone(t.byKey), collided: maps.Clone(t.collided),
+		byCountry: maps.Clone(t.byCountry), byState: maps.Clone(t.byState), byBoth: maps.Clone(t.byBoth),
+		grams: maps.Clone(t.grams), staleWords: t.staleWords, interned: maps.Clone(t.interned),
+		words: wordIndex{
+			ids: maps.Clone(t.words.ids), keys: t.words.keys, post: slices.Clone(t.words.post),
+			sorted: t.words.sorted, fresh: t.words.fresh,
+		},
+	}
+}
+
+// fold returns the folded name of city i. It is a view of folds, which is
+// only ever appended to (a shared index's is clipped, so a clone's appends
+// copy it): the bytes of a name never change once written, which makes the
+// view a valid string without copying.
+func (t *cityIndex) fold(i int32) string {
+	b := t.folds[t.foldAt[i]:t.foldAt[i+1]]
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+func (t *cityIndex) intern(s string) string {
+	if v, ok := t.interned[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	t.interned[s] = s
+	return s
+}
+
+func (t *cityIndex) hash(c *refdata.City, fold string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(t.seed)
+	h.WriteString(c.CountryCode)
+	h.WriteByte(0)
+	h.WriteString(c.StateCode)
+	h.WriteByte(0)
+	h.WriteString(fold)
+	return h.Sum64()
+}
+
+// find returns the position of the city with c's natural key.
+func (t *cityIndex) find(h uint64, c *refdata.City, fold string) (int32, bool) {
+	i, ok := t.byKey[h]
+	if !ok {
+		return 0, false
+	}
+	if r := &t.recs[i]; r.CountryCode == c.CountryCode && r.StateCode == c.StateCode && t.fold(i) == fold {
+		return i, true
+	}
+	i, ok = t.collided[refdata.CityKey(*c)]
+	return i, ok
+}
+
+// upsert stores c (normalised), replacing the name and tags of the city
+// with its natural key, and reports whether c was added. Strings are
+// copied, so that c may point into a larger buffer (a CSV line).
+func (t *cityIndex) upsert(c refdata.City) bool {
+	fold := refdata.Fold(c.Name)
+	h := t.hash(&c, fold)
+	if i, ok := t.find(h, &c, fold); ok {
+		r := &t.recs[i]
+		if r.Tags != c.Tags {
+			for _, w := range refdata.Words(c.Tags) {
+				t.words.add(w, i)
+			}
+			r.Tags = t.intern(c.Tags)
+			t.staleWords = true
+			t.invalidateOrders()
+		}
+		if r.Name != c.Name { // the same folded name: no index changes
+			r.Name = strings.Clone(c.Name)
+		}
+		return false
+	}
+	i := int32(len(t.recs))
+	c.CountryCode, c.StateCode, c.Tags = t.intern(c.CountryCode), t.intern(c.StateCode), t.intern(c.Tags)
+	c.Name = strings.Clone(c.Name)
+	t.recs = append(t.recs, c)
+	t.folds = append(t.folds, fold...)
+	t.foldAt = append(t.foldAt, uint32(len(t.folds)))
+	if _, taken := t.byKey[h]; taken {
+		t.collided[refdata.CityKey(c)] = i
+	} else {
+		t.byKey[h] = i
+	}
+	t.byCountry[c.CountryCode] = append(t.byCountry[c.CountryCode], i)
+	t.byState[c.StateCode] = append(t.byState[c.StateCode], i)
+	both := c.CountryCode + "-" + c.StateCode
+	t.byBoth[both] = append(t.byBoth[both], i)
+	forGrams(fold, func(g uint64) {
+		if p := t.grams[g]; len(p) == 0 || p[len(p)-1] != i {
+			t.grams[g] = append(p, i)
+		}
+	})
+	for _, w := range strings.Fields(c.SearchText()) {
+		t.words.add(w, i)
+	}
+	t.invalidateOrders()
+	return true
+}
+
+// finishBatch brings the word order up to date after a batch of upserts.
+func (t *cityIndex) finishBatch() { t.words.sortFresh() }
+
+func (t *cityIndex) invalidateOrders() {
+	for i := range t.orders {
+		t.orders[i].Store(nil)
+	}
+}
+
+// The keys of grams: a bigram has the top bit set; runes take 21 bits.
+const bigram = 1 << 63
+
+func trigramKey(a, b, c rune) uint64 { return uint64(a)<<42 | uint64(b)<<21 | uint64(c) }
+func bigramKey(a, b rune) uint64     { return bigram | uint64(a)<<21 | uint64(b) }
+
+// forGrams calls fn with every bigram and trigram of s.
+func forGrams(s string, fn func(uint64)) {
+	var a, b rune
+	n := 0
+	for _, r := range s {
+		if n >= 1 {
+			fn(bigramKey(b, r))
+		}
+		if n >= 2 {
+			fn(trigramKey(a, b, r))
+		}
+		a, b = b, r
+		n++
+	}
+}
+
+// order returns the order of all cities by field, building it on first use
+// after a write.
+func (t *cityIndex) order(field refdata.Field) *cityOrder {
+	slot := slices.Index(sortSlots[:], field)
+	if o := t.orders[slot].Load(); o != nil {
+		return o
+	}
+	t.orderMu.Lock()
+	defer t.orderMu.Unlock()
+	if o := t.orders[slot].Load(); o != nil {
+		return o
+	}
+	n := len(t.recs)
+	keys := make([]string, n)
+	tagKeys := map[string]string{}
+	for i := range t.recs {
+		r := &t.recs[i]
+		switch field {
+		case refdata.FieldName:
+			keys[i] = t.fold(int32(i)) // = refdata.CitySortKey(r, FieldName)
+		case refdata.FieldTags:
+			k, ok := tagKeys[r.Tags]
+			if !ok {
+				k = refdata.CitySortKey(r, field)
+				tagKeys[r.Tags] = k
+			}
+			keys[i] = k
+		default:
+			keys[i] = refdata.CitySortKey(r, field)
+		}
+	}
+	o := &cityOrder{perm: make([]int32, n), rank: make([]int32, n)}
+	for i := range o.perm {
+		o.perm[i] = int32(i)
+	}
+	slices.SortFunc(o.perm, func(a, b int32) int { return cmp.Or(strings.Compare(keys[a], keys[b]), cmp.Compare(a, b)) })
+	for j, i := range o.perm {
+		o.rank[i] = int32(j)
+	}
+	t.orders[slot].Store(o)
+	return o
+}
+
+// list answers a city query: the matches, then their page in f's order.
+func (t *cityIndex) list(f refdata.CityFilter) ([]refdata.City, int) {
+	n := len(t.recs)
+	all := f.Unfiltered()
+	var matches []int32 // ascending positions, when !all
+	total := n
+	if !all {
+		matches = t.match(f)
+		total = len(matches)
+	}
+	start, end := min(f.Page.Offset(), total), min(f.Page.Offset()+f.Page.Size, total)
+	if start == end {
+		return []refdata.City{}, total
+	}
+	nth := func(j int) int { // the index of the j-th of total in f's direction
+		if f.Desc {
+			return total - 1 - j
+		}
+		return j
+	}
+	page := make([]int32, 0, end-start)
+	switch {
+	case f.Sort == refdata.FieldID && all:
+		for j := start; j < end; j++ {
+			page = append(page, int32(nth(j)))
+		}
+	case f.Sort == refdata.FieldID:
+		for j := start; j < end; j++ {
+			page = append(page, matches[nth(j)])
+		}
+	case all:
+		o := t.order(f.Sort)
+		for j := start; j < end; j++ {
+			page = append(page, o.perm[nth(j)])
+		}
+	default:
+		o := t.order(f.Sort)
+		ranks := getBitset(n)
+		for _, i := range matches {
+			ranks.set(o.rank[i])
+		}
+		for _, r := range ranks.slice(start, end, f.Desc) {
+			page = append(page, o.perm[r])
+		}
+		putBitset(ranks)
+	}
+	out := make([]refdata.City, len(page))
+	for j, i := range page {
+		out[j] = t.recs[i]
+	}
+	return out, total
+}
+
+// match returns the ascending positions of the cities f selects. The
+// smallest candidate set among the indexes that apply drives; each
+// candidate is checked against the other filters.
+func (t *cityIndex) match(f refdata.CityFilter) []int32 {
+	const (
+		scan = iota
+		byCode
+		byName
+		byWords
+	)
+	driver, size := scan, len(t.recs)
+	var codes []int32
+	switch {
+	case f.CountryCode != "" && f.StateCode != "":
+		codes, driver, size = t.byBoth[f.CountryCode+"-"+f.StateCode], byCode, len(t.byBoth[f.CountryCode+"-"+f.StateCode])
+	case f.CountryCode != "":
+		codes, driver, size = t.byCountry[f.CountryCode], byCode, len(t.byCountry[f.CountryCode])
+	case f.StateCode != "":
+		codes, driver, size = t.byState[f.StateCode], byCode, len(t.byState[f.StateCode])
+	}
+	const few = 256 // checking this many is cheaper than reading another index
+	var names []int32
+	nameExact := false
+	if f.Name != "" && size > few {
+		if c, exact, ok := t.nameCandidates(f.Name); ok && len(c) < size {
+			names, nameExact, driver, size = c, exact, byName, len(c)
+		}
+	}
+	var words *bitset
+	wordsExact := false
+	if len(f.Keywords) > 0 && size > few {
+		var count int
+		words, count, wordsExact = t.words.matchAll(f.Keywords, len(t.recs))
+		defer putBitset(words)
+		if count < size {
+			driver, size = byWords, count
+		}
+	}
+	// The checks are those of refdata.CityFilter.MatchFolded, each done
+	// by the cheapest means at hand.
+	out := make([]int32, 0, min(size, 4096))
+	checkCodes := (f.CountryCode != "" || f.StateCode != "") && driver != byCode
+	checkName := f.Name != "" && !(driver == byName && nameExact)
+	checkWords := words != nil && driver != byWords
+	checkTerms := len(f.Keywords) > 0 && (words == nil || !wordsExact || t.staleWords)
+	check := func(i int32) {
+		if checkCodes {
+			r := &t.recs[i]
+			if (f.CountryCode != "" && r.CountryCode != f.CountryCode) || (f.StateCode != "" && r.StateCode != f.StateCode) {
+				return
+			}
+		}
+		if checkName && !strings.Contains(t.fold(i), f.Name) {
+			return
+		}
+		if checkWords && !words.has(i) {
+			return
+		}
+		if checkTerms {
+			r := &t.recs[i]
+			if !refdata.MatchTerms(f.Keywords, t.fold(i), r.CountryCode, r.StateCode, r.Tags) {
+				return
+			}
+		}
+		out = append(out, i)
+	}
+	switch driver {
+	case byCode:
+		for _, i := range codes {
+			check(i)
+		}
+	case byName:
+		for _, i := range names {
+			check(i)
+		}
+	case byWords:
+		words.each(check)
+	default:
+		for i := range t.recs {
+			check(int32(i))
+		}
+	}
+	return out
+}
+
+// nameCandidates returns the ascending positions of the cities whose folded
+// name holds every bigram or trigram of needle, and whether that is exactly
+// the cities whose name holds needle (needle is a bigram or a trigram). It
+// returns false for a needle of one rune, which no index answers.
+func (t *cityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
+	runes := utf8.RuneCountInString(needle)
+	if runes < 2 {
+		return nil, false, false
+	}
+	if runes == 2 {
+		a, n := utf8.DecodeRuneInString(needle)
+		b, _ := utf8.DecodeRuneInString(needle[n:])
+		return t.grams[bigramKey(a, b)], true, true
+	}
+	var lists [][]int32
+	forGrams(needle, func(g uint64) {
+		if g&bigram == 0 {
+			lists = append(lists, t.grams[g])
+		}
+	})
+	slices.SortFunc(lists, func(a, b []int32) int { return cmp.Compare(len(a), len(b)) })
+	out := slices.Clone(lists[0])
+	for _, l := range lists[1:] {
+		if len(out) == 0 {
+			break
+		}
+		out = intersect(out, l)
+	}
+	return out, runes == 3, true
+}
+
+// intersect returns the positions of a that are also in b, both ascending,
+// reusing a's storage. It gallops through b, which is the longer.
+func intersect(a, b []int32) []int32 {
+	w := 0
+	for _, x := range a {
+		// Exponential then binary search for x in b.
+		hi := 1
+		for hi < len(b) && b[hi-1] < x {
+			hi *= 2
+		}
+		j, found := slices.BinarySearch(b[:min(hi, len(b))], x)
+		if found {
+			a[w] = x
+			w++
+		}
+		b = b[j:]
+		if len(b) == 0 {
+			break
+		}
+	}
+	return a[:w]
+}
+
+// wordIndex is the index of the Keywords filter. It maps the prefix key of
+// every folded word of the cities' search text (its first three runes, or
+// the whole word when shorter) to the cities that have such a word, with
+// the keys kept in sorted order for prefix lookups. Keying by the first
+// runes rather than whole words keeps it small (city names are mostly
+// distinct words) and still answers a term of up to three runes exactly.
+type wordIndex struct {
+	ids    map[string]int32 // key -> id
+	keys   []string         // by id
+	post   [][]int32        // by id: positions of the cities with the key
+	sorted []int32          // ids of keys[:fresh] in key order
+	fresh  int              // keys[fresh:] are not in sorted yet
+}
+
+// keyRunes is the length of a prefix key, in runes.
+const keyRunes = 3
+
+// prefixKey returns the first keyRunes runes of w, and whether that is all
+// of w.
+func prefixKey(w string) (string, bool) {
+	n := 0
+	for i := range w {
+		if n == keyRunes {
+			return w[:i], false
+		}
+		n++
+	}
+	return w, true
+}
+
+// add records that city i has word w.
+func (x *wordIndex) add(w string, i int32) {
+	k, _ := prefixKey(w)
+	id, ok := x.ids[k]
+	if !ok {
+		id = int32(len(x.keys))
+		k = strings.Clone(k)
+		x.ids[k] = id
+		x.keys = append(x.keys, k)
+		x.post = append(x.post, nil)
+	}
+	if p := x.post[id]; len(p) == 0 || p[len(p)-1] != i {
+		x.post[id] = append(p, i)
+	}
+}
+
+// sortFresh merges the keys added since the last call into sorted.
+func (x *wordIndex) sortFresh() {
+	if x.fresh == len(x.keys) {
+		return
+	}
+	fresh := make([]int32, 0, len(x.keys)-x.fresh)
+	for id := x.fresh; id < len(x.keys); id++ {
+		fresh = append(fresh, int32(id))
+	}
+	byKey := func(a, b int32) int { return strings.Compare(x.keys[a], x.keys[b]) }
+	slices.SortFunc(fresh, byKey)
+	merged := make([]int32, 0, len(x.sorted)+len(fresh))
+	i, j := 0, 0
+	for i < len(x.sorted) && j < len(fresh) {
+		if byKey(x.sorted[i], fresh[j]) <= 0 {
+			merged = append(merged, x.sorted[i])
+			i++
+		} else {
+			merged = append(merged, fresh[j])
+			j++
+		}
+	}
+	merged = append(append(merged, x.sorted[i:]...), fresh[j:]...)
+	x.sorted, x.fresh = merged, len(x.keys)
+}
+
+// lookup returns the ids of the keys of the words that may start with
+// term, and whether every word with such a key does (term is no longer
+// than a key).
+func (x *wordIndex) lookup(term string) ([]int32, bool) {
+	k, whole := prefixKey(term)
+	if !whole {
+		if id, ok := x.ids[k]; ok && int(id) < x.fresh {
+			return []int32{id}, false
+		}
+		return nil, false
+	}
+	lo, _ := slices.BinarySearchFunc(x.sorted, k, func(id int32, p string) int { return strings.Compare(x.keys[id], p) })
+	hi := lo
+	for hi < len(x.sorted) && strings.HasPrefix(x.keys[x.sorted[hi]], k) {
+		hi++
+	}
+	return x.sorted[lo:hi], true
+}
+
+// matchAll returns the set of the n cities that have, for every term, a
+// word that may start with it, its size, and whether the set is exact (no
+// term is longer than a key; else it is a superset to check). The terms
+// are taken from the cheapest (fewest postings) on, each narrowing the set
+// of the previous. The caller returns the set with putBitset.
+func (x *wordIndex) matchAll(terms []string, n int) (*bitset, int, bool) {
+	type term struct {
+		ids  []int32
+		cost int
+	}
+	ts := make([]term, len(terms))
+	exact := true
+	for k, w := range terms {
+		ids, whole := x.lookup(w)
+		exact = exact && whole
+		ts[k].ids = ids
+		for _, id := range ids {
+			ts[k].cost += len(x.post[id])
+		}
+	}
+	slices.SortFunc(ts, func(a, b term) int { return cmp.Compare(a.cost, b.cost) })
+	set := getBitset(n)
+	for _, id := range ts[0].ids {
+		for _, i := range x.post[id] {
+			set.set(i)
+		}
+	}
+	for _, tm := range ts[1:] {
+		next := getBitset(n)
+		for _, id := range tm.ids {
+			for _, i := range x.post[id] {
+				if set.has(i) {
+					next.set(i)
+				}
+			}
+		}
+		putBitset(set)
+		set = next
+	}
+	return set, set.count(), exact
+}
+
+// bitset is a set of positions.
+type bitset struct{ w []uint64 }
+
+var bitsets sync.Pool
+
+// getBitset returns an empty set for positions below n.
+func getBitset(n int) *bitset {
+	words := (n + 63) / 64
+	b, _ := bitsets.Get().(*bitset)
+	if b == nil || cap(b.w) < words {
+		return &bitset{w: make([]uint64, words)}
+	}
+	b.w = b.w[:words]
+	clear(b.w)
+	return b
+}
+
+func putBitset(b *bitset) {
+	if b != nil {
+		bitsets.Put(b)
+	}
+}
+
+func (b *bitset) set(i int32)      { b.w[i>>6] |= 1 << (i & 63) }
+func (b *bitset) has(i int32) bool { return b.w[i>>6]&(1<<(i&63)) != 0 }
+
+func (b *bitset) count() int {
+	n := 0
+	for _, w := range b.w {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// each calls fn with every member, ascending.
+func (b *bitset) each(fn func(int32)) {
+	for k, w := range b.w {
+		for w != 0 {
+			fn(int32(k<<6 + bits.TrailingZeros64(w)))
+			w &= w - 1
+		}
+	}
+}
+
+// slice returns the members start..end-1 in ascending order, or in
+// descending order when desc.
+func (b *bitset) slice(start, end int, desc bool) []int32 {
+	out := make([]int32, 0, end-start)
+	skip := start
+	for k := range b.w {
+		if desc {
+			k = len(b.w) - 1 - k
+		}
+		w := b.w[k]
+		if c := bits.OnesCount64(w); skip >= c {
+			skip -= c
+			continue
+		}
+		for w != 0 && len(out) < end-start {
+			var bit int
+			if desc {
+				bit = 63 - bits.LeadingZeros64(w)
+			} else {
+				bit = bits.TrailingZeros64(w)
+			}
+			w &^= 1 << bit
+			if skip > 0 {
+				skip--
+				continue
+			}
+			out = append(out, int32(k<<6+bit))
+		}
+		if len(out) == end-start {
+			break
+		}
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package memory_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/refdata/refdatatest"
+	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/storagetest"
+)
+
+func BenchmarkRefData(b *testing.B) {
+	storagetest.BenchRefData(b, func(b *testing.B) storage.Storage {
+		s, err := memory.New(b.Context())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	})
+}
+
+// BenchmarkCitiesHeap reports the heap that 150,000 cities take in a
+// memory store: with their indexes ("MiB"), and with the sort orders of
+// every field built too ("MiB-sorted").
+func BenchmarkCitiesHeap(b *testing.B) {
+	cities := refdatatest.Large()
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	var loaded, sorted uint64
+	for b.Loop() {
+		before := heap()
+		s, err := memory.New(b.Context())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.UpsertCities(b.Context(), cities); err != nil {
+			b.Fatal(err)
+		}
+		loaded = heap() - before
+		for _, field := range []string{"countryCode", "stateCode", "name", "tags"} {
+			f, _ := refdata.CityQuery{SortDataField: &field}.Filter()
+			if _, _, err := s.ListCities(b.Context(), f); err != nil {
+				b.Fatal(err)
+			}
+		}
+		sorted = heap() - before
+		runtime.KeepAlive(s)
+	}
+	b.ReportMetric(float64(loaded)/(1<<20), "MiB")
+	b.ReportMetric(float64(sorted)/(1<<20), "MiB-sorted")
+}
+
+// FuzzCityQuery checks odd filter values against the reference answer.
+func FuzzCityQuery(f *testing.F) {
+	s, err := memory.New(f.Context())
+	if err != nil {
+		f.Fatal(err)
+	}
+	storagetest.FuzzCityQuery(f, s)
+}
