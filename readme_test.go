@@ -63,10 +63,24 @@ func sourceFiles(t *testing.T) map[string]*ast.File {
 // codeLiteral matches what an error code looks like.
 var codeLiteral = regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
 
+// errorTypes are the struct types whose Code field is an error code.
+var errorTypes = map[string]bool{"Error": true, "ErrorItem": true, "RowError": true}
+
+// typeName returns the name of a type expression (T or pkg.T), or "".
+func typeName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	}
+	return ""
+}
+
 // errorCodes returns every error code the code base can answer with, and
 // where each is made: the code arguments of envelope.New, envelope.Field
-// and Validation.Add calls, the Code of *envelope.Error literals, and the
-// Code* constants those name.
+// and Validation.Add calls, the Code of envelope.Error, ErrorItem and
+// refdata.RowError literals, and the Code* constants those name.
 func errorCodes(t *testing.T) map[string]string {
 	t.Helper()
 	files := sourceFiles(t)
@@ -120,10 +134,16 @@ func errorCodes(t *testing.T) map[string]string {
 						codes[c] = path
 					}
 				}
-			case *ast.KeyValueExpr:
-				if key, ok := n.Key.(*ast.Ident); ok && key.Name == "Code" {
-					if c, ok := value(n.Value); ok {
-						codes[c] = path
+			case *ast.CompositeLit:
+				if !errorTypes[typeName(n.Type)] {
+					return true
+				}
+				for _, e := range n.Elts {
+					kv, ok := e.(*ast.KeyValueExpr)
+					if key, isIdent := kv.Key.(*ast.Ident); ok && isIdent && key.Name == "Code" {
+						if c, ok := value(kv.Value); ok {
+							codes[c] = path
+						}
 					}
 				}
 			}

@@ -325,7 +325,7 @@ func (op operation) errorCodes() map[int][]string {
 		add(415, "unsupported_media_type")
 	}
 	if op.query != nil {
-		add(400, "invalid_type", "out_of_range")
+		add(400, "invalid_type", "out_of_range", "invalid_enum", "too_long")
 	}
 	if op.limited {
 		add(429, errRateLimited.Code)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -537,6 +538,60 @@ func TestOpenAPIErrorAnswersMatch(t *testing.T) {
 		assert.Subset(t, told, required, "%s: each required field is reported missing", key)
 		assert.Subset(t, allowed, told, "%s: each field reported missing is documented as required", key)
 	}
+}
+
+// TestOpenAPIQueryParameters checks that the handler reads every
+// documented query parameter: a value of the wrong type is a field error
+// naming it, and a text value that matches nothing empties the list or is
+// refused naming it.
+func TestOpenAPIQueryParameters(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, stores["memory"], httpadapter.WithoutRateLimits())
+	doc := fetchDoc(t, f.handler)
+	brand := map[string]string{"Brand-URL": "shop.example.com"}
+	checked := 0
+	for key, op := range doc.operations() {
+		params, _ := op.op["parameters"].([]any)
+		for _, p := range params {
+			p := p.(map[string]any)
+			if p["in"] != "query" {
+				continue
+			}
+			name := p["name"].(string)
+			typ := p["schema"].(map[string]any)["type"]
+			t.Run(key+"/"+name, func(t *testing.T) {
+				checked++
+				value := "zzqx-nothing-matches"
+				if typ != "string" {
+					value = "not-a-value"
+				}
+				if name == "PageNumber" {
+					value = "9999999"
+				}
+				rec, e := f.do(t, op.method, op.path+"?"+url.Values{name: {value}}.Encode(), brand, "")
+				if rec.Code == http.StatusOK {
+					var page struct {
+						Items []any `json:"items"`
+					}
+					require.NoError(t, json.Unmarshal(e.Data, &page))
+					assert.Zero(t, len(page.Items), "%s=%s matches nothing", name, value)
+					if name != "PageNumber" {
+						assert.Equal(t, "string", typ, "%s: a value of the wrong type is refused", name)
+					}
+					return
+				}
+				require.Equal(t, http.StatusBadRequest, rec.Code, rec.Body.String())
+				desc := op.op["responses"].(map[string]any)["400"].(map[string]any)["description"].(string)
+				var fields []string
+				for _, it := range e.Errors {
+					fields = append(fields, it.Field)
+					assert.Contains(t, desc, it.Code, "the code is listed under status 400")
+				}
+				assert.Contains(t, fields, name)
+			})
+		}
+	}
+	assert.Positive(t, checked)
 }
 
 // TestSchemaCheck shows that the checker the tests above rely on refuses
