@@ -266,11 +266,12 @@ var queryParamDocs = map[string]string{
 	"Region":        "Substring, any case, accents ignored.",
 	"Subregion":     "Substring, any case, accents ignored.",
 	"Tags":          "Comma-separated; matches when any of them is one of the record's tags.",
-	"Keywords":      "Free text: every word must prefix-match a word of the record's name, code, native name, capital, tags or keywords (accents ignored).",
+	"Keywords":      "Free text: every word must be the start of a word of the record (its name, codes, tags and, for countries, native name and capital), case and accents ignored.",
 	"SortDataField": "A field name of the item, any case; default ID. Ties break by ID.",
 	"SortOrder":     "ASC or DESC (any case; ascending and descending too); default ASC.",
 	"PageNumber":    "From 0; default 0. A page past the end has no items.",
-	"PageSize":      "1 to " + strconv.Itoa(refdata.MaxPageSize) + ", default " + strconv.Itoa(refdata.DefaultPageSize) + "; a larger size is clamped and pageSize says the size used.",
+	"PageSize": "1 to " + strconv.Itoa(refdata.MaxPageSize) + "; 0 or absent means " + strconv.Itoa(refdata.DefaultPageSize) +
+		"; a larger size is clamped and pageSize says the size used.",
 }
 
 // headerDocs describe the request headers of routes.
@@ -608,7 +609,7 @@ func (s *schemas) queryParams(t reflect.Type) []any {
 		case !f.IsExported():
 		case f.Type == pagingType:
 			param("PageNumber", map[string]any{"type": "integer", "format": "int32", "minimum": 0, "default": 0})
-			param("PageSize", map[string]any{"type": "integer", "format": "int32", "minimum": 1, "default": refdata.DefaultPageSize})
+			param("PageSize", map[string]any{"type": "integer", "format": "int32", "minimum": 0, "default": refdata.DefaultPageSize})
 		case f.Type.Kind() == reflect.Pointer:
 			param(f.Name, s.ref(f.Type.Elem(), modeRequest))
 		default:
