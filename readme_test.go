@@ -243,6 +243,10 @@ func TestReadmeQuickStartBuilds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
 	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
 	t.Parallel()
 	text := readme(t)
 	_, after, ok := strings.Cut(text, "\n## Quick start\n")
@@ -260,6 +264,6 @@ func TestReadmeQuickStartBuilds(t *testing.T) {
 	}})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "overlay.json"), overlay, 0o644))
-	out, err := exec.Command("go", "build", "-overlay", filepath.Join(dir, "overlay.json"), "-o", os.DevNull, "./internal/readmequickstart").CombinedOutput()
+	out, err := exec.Command(goTool, "build", "-overlay", filepath.Join(dir, "overlay.json"), "-o", os.DevNull, "./internal/readmequickstart").CombinedOutput()
 	assert.NoError(t, err, "go build of the quick start:\n%s", out)
 }
