@@ -20,8 +20,8 @@ import (
 // what every answer keeps: a well-formed envelope whose statusCode is the
 // HTTP status (fixture.send), a status among the expected ones (never 500),
 // no error in the log, and no stored secret in the answer. Each builds its
-// fixture once per process (memory store, rate limiting off), not per
-// input. The seed corpora are in testdata/fuzz/<name>; plain `go test` runs
+// fixture once per process (memory store, and SQLite too for the lists;
+// rate limiting off), not per input. The seed corpora are in testdata/fuzz/<name>; plain `go test` runs
 // them. Fuzz beyond them with, for example,
 //
 //	go test -run '^$' -fuzz FuzzLogin -fuzztime 60s ./httpadapter
