@@ -41,12 +41,12 @@ type refState struct {
 // in an in-memory database that lives as long as the process. A new
 // database starts as a page-by-page copy of it, which is much cheaper than
 // loading the dataset again (milliseconds instead of a tenth of a second).
-var template = sync.OnceValues(func() (string, error) {
+var template = sync.OnceValues(func() (templateDB, error) {
 	ctx := context.Background() // the template outlives any caller
 	uri := fmt.Sprintf("file:/brandbase-template-%d-%x?vfs=memdb", os.Getpid(), rand.Uint64())
 	db, err := sql.Open("sqlite", uri)
 	if err != nil {
-		return "", err
+		return templateDB{}, err
 	}
 	// The memdb database lives while a connection to it is open: keep one.
 	db.SetMaxOpenConns(1)
@@ -56,36 +56,51 @@ var template = sync.OnceValues(func() (string, error) {
 	t := &Store{w: db, r: db, ref: refState{template: true}}
 	if err := t.migrate(ctx); err != nil {
 		db.Close()
-		return "", err
+		return templateDB{}, err
 	}
 	if err := refdata.LoadDefault(ctx, t); err != nil {
 		db.Close()
-		return "", err
+		return templateDB{}, err
 	}
-	return uri, nil
+	var migrations string
+	if err := db.QueryRowContext(ctx, migrationsApplied).Scan(&migrations); err != nil {
+		db.Close()
+		return templateDB{}, err
+	}
+	return templateDB{uri: uri, migrations: migrations}, nil
 })
 
+// templateDB names the template database and the migrations it has.
+type templateDB struct {
+	uri        string
+	migrations string
+}
+
+// migrationsApplied lists the migrations a database has applied.
+const migrationsApplied = `SELECT coalesce(group_concat(version, ','), '') FROM (SELECT version FROM schema_migrations ORDER BY version)`
+
 // InstallDefaultDataset implements refdata.DatasetInstaller: a database
-// that never held a dataset and has no brand (so holds no data at all: it
-// was just created) is overwritten with a copy of the template, through
-// SQLite's online backup API on the writer connection. It reports false,
-// doing nothing, for any other database.
+// that has no brand and nothing in meta (so holds no data at all: Open just
+// created it) and the same migrations as the template is overwritten with
+// a copy of the template, through SQLite's online backup API on the writer
+// connection. It reports false, doing nothing, for any other database.
 func (s *Store) InstallDefaultDataset(ctx context.Context) (bool, error) {
 	if s.ref.template {
 		return false, nil
 	}
-	var empty bool
-	if err := s.w.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM brands)
-		AND NOT EXISTS (SELECT 1 FROM meta WHERE key = ?)`, metaDatasetVersion).Scan(&empty); err != nil {
-		return false, storeError(err)
-	}
-	if !empty {
-		return false, nil
-	}
-	uri, err := template()
+	tpl, err := template()
 	if err != nil {
 		return false, fmt.Errorf("sqlite: template database: %w", err)
 	}
+	var fresh bool
+	if err := s.w.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM brands)
+		AND NOT EXISTS (SELECT 1 FROM meta) AND (`+migrationsApplied+`) = ?`, tpl.migrations).Scan(&fresh); err != nil {
+		return false, storeError(err)
+	}
+	if !fresh {
+		return false, nil
+	}
+	uri := tpl.uri
 	conn, err := s.w.Conn(ctx)
 	if err != nil {
 		return false, storeError(err)
