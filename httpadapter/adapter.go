@@ -41,8 +41,9 @@ type Services struct {
 // Option configures the handler New returns.
 type Option func(*Handler)
 
-// WithLogger sets the logger for request logs and internal errors. The
-// default discards everything.
+// WithLogger sets the logger for request logs (one line per request at
+// Info) and internal errors (with their causes, at Error). The default is
+// slog.Default(), as for the auth service.
 func WithLogger(l *slog.Logger) Option {
 	return func(h *Handler) {
 		if l != nil {
@@ -97,7 +98,7 @@ func New(s Services, opts ...Option) (*Handler, error) {
 	}
 	h := &Handler{
 		svc: s,
-		log: slog.New(slog.DiscardHandler),
+		log: slog.Default(),
 		mux: &routeMux{ServeMux: http.NewServeMux()},
 	}
 	for _, o := range opts {

@@ -116,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(ctx, api, logger)
+	srv := newHTTPServer(api, logger)
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
@@ -150,9 +150,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 // the request headers must arrive within 5 s of the first byte (slowloris),
 // the whole request within 15 s, the answer be written within 30 s, and an
 // idle keep-alive connection is closed after 120 s. Headers are limited to
-// 64 KiB; the server's own errors go to logger. Requests are served under
-// ctx.
-func newHTTPServer(ctx context.Context, handler http.Handler, logger *slog.Logger) *http.Server {
+// 64 KiB; the server's own errors go to logger. Requests are not tied to
+// the process's signal context, so Shutdown lets those in flight finish.
+func newHTTPServer(handler http.Handler, logger *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -161,7 +161,6 @@ func newHTTPServer(ctx context.Context, handler http.Handler, logger *slog.Logge
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 }
 

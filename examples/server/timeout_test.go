@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net"
@@ -69,7 +68,7 @@ func TestServerClosesSlowHeaders(t *testing.T) {
 // all four set, the header deadline shortest, and bounded headers.
 func TestServerTimeouts(t *testing.T) {
 	t.Parallel()
-	srv := newHTTPServer(context.Background(), http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	srv := newHTTPServer(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
 	assert.Equal(t, 5*time.Second, srv.ReadHeaderTimeout)
 	assert.Equal(t, 15*time.Second, srv.ReadTimeout)
 	assert.Equal(t, 30*time.Second, srv.WriteTimeout)
