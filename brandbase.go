@@ -14,7 +14,8 @@ import (
 
 // Config holds the settings of an [App]. The zero value is usable.
 type Config struct {
-	// Clock is where the services read the time; time.Now when nil.
+	// Clock is where the services and the HTTP adapter (rate limits) read
+	// the time; time.Now when nil.
 	Clock func() time.Time
 	// SecretKeys is the key ring that encrypts integration secrets (apiKey,
 	// apiSecret, privateKey) at rest; see integrations.KeyRing and
@@ -60,6 +61,8 @@ type App struct {
 	RefData *refdata.Service
 	// Integrations manages app integrations and their configurations.
 	Integrations *integrations.Service
+
+	clock func() time.Time // Config.Clock, for the adapter
 }
 
 // New returns an App on store. The App does not own the store: close it
@@ -92,11 +95,16 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		Auth:         auth.NewService(store, authOpts...),
 		RefData:      refdata.NewService(store),
 		Integrations: integ,
+		clock:        cfg.Clock,
 	}, nil
 }
 
 // Handler returns the net/http handler of every /api/v1 route, to mount on
-// a host's mux (see package httpadapter for the options).
+// a host's mux (see package httpadapter for the options). The adapter reads
+// the time from Config.Clock too, unless opts set another clock.
 func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) {
+	if a.clock != nil {
+		opts = append([]httpadapter.Option{httpadapter.WithClock(a.clock)}, opts...)
+	}
 	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations}, opts...)
 }

@@ -16,7 +16,7 @@ import (
 
 // DatasetVersion names the version of the embedded default dataset. Stores
 // record it, so that a store opened by a newer release is brought up to date.
-const DatasetVersion = "2026.11.0"
+const DatasetVersion = "2026.11.1"
 
 // data holds the embedded dataset: currencies.csv, countries.csv and the
 // city files cities/*.csv, read in file-name order.
