@@ -260,7 +260,6 @@ func TestUnknownUserCostsAWrongPassword(t *testing.T) {
 	assert.True(t, ratio > 0.5 && ratio < 2, "unknown user %v vs wrong password %v", mu, mw)
 }
 
-
 func TestConcurrentLogins(t *testing.T) {
 	t.Parallel()
 	for name, newStore := range stores {
