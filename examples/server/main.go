@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
@@ -126,6 +127,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		ready <- ln.Addr().String()
 	}
 
+	purgeCtx, stopPurge := context.WithCancel(ctx)
+	purged := make(chan struct{})
+	go func() { defer close(purged); purgeExpiredKeys(purgeCtx, app.Auth, time.Hour, logger) }()
+	defer func() { stopPurge(); <-purged }()
+
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -161,6 +167,32 @@ func newHTTPServer(handler http.Handler, logger *slog.Logger) *http.Server {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// purgeExpiredKeys deletes the key pairs that have expired, at once and then
+// every interval, until ctx is done: nothing else removes them.
+func purgeExpiredKeys(ctx context.Context, a *auth.Service, every time.Duration, logger *slog.Logger) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		purgeOnce(ctx, a, logger)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// purgeOnce deletes the expired key pairs and logs how many, or why not.
+func purgeOnce(ctx context.Context, a *auth.Service, logger *slog.Logger) {
+	n, err := a.DeleteExpiredKeys(ctx)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		logger.Warn("deleting expired keys", "error", err)
+	case n > 0:
+		logger.Info("expired keys deleted", "count", n)
 	}
 }
 
