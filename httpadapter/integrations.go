@@ -22,10 +22,19 @@ func (h *Handler) registerIntegrations() {
 	if h.svc.Integrations == nil {
 		return
 	}
-	h.mux.Handle("GET /api/v1/app-integrations/analytics/{id}", h.withAuthKey(h.getAnalytics))
-	h.mux.Handle("PUT /api/v1/app-integrations/analytics/{id}", h.withAuthKey(h.rateLimited(limitUpdates, h.putAnalytics)))
-	h.mux.Handle("GET /api/v1/app-integrations/payment-gateway/{id}", h.withAuthKey(h.getPaymentGateway))
-	h.mux.Handle("PUT /api/v1/app-integrations/payment-gateway/{id}", h.withAuthKey(h.rateLimited(limitUpdates, h.putPaymentGateway)))
+	svc := h.svc.Integrations
+	putAnalytics := putRecord(h,
+		func(ctx context.Context, actor auth.Principal, brandID, id string, b *AnalyticsUpdateRequest, pre integrations.Precondition) (integrations.Analytics, error) {
+			return svc.UpdateAnalytics(ctx, actor, brandID, id, b.AnalyticsInput, pre)
+		})
+	putPaymentGateway := putRecord(h,
+		func(ctx context.Context, actor auth.Principal, brandID, id string, b *PaymentGatewayUpdateRequest, pre integrations.Precondition) (integrations.PaymentGateway, error) {
+			return svc.UpdatePaymentGateway(ctx, actor, brandID, id, b.PaymentGatewayInput, pre)
+		})
+	h.mux.Handle("GET /api/v1/app-integrations/analytics/{id}", h.withAuthKey(getRecord(h, svc.Analytics)))
+	h.mux.Handle("PUT /api/v1/app-integrations/analytics/{id}", h.withAuthKey(h.rateLimited(limitUpdates, putAnalytics)))
+	h.mux.Handle("GET /api/v1/app-integrations/payment-gateway/{id}", h.withAuthKey(getRecord(h, svc.PaymentGateway)))
+	h.mux.Handle("PUT /api/v1/app-integrations/payment-gateway/{id}", h.withAuthKey(h.rateLimited(limitUpdates, putPaymentGateway)))
 }
 
 // BodyIdentity is the part of an update body that names who the update acts
@@ -38,6 +47,10 @@ type BodyIdentity struct {
 	// BrandURL names the acting brand, as Brand-URL does.
 	BrandURL *string `json:"brandUrl"`
 }
+
+// actingAs returns the identity part of an update body (promoted to the
+// bodies that embed BodyIdentity).
+func (id BodyIdentity) actingAs() BodyIdentity { return id }
 
 // AnalyticsUpdateRequest is the body of PUT
 // /api/v1/app-integrations/analytics/{id} (spec 2.7 and 5.4).
@@ -76,64 +89,48 @@ func unmarshalParts(data []byte, parts ...any) error {
 	return nil
 }
 
-func (h *Handler) getAnalytics(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	a, err := h.svc.Integrations.Analytics(ctx, brandFrom(ctx).ID, r.PathValue("id"))
-	if err != nil {
-		h.fail(w, r, err)
-		return
+// tagged is an answer that names its entity tag.
+type tagged interface{ ETag() string }
+
+// getRecord answers a GET of the record read returns for the path's {id} in
+// the request's brand.
+func getRecord[T tagged](h *Handler, read func(ctx context.Context, brandID, id string) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		rec, err := read(ctx, brandFrom(ctx).ID, r.PathValue("id"))
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		h.okTagged(w, r, rec, rec.ETag())
 	}
-	h.okTagged(w, r, a, a.ETag())
 }
 
-func (h *Handler) putAnalytics(w http.ResponseWriter, r *http.Request) {
-	var body AnalyticsUpdateRequest
-	if err := decodeJSON(w, r, &body); err != nil {
-		h.fail(w, r, err)
-		return
+// putRecord answers a PUT with a body B: it decodes the body, settles the
+// identity the update acts as (actingIdentity) and applies update to the
+// path's {id} in the acting brand, under the request's If-Match.
+func putRecord[B interface{ actingAs() BodyIdentity }, T tagged](h *Handler,
+	update func(ctx context.Context, actor auth.Principal, brandID, id string, body *B, pre integrations.Precondition) (T, error),
+) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var body B
+		if err := decodeJSON(w, r, &body); err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		ctx := r.Context()
+		brand, actor, err := h.actingIdentity(ctx, body.actingAs())
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		rec, err := update(ctx, actor, brand.ID, r.PathValue("id"), &body, ifMatch(r))
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		h.okTagged(w, r, rec, rec.ETag())
 	}
-	ctx := r.Context()
-	brand, actor, err := h.actingIdentity(ctx, body.BodyIdentity)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	a, err := h.svc.Integrations.UpdateAnalytics(ctx, actor, brand.ID, r.PathValue("id"), body.AnalyticsInput, ifMatch(r))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.okTagged(w, r, a, a.ETag())
-}
-
-func (h *Handler) getPaymentGateway(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	p, err := h.svc.Integrations.PaymentGateway(ctx, brandFrom(ctx).ID, r.PathValue("id"))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.okTagged(w, r, p, p.ETag())
-}
-
-func (h *Handler) putPaymentGateway(w http.ResponseWriter, r *http.Request) {
-	var body PaymentGatewayUpdateRequest
-	if err := decodeJSON(w, r, &body); err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	ctx := r.Context()
-	brand, actor, err := h.actingIdentity(ctx, body.BodyIdentity)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	p, err := h.svc.Integrations.UpdatePaymentGateway(ctx, actor, brand.ID, r.PathValue("id"), body.PaymentGatewayInput, ifMatch(r))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.okTagged(w, r, p, p.ETag())
 }
 
 // actingIdentity returns the brand and principal an update acts as (spec
