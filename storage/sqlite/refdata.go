@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -532,19 +533,32 @@ var cityOrder = map[refdata.Field]string{
 
 // ListCities implements refdata.Store. A filtered query is planned here
 // rather than left to SQLite, which cannot see how many rows an FTS5
-// answer holds: a full-text index drives when there is one, so that the
+// answer holds: full-text indexes drive when they apply, so that the
 // rows read are about the rows that match.
 //
-//   - Name of three runes or more: the trigram index answers the phrase
-//     query of the name, which is exactly the substring test (folded
-//     names, case_sensitive trigrams), unless country and state narrow
-//     the rows more (then they drive and the substring is tested).
+//   - CountryCode or StateCode, without Keywords: the code's index drives
+//     and the Name, if any, is tested in it (cities_country and
+//     cities_state end with name_fold), which costs a tenth of reading a
+//     row: cheaper than the rows of a name index, which must be read to
+//     check the code.
+//   - Name of three runes or more, without codes: the trigram index
+//     answers the phrase query of the name, which is exactly the
+//     substring test (folded names, case_sensitive trigrams).
+//   - Name of one or two runes, without codes: the token of that rune or
+//     pair in cities_grams, which is exactly the substring test.
 //   - Keywords: a prefix query of every term; the codes, when given, are
 //     added as whole tokens (a city's search text holds them), so that
 //     the index intersects them too. The join then checks the codes, as a
-//     name word can equal a code.
-//   - Otherwise the code indexes drive; a name of one or two runes is
-//     tested on every row they give (a scan when there is no code).
+//     name word can equal a code, and a Name given with a code.
+//
+// Two full-text answers (a Name and Keywords) are intersected by merging
+// them, both in rowid order, before the join. When the full-text indexes
+// alone decide, the total of a short Name is read from cities_grams_n
+// instead of counted; a page in insertion order is taken before the
+// join, so that skipped rows are not read; and a Name that many names
+// hold, sorted by another field, walks that field's index testing the
+// substring until the page is full (see walkCheaper), instead of sorting
+// every match.
 func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
 	scan := func(rows *sql.Rows) (refdata.City, error) {
 		var c refdata.City
@@ -554,42 +568,171 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 	if f.Unfiltered() {
 		return s.listAllCities(ctx, f, scan)
 	}
-	var w filter
-	from, seq := "cities c", "c.seq"
-	countFrom := "" // a count that needs no join, when the driver alone decides
-	byName := utf8.RuneCountInString(f.Name) >= 3 && (f.CountryCode == "" || f.StateCode == "") &&
-		!strings.ContainsRune(f.Name, 0) // FTS5 query strings end at NUL
-	kw := prefixQuery(f.Keywords, codeToken(f.CountryCode), codeToken(f.StateCode))
-	switch {
-	case byName:
-		from, seq = "cities_tri JOIN cities c ON c.seq = cities_tri.rowid", "cities_tri.rowid"
-		w.add("cities_tri MATCH ?", ftsString(f.Name))
-		countFrom = "cities_tri WHERE cities_tri MATCH ?"
-	case len(f.Keywords) > 0:
-		from, seq = "cities_kw JOIN cities c ON c.seq = cities_kw.rowid", "cities_kw.rowid"
-		w.add("cities_kw MATCH ?", kw)
-		countFrom = "cities_kw WHERE cities_kw MATCH ?"
+	p := planCities(f)
+	cities := 0
+	count := func(tx *sql.Tx) (int, error) {
+		var n int
+		err := tx.QueryRowContext(ctx, p.count, p.countArgs...).Scan(&n, &cities)
+		return n, err
 	}
+	page := func(total int) (string, []any) { return p.page(total, cities) }
+	return list(ctx, s, count, page, f.Page.Size, scan)
+}
+
+// cityPlan holds the queries of a filtered city list: count returns the
+// number of matches and the number of cities; page returns the page query
+// for those two numbers.
+type cityPlan struct {
+	count     string
+	countArgs []any
+	page      func(total, cities int) (string, []any)
+}
+
+// planCities returns the plan of f, a filtered query (see ListCities).
+func planCities(f refdata.CityFilter) cityPlan {
+	trigrams := utf8.RuneCountInString(f.Name) >= 3 &&
+		!strings.ContainsRune(f.Name, 0) // FTS5 query strings end at NUL
+	gram, gramExact := gramToken(f.Name)
+	var fts filter // the full-text queries that drive, each giving rowids
+	nameIndexed := false
+	switch {
+	case f.CountryCode != "" || f.StateCode != "":
+		// The code's index drives; it holds name_fold to test.
+	case trigrams:
+		fts.add("SELECT rowid FROM cities_tri WHERE cities_tri MATCH ?", ftsString(f.Name))
+		nameIndexed = true
+	case f.Name != "":
+		fts.add("SELECT rowid FROM cities_grams WHERE cities_grams MATCH ?", ftsString(gram))
+		nameIndexed = gramExact
+	}
+	if len(f.Keywords) > 0 {
+		fts.add("SELECT rowid FROM cities_kw WHERE cities_kw MATCH ?",
+			prefixQuery(f.Keywords, codeToken(f.CountryCode), codeToken(f.StateCode)))
+	}
+	driver := strings.Join(fts.conds, " INTERSECT ")
+	from, seq := "cities c", "c.seq"
+	if driver != "" {
+		from, seq = "("+driver+") g JOIN cities c ON c.seq = g.rowid", "g.rowid"
+	}
+	var w filter // the tests of the rows, after the args of the driver
+	w.args = fts.args
 	w.eq("c.country_code", f.CountryCode)
 	w.eq("c.state_code", f.StateCode)
-	if !byName {
+	if !nameIndexed {
 		w.contains("c.name_fold", f.Name)
 	}
-	if byName && len(f.Keywords) > 0 {
-		w.add("c.seq IN (SELECT rowid FROM cities_kw WHERE cities_kw MATCH ?)", kw)
+	alone := driver != "" && len(w.conds) == 0 // the driver's answer is the answer
+	nameAlone := alone && len(fts.conds) == 1 && len(f.Keywords) == 0
+
+	p := cityPlan{count: `(SELECT count(*) FROM ` + from + w.where() + `)`, countArgs: w.args}
+	switch {
+	case nameAlone && !trigrams:
+		p.count, p.countArgs = `coalesce((SELECT n FROM cities_grams_n WHERE gram = ?), 0)`, []any{gram}
+	case alone:
+		p.count = `(SELECT count(*) FROM (` + driver + `))`
 	}
-	count := `SELECT count(*) FROM ` + from + w.where()
-	if countFrom != "" && len(w.conds) == 1 {
-		count = `SELECT count(*) FROM ` + countFrom
-	}
-	key := cityOrder[f.Sort]
+	p.count = `SELECT ` + p.count + `, (SELECT n FROM refdata_counts WHERE name = 'cities')`
+
+	const columns = `SELECT c.country_code, c.state_code, c.name, c.tags FROM `
+	key := "c." + cityOrder[f.Sort]
 	if f.Sort == refdata.FieldID {
 		key = seq // the driver gives its rows in this order
-	} else {
-		key = "c." + key
 	}
-	page := `SELECT c.country_code, c.state_code, c.name, c.tags FROM ` + from + w.where() + orderBy(key, seq, f.Desc)
-	return list(ctx, s, countOf(ctx, count, w.args), pageOf(page, w.args, f.Page), f.Page.Size, scan)
+	sorted := pageOf(columns+from+w.where()+orderBy(key, seq, f.Desc), w.args, f.Page)
+	p.page = func(total, _ int) (string, []any) { return sorted(total) }
+	switch {
+	case alone && f.Sort == refdata.FieldID:
+		query := columns + `(` + driver + orderBy("1", "1", f.Desc) + ` LIMIT ? OFFSET ?) g
+			JOIN cities c ON c.seq = g.rowid` + orderBy("g.rowid", "g.rowid", f.Desc)
+		args := append(append([]any{}, fts.args...), f.Page.Size, f.Page.Offset())
+		p.page = func(int, int) (string, []any) { return query, args }
+	case nameAlone:
+		walk := pageOf(columns+`cities c WHERE instr(c.name_fold, ?) > 0`+orderBy(key, "c.seq", f.Desc),
+			[]any{f.Name}, f.Page)
+		p.page = func(total, cities int) (string, []any) {
+			if walkCheaper(f, total, cities) {
+				return walk(total)
+			}
+			return sorted(total)
+		}
+	}
+	return p
+}
+
+// walkCheaper reports whether the page of f (a Name filter alone, sorted
+// by another field than id) with total matches among cities is cheaper to
+// find by walking the sort field's index, testing the name on each entry,
+// than by sorting every match. The walk reads about (offset+size) ×
+// cities / total entries; sorting fetches total rows. An entry whose
+// index holds name_fold (name, countryCode, stateCode) is tested in place,
+// about six times cheaper than a row fetched (measured); tags must fetch.
+func walkCheaper(f refdata.CityFilter, total, cities int) bool {
+	inPlace := 6
+	if f.Sort == refdata.FieldTags {
+		inPlace = 1
+	}
+	t := float64(total)
+	return total > 0 && float64(inPlace)*t*t >= float64(f.Page.Offset()+f.Page.Size)*float64(cities)
+}
+
+// appendGram appends the cities_grams token of rune a, or of the pair a b
+// when pair is set: their code points in hex, joined by "x".
+func appendGram(dst []byte, a, b rune, pair bool) []byte {
+	dst = strconv.AppendUint(dst, uint64(a), 16)
+	if pair {
+		dst = append(dst, 'x')
+		dst = strconv.AppendUint(dst, uint64(b), 16)
+	}
+	return dst
+}
+
+// nameGrams returns the cities_grams text of a folded name: the tokens of
+// its distinct runes and distinct pairs of adjacent runes, space-separated.
+// It adds one to counts[token] for each.
+func nameGrams(fold string, counts map[string]int) string {
+	var (
+		out  = make([]byte, 0, 6*len(fold))
+		seen = make([]uint64, 0, 2*len(fold))
+		prev rune
+	)
+	add := func(a, b rune, pair bool) {
+		k := uint64(a) // a rune is below 1<<21, a pair's key above 1<<32
+		if pair {
+			k = uint64(a+1)<<32 | uint64(b)
+		}
+		if slices.Contains(seen, k) {
+			return
+		}
+		seen = append(seen, k)
+		if len(out) > 0 {
+			out = append(out, ' ')
+		}
+		at := len(out)
+		out = appendGram(out, a, b, pair)
+		counts[string(out[at:])]++
+	}
+	for i, r := range fold {
+		add(r, 0, false)
+		if i > 0 {
+			add(prev, r, true)
+		}
+		prev = r
+	}
+	return string(out)
+}
+
+// gramToken returns the cities_grams token of the first rune pair of a
+// folded needle (of its rune, when it has one), and whether the token's
+// rows are exactly the names that hold needle: needle is valid UTF-8 of
+// one or two runes. It returns "" for "".
+func gramToken(needle string) (string, bool) {
+	a, n := utf8.DecodeRuneInString(needle)
+	if n == 0 {
+		return "", false
+	}
+	b, m := utf8.DecodeRuneInString(needle[n:])
+	exact := utf8.ValidString(needle) && n+m == len(needle)
+	return string(appendGram(nil, a, b, m > 0)), exact
 }
 
 // codeToken returns the token of a code in a search text (lower case), or
@@ -656,6 +799,8 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		defer update.Close()
 		kw := searchRows{table: "cities_kw", column: "kw"}
 		tri := searchRows{table: "cities_tri", column: "name_fold"}
+		grams := searchRows{table: "cities_grams", column: "grams"}
+		gramCounts := map[string]int{}
 		changed := false
 		for _, c := range cs {
 			if err := done(); err != nil {
@@ -666,6 +811,7 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 			err := insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags)).Scan(&seq)
 			if err == nil {
 				tri.set(seq, fold, false)
+				grams.set(seq, nameGrams(fold, gramCounts), false)
 				kw.set(seq, c.SearchText(), false)
 				added++
 				changed = true
@@ -695,12 +841,42 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		if err := tri.write(ctx, tx); err != nil {
 			return err
 		}
+		if err := grams.write(ctx, tx); err != nil {
+			return err
+		}
+		if err := addGramCounts(ctx, tx, gramCounts); err != nil {
+			return err
+		}
 		if err := kw.write(ctx, tx); err != nil {
 			return err
 		}
 		return s.bumpRevision(ctx, tx)
 	})
 	return added, err
+}
+
+// addGramCounts adds counts (token -> cities added that have it) to
+// cities_grams_n, in tx.
+func addGramCounts(ctx context.Context, tx *sql.Tx, counts map[string]int) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	ctx, done := bulk(ctx)
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO cities_grams_n (gram, n) VALUES (?, ?)
+		ON CONFLICT (gram) DO UPDATE SET n = n + excluded.n`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for gram, n := range counts {
+		if err := done(); err != nil {
+			return err
+		}
+		if _, err := stmt.ExecContext(ctx, gram, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // DatasetVersion implements refdata.Store.

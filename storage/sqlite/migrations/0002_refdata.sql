@@ -5,7 +5,9 @@
 -- refdata.TagKey of tags (the Tags filter, sort by tags). The *_kw tables are
 -- contentless FTS5 indexes of refdata's SearchText, keyed by the rowid of
 -- their table (the Keywords filter: every word a prefix query);
--- cities_tri is a trigram index of the folded city names (the Name filter).
+-- cities_tri is a trigram index of the folded city names (the Name filter
+-- of three runes or more); cities_grams indexes their runes and rune pairs
+-- (the Name filter of one or two runes).
 -- Currencies and countries are a few hundred rows: their other filters
 -- are tested on every row.
 CREATE TABLE currencies (
@@ -70,10 +72,13 @@ CREATE TABLE cities (
     tags_key     TEXT NOT NULL
 ) STRICT;
 CREATE UNIQUE INDEX cities_key ON cities (country_code, state_code, name_fold);
-CREATE INDEX cities_country ON cities (country_code, seq);
+-- name_fold ends cities_country and cities_state (after seq: their order
+-- stays that of the code, then insertion) so that a Name filter that a code
+-- drives is tested in the index, without reading the row.
+CREATE INDEX cities_country ON cities (country_code, seq, name_fold);
 CREATE INDEX cities_country_name ON cities (country_code, name_fold, seq);
 CREATE INDEX cities_country_state ON cities (country_code, state_code, seq);
-CREATE INDEX cities_state ON cities (state_code, seq);
+CREATE INDEX cities_state ON cities (state_code, seq, name_fold);
 CREATE INDEX cities_name ON cities (name_fold, seq);
 CREATE INDEX cities_tags ON cities (tags_key, seq);
 
@@ -85,6 +90,20 @@ CREATE VIRTUAL TABLE cities_kw USING fts5(kw, content='', contentless_delete=1,
 -- case_sensitive keeps SQLite from folding what refdata.Fold folded.
 CREATE VIRTUAL TABLE cities_tri USING fts5(name_fold, content='', columnsize=0,
     tokenize='trigram case_sensitive 1', detail='full');
+-- cities_grams holds, for each city, one token per distinct rune and per
+-- distinct pair of adjacent runes of its folded name, spelled as the hex
+-- code points (a pair joined by "x": "7a", "7ax75"), which the ascii
+-- tokenizer keeps whole: a name of one or two runes is then one token
+-- query, exact, whatever the script. Never deleted, as cities_tri.
+-- cities_grams_n counts the cities of each token, so that the total of
+-- such a Name filter alone is read, not counted (a rune can be in most
+-- names).
+CREATE VIRTUAL TABLE cities_grams USING fts5(grams, content='', columnsize=0,
+    tokenize='ascii', detail='none');
+CREATE TABLE cities_grams_n (
+    gram TEXT PRIMARY KEY,
+    n    INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
 
 -- Row counts kept by triggers, so that an unfiltered list does not count.
 CREATE TABLE refdata_counts (
