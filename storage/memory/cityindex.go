@@ -27,9 +27,9 @@ type cityOrder struct {
 
 // cityIndex holds the cities in insertion order (a city's position is its
 // place in that order) with the indexes that keep filtered queries from
-// scanning: by natural key; by country, state and both; the bigrams and
-// trigrams of folded names (Name); the prefixes of the words of the search
-// text (Keywords). Posting lists hold positions in ascending order, except word
+// scanning: by natural key; by country, state and both; the runes, bigrams
+// and trigrams of folded names (Name); the prefixes of the words of the
+// search text (Keywords). Posting lists hold positions in ascending order, except word
 // postings after a city's tags changed (see staleWords).
 type cityIndex struct {
 	// shared is set on the default index that Stores share; a Store
@@ -49,7 +49,7 @@ type cityIndex struct {
 	byCountry map[string][]int32
 	byState   map[string][]int32 // state code alone
 	byBoth    map[string][]int32 // country "-" state
-	grams     map[uint64][]int32 // bigrams and trigrams of folded names
+	grams     map[uint64][]int32 // runes, bigrams and trigrams of folded names
 	words     wordIndex
 	// staleWords is set once a city's tags changed: the words of its old
 	// tags stay in the word index (removing them would cost a scan), so
@@ -203,17 +203,24 @@ func (t *cityIndex) invalidateOrders() {
 	}
 }
 
-// The keys of grams: a bigram has the top bit set; runes take 21 bits.
-const bigram = 1 << 63
+// The keys of grams: runes take 21 bits; a trigram's three fill bits 0
+// to 62; a bigram has the top bit set and its two in bits 0 to 41; a rune
+// alone has the top two bits set.
+const (
+	bigram  = 1 << 63
+	unigram = bigram | 1<<62
+)
 
 func trigramKey(a, b, c rune) uint64 { return uint64(a)<<42 | uint64(b)<<21 | uint64(c) }
 func bigramKey(a, b rune) uint64     { return bigram | uint64(a)<<21 | uint64(b) }
+func unigramKey(a rune) uint64       { return unigram | uint64(a) }
 
-// forGrams calls fn with every bigram and trigram of s.
+// forGrams calls fn with every rune, bigram and trigram of s.
 func forGrams(s string, fn func(uint64)) {
 	var a, b rune
 	n := 0
 	for _, r := range s {
+		fn(unigramKey(r))
 		if n >= 1 {
 			fn(bigramKey(b, r))
 		}
@@ -407,13 +414,18 @@ func (t *cityIndex) match(f refdata.CityFilter) []int32 {
 }
 
 // nameCandidates returns the ascending positions of the cities whose folded
-// name holds every bigram or trigram of needle, and whether that is exactly
-// the cities whose name holds needle (needle is a bigram or a trigram). It
-// returns false for a needle of one rune, which no index answers.
+// name holds needle's rune, its bigram, or every one of its trigrams, and
+// whether that is exactly the cities whose name holds needle (needle is
+// one rune, a bigram or a trigram). It returns false for a needle that is
+// not valid UTF-8, which no index answers.
 func (t *cityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
-	runes := utf8.RuneCountInString(needle)
-	if runes < 2 {
+	if !utf8.ValidString(needle) {
 		return nil, false, false
+	}
+	runes := utf8.RuneCountInString(needle)
+	if runes == 1 {
+		a, _ := utf8.DecodeRuneInString(needle)
+		return t.grams[unigramKey(a)], true, true
 	}
 	if runes == 2 {
 		a, n := utf8.DecodeRuneInString(needle)
@@ -422,7 +434,7 @@ func (t *cityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
 	}
 	var lists [][]int32
 	forGrams(needle, func(g uint64) {
-		if g&bigram == 0 {
+		if g&bigram == 0 { // a trigram
 			lists = append(lists, t.grams[g])
 		}
 	})

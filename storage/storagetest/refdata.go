@@ -48,6 +48,26 @@ var (
 	}
 )
 
+// shortNameCities are test cities (in XC, another user-assigned code) whose
+// names hold accented, ligature and non-Latin letters, for the Name filter
+// of one or two runes.
+var shortNameCities = []refdata.City{
+	{CountryCode: "XC", StateCode: "ZH", Name: "Zürich", Tags: "capital"},
+	{CountryCode: "XC", StateCode: "ZG", Name: "Zug"},
+	{CountryCode: "XC", StateCode: "13", Name: "東京", Tags: "capital"},
+	{CountryCode: "XC", StateCode: "26", Name: "京都"},
+	{CountryCode: "XC", StateCode: "27", Name: "東大阪"},
+	{CountryCode: "XC", StateCode: "BY", Name: "Straße"},
+	{CountryCode: "XC", StateCode: "LD", Name: "Łódź"},
+	{CountryCode: "XC", StateCode: "82", Name: "Ærøskøbing", Tags: "port"},
+	{CountryCode: "XC", StateCode: "I", Name: "Αθήνα", Tags: "capital"},
+	{CountryCode: "XC", StateCode: "B", Name: "Θεσσαλονίκη", Tags: "port"},
+	{CountryCode: "XC", StateCode: "MOW", Name: "Москва"},
+	{CountryCode: "XC", StateCode: "", Name: "N'Djamena"},
+	{CountryCode: "XC", StateCode: "42", Name: "Saint-Étienne"},
+	{CountryCode: "XC", StateCode: "SP", Name: "São Paulo", Tags: "port"},
+}
+
 func runRefData(t *testing.T, newStore NewStore) {
 	t.Run("DefaultDatasetLoaded", func(t *testing.T) {
 		t.Parallel()
@@ -316,7 +336,7 @@ func runRefData(t *testing.T, newStore NewStore) {
 			q := refdata.CityQuery{
 				CountryCode:   pick("us", "BR", "fr", "XX"),
 				StateCode:     pick("AA", "bh", "07", "12"),
-				Name:          pick("san", "o", "SÃO", "ville", "mü", "ber lin", "zz"),
+				Name:          pick("san", "o", "SÃO", "ville", "mü", "ber lin", "zz", "ü", "zü", "a", "r", "東"),
 				Keywords:      pick("sao", "jo ber", "port", "c", "capital", "new yo", "br", "lodz", "zuri"),
 				SortDataField: pick("id", "name", "countryCode", "stateCode", "tags"),
 				SortOrder:     pick("asc", "DESC"),
@@ -328,6 +348,82 @@ func runRefData(t *testing.T, newStore NewStore) {
 			want, wantTotal := refdata.SelectCities(all, f)
 			require.Equal(t, wantTotal, total, "query %d: %+v", i, f)
 			require.Equal(t, want, got, "query %d: %+v", i, f)
+		}
+	})
+
+	t.Run("CityShortNames", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, newStore)
+		ctx := t.Context()
+		_, err := s.UpsertCities(ctx, shortNameCities)
+		require.NoError(t, err)
+		// Again, and renamed with the same folded name: nothing is added,
+		// so no total moves.
+		_, err = s.UpsertCities(ctx, shortNameCities)
+		require.NoError(t, err)
+		renamed := refdata.City{CountryCode: "XC", StateCode: "13", Name: "東京", Tags: "capital, metropolis"}
+		added, err := s.UpsertCities(ctx, []refdata.City{renamed, {CountryCode: "XC", StateCode: "ZH", Name: "ZÜRICH"}})
+		require.NoError(t, err)
+		require.Zero(t, added)
+		all := refdata.DedupCities(append(append(defaultsOf(t, refdata.DefaultCities), shortNameCities...),
+			renamed, refdata.City{CountryCode: "XC", StateCode: "ZH", Name: "ZÜRICH"}))
+
+		// The names of XC cities a Name of one or two runes finds: folded
+		// (accents, case, ß → ss, æ → ae, ł → l), whatever the script.
+		scenarios := []struct {
+			name string
+			want []string // in insertion order
+		}{
+			{"ü", []string{"ZÜRICH", "Zug", "São Paulo"}},
+			{"zü", []string{"ZÜRICH", "Zug"}},
+			{"Zu", []string{"ZÜRICH", "Zug"}},
+			{"東", []string{"東京", "東大阪"}},
+			{"京", []string{"東京", "京都"}},
+			{"東京", []string{"東京"}},
+			{"ß", []string{"Straße"}},
+			{"SS", []string{"Straße"}},
+			{"Æ", []string{"Ærøskøbing"}},
+			{"ł", []string{"Łódź", "São Paulo"}},
+			{"dz", []string{"Łódź"}},
+			{"Θ", []string{"Αθήνα", "Θεσσαλονίκη"}},
+			{"ΣΣ", []string{"Θεσσαλονίκη"}},
+			{"ή", []string{"Αθήνα", "Θεσσαλονίκη"}},
+			{"мо", []string{"Москва"}},
+			{"'", []string{"N'Djamena"}},
+			{"n'", []string{"N'Djamena"}},
+			{"-", []string{"Saint-Étienne"}},
+			{"t-", []string{"Saint-Étienne"}},
+			{"ÃO", []string{"São Paulo"}},
+			{"ã", []string{"Straße", "Ærøskøbing", "N'Djamena", "Saint-Étienne", "São Paulo"}}, // not Greek α
+			{"q", []string{}},
+			{"ж", []string{}},
+		}
+		for _, sc := range scenarios {
+			for _, q := range []refdata.CityQuery{
+				{Name: &sc.name, CountryCode: refPtr("XC")},
+				{Name: &sc.name},
+				{Name: &sc.name, StateCode: refPtr("13")},
+				{Name: &sc.name, Keywords: refPtr("xc")},
+				{Name: &sc.name, Keywords: refPtr("capital")},
+				{Name: &sc.name, SortDataField: refPtr("name"), SortOrder: refPtr("desc"), Page: refdata.Paging{Number: 1, Size: 7}},
+				{Name: &sc.name, SortDataField: refPtr("tags")},
+				{Name: &sc.name, SortDataField: refPtr("stateCode"), Page: refdata.Paging{Number: 2, Size: 50}},
+				{Name: &sc.name, SortOrder: refPtr("desc"), Page: refdata.Paging{Number: 3, Size: 20}},
+			} {
+				f := cityFilter(t, q)
+				got, total, err := s.ListCities(ctx, f)
+				require.NoError(t, err, "%+v", f)
+				want, wantTotal := refdata.SelectCities(all, f)
+				assert.Equal(t, wantTotal, total, "%+v", f)
+				assert.Equal(t, want, got, "%+v", f)
+			}
+			got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{Name: &sc.name, CountryCode: refPtr("XC")}))
+			require.NoError(t, err)
+			names := []string{}
+			for _, c := range got {
+				names = append(names, c.Name)
+			}
+			assert.Equal(t, sc.want, names, "Name=%s", sc.name)
 		}
 	})
 
