@@ -328,7 +328,8 @@ func (t *cityIndex) list(f refdata.CityFilter) ([]refdata.City, int) {
 	return out, total
 }
 
-// match returns the ascending positions of the cities f selects. The
+// match returns the ascending positions of the cities f selects, which the
+// caller must not modify (it may be a posting list of the index). The
 // smallest candidate set among the indexes that apply drives; each
 // candidate is checked against the other filters.
 func (t *cityIndex) match(f refdata.CityFilter) []int32 {
@@ -373,6 +374,9 @@ func (t *cityIndex) match(f refdata.CityFilter) []int32 {
 	checkName := f.Name != "" && !(driver == byName && nameExact)
 	checkWords := words != nil && driver != byWords
 	checkTerms := len(f.Keywords) > 0 && (words == nil || !wordsExact || t.staleWords)
+	if driver == byName && !checkCodes && !checkName && !checkWords && !checkTerms {
+		return names // the index's list is the answer: shared, read only
+	}
 	check := func(i int32) {
 		if checkCodes {
 			r := &t.recs[i]
