@@ -22,7 +22,7 @@ var tableScan = regexp.MustCompile(`^SCAN (c|cities)\b`)
 // filter (short and long names, accented and non-Latin, codes, Keywords,
 // their combinations) in every sort order, for a few and for most cities
 // matching. The one scan allowed is the walk of a sort field's index for a
-// Name that most names hold (planCities): it must follow that index, so
+// Name that many names hold (planCities): it must follow that index, so
 // that LIMIT ends it, and never sort.
 func TestCityQueryPlans(t *testing.T) {
 	t.Parallel()
@@ -78,7 +78,7 @@ func TestCityQueryPlans(t *testing.T) {
 					for _, total := range []int{1, 1000, 100_000} {
 						query, args := plan.page(total, cities)
 						lines := explain(query, args)
-						if testing.Verbose() && number == 0 && order == "asc" {
+						if testing.Verbose() && number == 0 && order == "asc" { // the plans, to read
 							t.Logf("%s %d: %s", name, total, strings.Join(lines, " / "))
 						}
 						walk := strings.Contains(query, "FROM cities c WHERE instr(")
