@@ -10,7 +10,23 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/sqlite"
 )
+
+// MemoryPath is the path OpenStore reads as "the in-memory store".
+const MemoryPath = ":memory:"
+
+// OpenStore opens the store a path names, as the example programs' -db flag
+// does: the in-memory store (storage/memory) for MemoryPath, else the
+// SQLite file at path (storage/sqlite), created if needed. Either comes
+// with the default reference dataset loaded; close it when done.
+func OpenStore(ctx context.Context, path string) (storage.Storage, error) {
+	if path == MemoryPath {
+		return memory.New(ctx)
+	}
+	return sqlite.Open(ctx, path)
+}
 
 // Config holds the settings of an [App]. The zero value is usable.
 type Config struct {

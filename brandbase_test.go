@@ -51,3 +51,17 @@ func TestConfigClockReachesTheAdapter(t *testing.T) {
 	now = now.Add(time.Minute)
 	assert.Equal(t, http.StatusOK, get(), "the bucket refills when Config.Clock moves on")
 }
+
+func TestOpenStore(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{brandbase.MemoryPath, t.TempDir() + "/open.db"} {
+		s, err := brandbase.OpenStore(t.Context(), path)
+		require.NoError(t, err, path)
+		n, err := s.DatasetVersion(t.Context())
+		require.NoError(t, err)
+		assert.NotEmpty(t, n, "%s: the default dataset is loaded", path)
+		require.NoError(t, s.Close())
+	}
+	_, err := brandbase.OpenStore(t.Context(), "bad?path")
+	assert.Error(t, err)
+}

@@ -32,9 +32,6 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/storage"
-	"github.com/brandbase/brandbase/storage/memory"
-	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
 func main() {
@@ -88,7 +85,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		logger.Warn("BRANDBASE_SECRET_KEYS is not set: integration secrets stored now cannot be read after a restart")
 	}
 
-	store, err := openStore(ctx, c.db)
+	store, err := brandbase.OpenStore(ctx, c.db)
 	if err != nil {
 		return err
 	}
@@ -169,13 +166,4 @@ func ensureBrand(ctx context.Context, app *brandbase.App, url string) error {
 		return fmt.Errorf("brand %s: %w", url, err)
 	}
 	return nil
-}
-
-// openStore opens the in-memory store for ":memory:" and the SQLite file
-// otherwise.
-func openStore(ctx context.Context, db string) (storage.Storage, error) {
-	if db == ":memory:" {
-		return memory.New(ctx)
-	}
-	return sqlite.Open(ctx, db)
 }

@@ -22,9 +22,6 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
-	"github.com/brandbase/brandbase/storage"
-	"github.com/brandbase/brandbase/storage/memory"
-	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
 func main() {
@@ -41,7 +38,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	store, err := openStore(ctx, *db)
+	store, err := brandbase.OpenStore(ctx, *db)
 	if err != nil {
 		return err
 	}
@@ -140,13 +137,4 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		integrations.AnalyticsInput{AppIntegrationID: &ga.ID, TrackingID: new("G-0")}, nil)
 	fmt.Fprintf(out, "update without permission: %s (%s)\n", envelope.KindOf(err), envelope.CodeOf(err))
 	return nil
-}
-
-// openStore opens the in-memory store for ":memory:" and the SQLite file
-// otherwise.
-func openStore(ctx context.Context, db string) (storage.Storage, error) {
-	if db == ":memory:" {
-		return memory.New(ctx)
-	}
-	return sqlite.Open(ctx, db)
 }

@@ -29,9 +29,6 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
-	"github.com/brandbase/brandbase/storage"
-	"github.com/brandbase/brandbase/storage/memory"
-	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
 func main() {
@@ -81,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 
-	store, err := openStore(ctx, o.db)
+	store, err := brandbase.OpenStore(ctx, o.db)
 	if err != nil {
 		return err
 	}
@@ -194,13 +191,4 @@ func purgeOnce(ctx context.Context, a *auth.Service, logger *slog.Logger) {
 	case n > 0:
 		logger.Info("expired keys deleted", "count", n)
 	}
-}
-
-// openStore opens the in-memory store for ":memory:" and the SQLite file
-// otherwise.
-func openStore(ctx context.Context, db string) (storage.Storage, error) {
-	if db == ":memory:" {
-		return memory.New(ctx)
-	}
-	return sqlite.Open(ctx, db)
 }
