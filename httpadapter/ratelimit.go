@@ -2,10 +2,14 @@ package httpadapter
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,9 +159,33 @@ func (rl *rateLimiting) init() error {
 		names[np.p.Name] = true
 	}
 	if rl.limiter == nil && len(names) > 0 {
-		rl.limiter = ratelimit.New(ratelimit.Config{})
+		rl.limiter = newPolicyLimiters(slices.Collect(maps.Keys(names)), ratelimit.Config{})
 	}
 	return nil
+}
+
+// policyLimiters is the default Limiter: one ratelimit.Limiter, with its
+// own bound on buckets, per policy. A flood of keys under one policy (lists
+// from many addresses, say) then evicts only that policy's buckets, never
+// those of another (the per-account login limit).
+type policyLimiters map[string]*ratelimit.Limiter
+
+// newPolicyLimiters returns a limiter per policy name, each built with cfg.
+func newPolicyLimiters(names []string, cfg ratelimit.Config) policyLimiters {
+	m := make(policyLimiters, len(names))
+	for _, n := range names {
+		m[n] = ratelimit.New(cfg)
+	}
+	return m
+}
+
+// Allow takes one request of key under p in p's own limiter.
+func (m policyLimiters) Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error) {
+	l, ok := m[p.Name]
+	if !ok {
+		return ratelimit.Decision{}, fmt.Errorf("httpadapter: no limiter for policy %q", p.Name)
+	}
+	return l.Allow(ctx, key, p, now)
 }
 
 // limitScope says what a route's limit is keyed on.
@@ -226,11 +254,19 @@ func (h *Handler) limitLogin(w http.ResponseWriter, r *http.Request, req auth.Lo
 	if p.IsZero() {
 		return true
 	}
+	return h.limit(w, r, p, loginKey(brandFrom(r.Context()).ID, req))
+}
+
+// loginKey is the LoginPerIdentifier bucket key of req in a brand: the
+// brand and a digest of the folded identifier, so that a bucket costs the
+// same few bytes whatever the body sent.
+func loginKey(brandID string, req auth.LoginRequest) string {
 	id := req.Username
 	if strings.TrimSpace(id) == "" {
 		id = req.EmailAddress
 	}
-	return h.limit(w, r, p, brandFrom(r.Context()).ID+" "+auth.FoldKey(id))
+	sum := sha256.Sum256([]byte(auth.FoldKey(id)))
+	return brandID + " " + base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
 // errRateLimited is the answer to a refused request.
