@@ -227,7 +227,7 @@ func selectPage(n int, match func(i int) bool, key func(i int) sortKey, desc boo
 	if desc {
 		slices.Reverse(idx)
 	}
-	start, end := p.bounds(len(idx))
+	start, end := p.Bounds(len(idx))
 	return idx[start:end], len(idx)
 }
 

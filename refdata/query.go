@@ -28,7 +28,14 @@ type Paging struct {
 }
 
 // Offset returns the index of the page's first record.
-func (p Paging) Offset() int { return p.Number * p.Size }
+// It saturates at math.MaxInt instead of overflowing (a far page of a large
+// size on a 32-bit platform), which every store reads as past the end.
+func (p Paging) Offset() int {
+	if p.Size > 0 && p.Number > math.MaxInt/p.Size {
+		return math.MaxInt
+	}
+	return p.Number * p.Size
+}
 
 // normalize validates p and applies the default and the clamp.
 func (p Paging) normalize(v *envelope.Validation) Paging {
@@ -46,11 +53,11 @@ func (p Paging) normalize(v *envelope.Validation) Paging {
 	return p
 }
 
-// bounds returns the half-open range [start, end) of the page within n
+// Bounds returns the half-open range [start, end) of the page within n
 // records; start == end past the end.
-func (p Paging) bounds(n int) (start, end int) {
+func (p Paging) Bounds(n int) (start, end int) {
 	start = min(p.Offset(), n)
-	return start, min(start+p.Size, n)
+	return start, start + min(p.Size, n-start)
 }
 
 // Field names a field of a record, as SortDataField gives it. Its value is

@@ -119,3 +119,20 @@ func TestSelectCities(t *testing.T) {
 	got, _ = names(refdata.CityQuery{Name: ptr("SAO")})
 	assert.Equal(t, []string{"São Paulo"}, got)
 }
+
+func TestPagingNeverOverflows(t *testing.T) {
+	t.Parallel()
+	far := refdata.Paging{Number: math.MaxInt32, Size: refdata.MaxPageSize}
+	assert.GreaterOrEqual(t, far.Offset(), 0, "saturates instead of wrapping")
+	start, end := far.Bounds(150_000)
+	assert.Equal(t, 150_000, start)
+	assert.Equal(t, 150_000, end, "past the end: empty")
+	huge := refdata.Paging{Number: math.MaxInt, Size: 2}
+	assert.Equal(t, math.MaxInt, huge.Offset())
+	start, end = huge.Bounds(10)
+	assert.Equal(t, [2]int{10, 10}, [2]int{start, end})
+	start, end = refdata.Paging{Number: 1, Size: 4}.Bounds(10)
+	assert.Equal(t, [2]int{4, 8}, [2]int{start, end})
+	start, end = refdata.Paging{Number: 2, Size: 4}.Bounds(10)
+	assert.Equal(t, [2]int{8, 10}, [2]int{start, end})
+}

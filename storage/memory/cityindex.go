@@ -285,7 +285,7 @@ func (t *cityIndex) list(f refdata.CityFilter) ([]refdata.City, int) {
 		matches = t.match(f)
 		total = len(matches)
 	}
-	start, end := min(f.Page.Offset(), total), min(f.Page.Offset()+f.Page.Size, total)
+	start, end := f.Page.Bounds(total)
 	if start == end {
 		return []refdata.City{}, total
 	}
