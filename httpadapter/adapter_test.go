@@ -239,13 +239,38 @@ func TestListETag(t *testing.T) {
 	require.NotEmpty(t, etag)
 	assert.False(t, strings.HasPrefix(etag, "W/"), "strong ETag")
 	assert.NotEmpty(t, rec.Header().Get("Cache-Control"))
+	assert.Equal(t, "Brand-URL", rec.Header().Get("Vary"), "the answer depends on the brand")
 
 	rec, _ = f.do(t, "GET", "/api/v1/currencies", map[string]string{"Brand-URL": "shop.example.com", "If-None-Match": etag}, "")
 	assert.Equal(t, http.StatusNotModified, rec.Code)
 	assert.Empty(t, rec.Body.Bytes())
+	assert.Equal(t, "Brand-URL", rec.Header().Get("Vary"))
 
 	rec, _ = f.do(t, "GET", "/api/v1/currencies?PageSize=3", map[string]string{"Brand-URL": "shop.example.com", "If-None-Match": etag}, "")
 	assert.Equal(t, http.StatusOK, rec.Code, "another query has another ETag")
+}
+
+// A parameter given twice, under any spelling, counts once: the first in
+// the query string.
+func TestRepeatedQueryParameterFirstWins(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, stores["memory"])
+	brand := map[string]string{"Brand-URL": "shop.example.com"}
+	for path, want := range map[string]int{
+		"/api/v1/currencies?PageSize=1&pagesize=3":       1,
+		"/api/v1/currencies?pagesize=3&PageSize=1":       3,
+		"/api/v1/currencies?PAGESIZE=2&PageSize=1&x=%zz": 2,
+		"/api/v1/currencies?Page%53ize=4":                4,
+	} {
+		for range 5 { // map order would show up as a different answer
+			_, e := f.do(t, "GET", path, brand, "")
+			var page struct {
+				PageSize int `json:"pageSize"`
+			}
+			require.NoError(t, json.Unmarshal(e.Data, &page))
+			assert.Equal(t, want, page.PageSize, path)
+		}
+	}
 }
 
 func TestPanicBecomesEnvelope(t *testing.T) {

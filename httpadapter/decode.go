@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -86,13 +87,23 @@ type query struct {
 	v    *envelope.Validation
 }
 
+// newQuery reads r's query string. Of a parameter given more than once,
+// under any spelling (PageSize=5&pagesize=10), the first in the query string
+// counts; pairs that do not unescape are skipped, as url.ParseQuery does.
 func newQuery(r *http.Request, v *envelope.Validation) query {
-	raw := r.URL.Query()
-	vals := make(map[string]string, len(raw))
-	for k, vs := range raw {
+	vals := map[string]string{}
+	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
+		k, val, _ := strings.Cut(pair, "=")
+		k, err := url.QueryUnescape(k)
+		if err != nil || k == "" {
+			continue
+		}
+		if val, err = url.QueryUnescape(val); err != nil {
+			continue
+		}
 		lk := strings.ToLower(k)
-		if _, seen := vals[lk]; !seen && len(vs) > 0 {
-			vals[lk] = vs[0]
+		if _, seen := vals[lk]; !seen {
+			vals[lk] = val
 		}
 	}
 	return query{vals: vals, v: v}

@@ -71,23 +71,15 @@ func (h *Handler) writeEnvelope(w http.ResponseWriter, r *http.Request, env enve
 	}
 }
 
-// okCached answers r with status 200 and data under a strong ETag computed
-// from the encoded body; a matching If-None-Match gets 304 Not Modified.
-// cacheControl, when not empty, is sent as Cache-Control on both.
-func (h *Handler) okCached(w http.ResponseWriter, r *http.Request, data any, cacheControl string) {
-	body, err := envelope.Marshal(envelope.Success(http.StatusOK, "", data))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.okEncoded(w, r, body, bodyETag(body), cacheControl)
-}
-
 // okEncoded answers r with status 200 and body, an encoded envelope, under
-// its strong ETag etag, as okCached does.
+// its strong ETag etag; a matching If-None-Match gets 304 Not Modified.
+// cacheControl, when not empty, is sent as Cache-Control on both, with
+// Vary: Brand-URL, since the answer depends on the brand (isDefault, and
+// whether the brand may be served at all).
 func (h *Handler) okEncoded(w http.ResponseWriter, r *http.Request, body []byte, etag, cacheControl string) {
 	hd := w.Header()
 	hd.Set("ETag", etag)
+	hd.Set("Vary", "Brand-URL")
 	if cacheControl != "" {
 		hd.Set("Cache-Control", cacheControl)
 	}
