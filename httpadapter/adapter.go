@@ -23,8 +23,10 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"path"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
 )
@@ -54,10 +56,11 @@ func WithLogger(l *slog.Logger) Option {
 
 // Handler is the http.Handler of the /api/v1 routes. Build it with [New].
 type Handler struct {
-	svc Services
-	log *slog.Logger
-	mux *routeMux
-	rl  rateLimiting
+	svc  Services
+	log  *slog.Logger
+	mux  *routeMux
+	root http.Handler // observe(dispatch), built once
+	rl   rateLimiting
 	// openAPIDoc is the OpenAPI document of the mounted routes, built once.
 	openAPIDoc []byte
 }
@@ -107,6 +110,7 @@ func New(s Services, opts ...Option) (*Handler, error) {
 	if err := h.rl.init(); err != nil {
 		return nil, err
 	}
+	h.root = h.observe(http.HandlerFunc(h.dispatch))
 	h.registerRefData()
 	h.registerAuth()
 	h.registerIntegrations()
@@ -119,32 +123,53 @@ func New(s Services, opts ...Option) (*Handler, error) {
 // ServeHTTP answers one request: it recovers panics, logs the request and
 // dispatches it to its route, answering 404 and 405 in the envelope.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.observe(http.HandlerFunc(h.dispatch)).ServeHTTP(w, r)
+	h.root.ServeHTTP(w, r)
 }
 
-// dispatch routes r. A request that no pattern matches is answered with the
-// status the mux would give it (404, or 405 with its Allow header), in the
-// envelope.
+// dispatch routes r. A path that is not in canonical form is redirected
+// (307) to its cleaned form; a request that no pattern matches is answered
+// with the status the mux would give it (404, or 405 with its Allow
+// header). All three in the envelope.
 func (h *Handler) dispatch(w http.ResponseWriter, r *http.Request) {
-	if _, pattern := h.mux.Handler(r); pattern != "" {
+	if clean := cleanPath(r.URL.Path); clean != r.URL.Path {
+		loc := clean
+		if r.URL.RawQuery != "" {
+			loc += "?" + r.URL.RawQuery
+		}
+		w.Header().Set("Location", loc)
+		h.writeEnvelope(w, r, envelope.Success(http.StatusTemporaryRedirect, "The path is not canonical: use "+clean+".", nil))
+		return
+	}
+	fallback, pattern := h.mux.Handler(r)
+	if pattern != "" {
 		h.mux.ServeHTTP(w, r)
 		return
 	}
 	probe := &statusProbe{header: http.Header{}}
-	fallback, _ := h.mux.Handler(r)
 	fallback.ServeHTTP(probe, r)
-	switch probe.status {
-	case http.StatusMethodNotAllowed:
+	if probe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", probe.header.Get("Allow"))
 		h.fail(w, r, errMethodNotAllowed)
-	case http.StatusNotFound, 0:
-		h.fail(w, r, errRouteNotFound)
-	default: // a redirect to the cleaned path
-		for k, v := range probe.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(probe.status)
+		return
 	}
+	h.fail(w, r, errRouteNotFound)
+}
+
+// cleanPath returns the canonical form of a URL path, as net/http's mux
+// computes it: rooted, without . and .. elements or repeated slashes, a
+// trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 // statusProbe records what the mux's own fallback handler would answer.

@@ -273,6 +273,25 @@ func TestRepeatedQueryParameterFirstWins(t *testing.T) {
 	}
 }
 
+// A path that is not canonical is redirected to its cleaned form, in the
+// envelope like every other answer.
+func TestUncleanPathRedirectsInEnvelope(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, stores["memory"])
+	brand := map[string]string{"Brand-URL": "shop.example.com"}
+	for path, want := range map[string]string{
+		"/api/v1//currencies":             "/api/v1/currencies",
+		"/api/v1/./currencies?PageSize=1": "/api/v1/currencies?PageSize=1",
+		"/api/v1/x/../currencies":         "/api/v1/currencies",
+		"/api/v1/x/../../../etc/":         "/etc/",
+	} {
+		rec, e := f.do(t, "GET", path, brand, "")
+		assert.Equal(t, http.StatusTemporaryRedirect, rec.Code, path)
+		assert.Equal(t, want, rec.Header().Get("Location"), path)
+		assert.Equal(t, "null", string(e.Data))
+	}
+}
+
 func TestPanicBecomesEnvelope(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, stores["memory"])
