@@ -78,7 +78,10 @@ func (s *Service) openMasked(f secretField, ct []byte) (*string, error) {
 // nextSecret returns the ciphertext to store for f, given the stored one
 // (cur, nil for none) and the value sent (sent, nil when not sent): the
 // stored ciphertext when the secret is not sent, sent back masked or sent
-// unchanged; nil when sent empty; a new ciphertext otherwise.
+// unchanged; nil when sent empty; a new ciphertext otherwise. A stored
+// secret that no longer decrypts (its key left the ring) is kept when a
+// mask is sent back and replaced by any other value, so a lost key never
+// blocks setting a new secret.
 func (s *Service) nextSecret(f secretField, cur []byte, sent *string) ([]byte, error) {
 	if sent == nil {
 		return cur, nil
@@ -88,14 +91,21 @@ func (s *Service) nextSecret(f secretField, cur []byte, sent *string) ([]byte, e
 	}
 	if cur != nil {
 		plain, err := s.open(f, cur)
-		if err != nil {
-			return nil, err
-		}
-		if *sent == *plain || *sent == Mask(*plain) {
+		switch {
+		case err != nil && looksMasked(*sent):
+			return cur, nil
+		case err == nil && (*sent == *plain || *sent == Mask(*plain)):
 			return cur, nil
 		}
 	}
 	return s.seal(f, *sent), nil
+}
+
+// looksMasked reports whether v has the form Mask gives: asterisks, then at
+// most maskShown other characters.
+func looksMasked(v string) bool {
+	rest := strings.TrimLeft(v, "*")
+	return len(rest) < len(v) && utf8.RuneCountInString(rest) <= maskShown
 }
 
 // reseal re-encrypts ct under the primary key when another key sealed it,

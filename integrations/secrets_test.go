@@ -277,3 +277,28 @@ func TestConcurrentDefaults(t *testing.T) {
 		assert.Equal(t, 1, defaults, "exactly one default")
 	})
 }
+
+// A secret whose key left the ring too early must not block the fix:
+// sending a new value replaces it, sending the mask back keeps it.
+func TestNewSecretReplacesOneThatNoLongerDecrypts(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		a := w.analytics(t)
+		other, err := integrations.NewKeyRing("k9", map[string][]byte{"k9": key(9)})
+		require.NoError(t, err)
+		lost := integrations.NewService(w.store, integrations.WithKeyRing(other))
+		_, err = lost.Analytics(ctx, w.brand, a.ID)
+		require.Equal(t, envelope.KindInternal, envelope.KindOf(err), "precondition: the stored secrets do not decrypt")
+
+		in := w.analyticsInput(w.analyticsApp.ID)
+		in.APIKey, in.APISecret = ptr("ak_new_value_0000000001"), ptr("as_new_value_0000000002")
+		got, err := lost.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		require.NoError(t, err, "new values replace secrets that no longer decrypt")
+		assert.Equal(t, integrations.Mask("ak_new_value_0000000001"), got.APIKey)
+
+		sec, err := lost.AnalyticsSecrets(ctx, w.brand, a.ID)
+		require.NoError(t, err)
+		assert.Equal(t, "ak_new_value_0000000001", sec.APIKey)
+	})
+}
