@@ -168,6 +168,21 @@ func TestRefDataListsHTTP(t *testing.T) {
 			check: func(t *testing.T, e env) {
 				assert.Equal(t, []refdata.City{testCities[1]}, pageOf[refdata.City](t, e).Items)
 			}},
+		{name: "countries by a native name with combining marks", path: "/api/v1/countries?Keywords=" + url.QueryEscape("नेपाल"),
+			inProc: func(f *fixture) (any, error) {
+				return f.app.RefData.ListCountries(t.Context(), refdata.CountryQuery{Keywords: refPtr("नेपाल")})
+			},
+			check: func(t *testing.T, e env) {
+				p := pageOf[refdata.Country](t, e)
+				require.Len(t, p.Items, 1)
+				assert.Equal(t, "NP", p.Items[0].CodeAlpha2)
+			}},
+		{name: "cities by a Tamil word", path: "/api/v1/cities?Keywords=" + url.QueryEscape("தமிழ்"),
+			inProc: func(f *fixture) (any, error) {
+				return f.app.RefData.ListCities(t.Context(), refdata.CityQuery{Keywords: refPtr("தமிழ்")})
+			}},
+		{name: "a word with an enclosing mark is one word", path: "/api/v1/cities?Keywords=" + url.QueryEscape("x\u20dd"),
+			check: func(t *testing.T, e env) { assert.Zero(t, pageOf[refdata.City](t, e).TotalItems) }},
 		{name: "currencies: isDefault is the brand's", path: "/api/v1/currencies?SortDataField=isDefault&SortOrder=DESC&PageSize=2",
 			check: func(t *testing.T, e env) {
 				p := pageOf[refdata.Currency](t, e)

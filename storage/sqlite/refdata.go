@@ -179,12 +179,41 @@ func (w *filter) tags(col string, tags []string) {
 }
 
 // keywords adds the Keywords test: the row is in the FTS5 table's answer to
-// prefixQuery(terms).
-func (w *filter) keywords(rowid, table string, terms []string) {
-	if len(terms) == 0 {
-		return
+// prefixQuery(terms); or, when nothing is set or a term can match no word
+// (see searchTerms), a test no row passes.
+func (w *filter) keywords(rowid, table string, terms []string, nothing bool) {
+	terms, ok := searchTerms(terms)
+	switch {
+	case nothing || !ok:
+		w.add("0")
+	case len(terms) > 0:
+		w.add(rowid+" IN (SELECT rowid FROM "+table+" WHERE "+table+" MATCH ?)", prefixQuery(terms))
 	}
-	w.add(rowid+" IN (SELECT rowid FROM "+table+" WHERE "+table+" MATCH ?)", prefixQuery(terms))
+}
+
+// searchTerms returns the Keywords terms to look up in a *_kw table, and
+// false when no row can match them. The tables' ascii tokenizer splits
+// only at ASCII bytes other than letters and digits (and folds ASCII upper
+// case), and their text is folded words (refdata.SearchText), so a word of
+// refdata.Words is always exactly one token and its query a prefix query.
+// Any other term, which only a filter built by hand can hold, would become
+// a phrase, which FTS5 refuses on detail='none' tables: a term with an
+// ASCII byte other than a lower-case letter or digit (a space, a quote,
+// NUL, upper case) is the prefix of no stored word, so nothing matches, as
+// in refdata's reference; "" is the prefix of every word, so it is
+// dropped.
+func searchTerms(terms []string) ([]string, bool) {
+	for _, t := range terms {
+		for i := 0; i < len(t); i++ {
+			if c := t[i]; c < utf8.RuneSelf && !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+				return nil, false
+			}
+		}
+	}
+	if slices.Contains(terms, "") {
+		terms = slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return t == "" })
+	}
+	return terms, true
 }
 
 // prefixQuery returns the FTS5 query of the rows that have, for every term,
@@ -389,7 +418,7 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 		w.add("is_coin = ?", *f.IsCoin)
 	}
 	w.tags("tags_key", f.Tags)
-	w.keywords("rowid", "currencies_kw", f.Keywords)
+	w.keywords("rowid", "currencies_kw", f.Keywords, f.Nothing)
 
 	key, keyArgs := currencyOrder[f.Sort], []any(nil)
 	if f.Sort == refdata.FieldIsDefault {
@@ -473,7 +502,7 @@ func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]r
 	w.contains("capital_fold", f.Capital)
 	w.contains("native_fold", f.Native)
 	w.tags("tags_key", f.Tags)
-	w.keywords("rowid", "countries_kw", f.Keywords)
+	w.keywords("rowid", "countries_kw", f.Keywords, f.Nothing)
 
 	return list(ctx, s, countOf(ctx, `SELECT count(*) FROM countries`+w.where(), w.args),
 		pageOf(`SELECT `+countryColumns+` FROM countries`+w.where()+orderBy(countryOrder[f.Sort], "id", f.Desc), w.args, f.Page),
@@ -565,6 +594,12 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 		err := rows.Scan(&c.CountryCode, &c.StateCode, &c.Name, &c.Tags)
 		return c, err
 	}
+	terms, ok := searchTerms(f.Keywords)
+	if f.Nothing || !ok {
+		return list(ctx, s, countOf(ctx, `SELECT 0`, nil),
+			pageOf(`SELECT country_code, state_code, name, tags FROM cities WHERE 0`, nil, f.Page), 0, scan)
+	}
+	f.Keywords = terms
 	if f.Unfiltered() {
 		return s.listAllCities(ctx, f, scan)
 	}

@@ -68,6 +68,28 @@ var shortNameCities = []refdata.City{
 	{CountryCode: "XC", StateCode: "SP", Name: "São Paulo", Tags: "port"},
 }
 
+// scriptCities are test cities (in XD, another user-assigned code) whose
+// names and tags are words of scripts that write combining marks inside
+// words (Devanagari, Tamil, Bengali, Khmer, Myanmar, Sinhala), and a name
+// with an enclosing mark (U+20DD), for the Keywords filter.
+var scriptCities = []refdata.City{
+	{CountryCode: "XD", StateCode: "NP", Name: "काठमाडौं", Tags: "नेपाल"},
+	{CountryCode: "XD", StateCode: "TN", Name: "சென்னை", Tags: "தமிழ்"},
+	{CountryCode: "XD", StateCode: "BD", Name: "ঢাকা"},
+	{CountryCode: "XD", StateCode: "KH", Name: "ភ្នំពេញ"},
+	{CountryCode: "XD", StateCode: "MM", Name: "ရန်ကုန်"},
+	{CountryCode: "XD", StateCode: "LK", Name: "කොළඹ"},
+	{CountryCode: "XD", StateCode: "XX", Name: "x\u20ddville"},
+}
+
+// scriptKeywords are Keywords values whose words hold combining marks
+// (spacing, enclosing) or are a mark alone: each is one word, which a
+// store must not split.
+var scriptKeywords = []string{
+	"नेपाल", "नेपा", "काठमाडौं", "தமிழ்", "தமி", "த", "சென்னை", "சென", "ঢাকা", "ঢা", "ភ្នំពេញ", "ភ្នំ",
+	"ရန်ကုန်", "ရန်", "කොළඹ", "කො", "x\u20dd", "x\u20ddv", "x", "\u0dd9", "\u20dd", "नेपाल xd", "tn தமிழ்",
+}
+
 func runRefData(t *testing.T, newStore NewStore) {
 	t.Run("DefaultDatasetLoaded", func(t *testing.T) {
 		t.Parallel()
@@ -424,6 +446,76 @@ func runRefData(t *testing.T, newStore NewStore) {
 				names = append(names, c.Name)
 			}
 			assert.Equal(t, sc.want, names, "Name=%s", sc.name)
+		}
+	})
+
+	t.Run("KeywordsAnyScript", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, newStore)
+		ctx := t.Context()
+		_, err := s.UpsertCities(ctx, scriptCities)
+		require.NoError(t, err)
+		require.NoError(t, s.UpsertCurrencies(ctx, testCurrencies))
+
+		// Every default country is found by the words of its native name
+		// and of its name, in whatever script.
+		defaults := defaultsOf(t, refdata.DefaultCountries)
+		countries := refdata.NewCountryTable(defaults)
+		for _, c := range defaults {
+			for _, kw := range []string{c.Native, c.Name} {
+				f := countryFilter(t, refdata.CountryQuery{Keywords: &kw})
+				if f.Nothing {
+					continue
+				}
+				got, total, err := s.ListCountries(ctx, f)
+				require.NoError(t, err, "Keywords=%s", kw)
+				want, wantTotal := countries.List(f)
+				assert.Equal(t, wantTotal, total, "Keywords=%s", kw)
+				assert.Equal(t, want, got, "Keywords=%s", kw)
+				assert.Contains(t, codesOf(got, func(c refdata.Country) string { return c.CodeAlpha2 }), c.CodeAlpha2, "Keywords=%s", kw)
+			}
+		}
+
+		currencies := refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), testCurrencies...))
+		cities := refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), scriptCities...))
+		for _, c := range scriptCities {
+			kw := c.Name + " " + c.Tags
+			f := cityFilter(t, refdata.CityQuery{Keywords: &kw})
+			got, _, err := s.ListCities(ctx, f)
+			require.NoError(t, err, "Keywords=%s", kw)
+			assert.Equal(t, []refdata.City{c}, got, "a city is found by its own name: Keywords=%s", kw)
+		}
+		for _, kw := range scriptKeywords {
+			for _, q := range []refdata.CityQuery{
+				{Keywords: &kw},
+				{Keywords: &kw, CountryCode: refPtr("XD")},
+				{Keywords: &kw, Name: refPtr("x")},
+				{Keywords: &kw, SortDataField: refPtr("name")},
+			} {
+				f := cityFilter(t, q)
+				if f.Nothing {
+					continue
+				}
+				got, total, err := s.ListCities(ctx, f)
+				require.NoError(t, err, "%+v", f)
+				want, wantTotal := refdata.SelectCities(cities, f)
+				assert.Equal(t, wantTotal, total, "%+v", f)
+				assert.Equal(t, want, got, "%+v", f)
+			}
+			if f := countryFilter(t, refdata.CountryQuery{Keywords: &kw}); !f.Nothing {
+				got, total, err := s.ListCountries(ctx, f)
+				require.NoError(t, err, "Keywords=%s", kw)
+				want, wantTotal := countries.List(f)
+				assert.Equal(t, wantTotal, total, "Keywords=%s", kw)
+				assert.Equal(t, want, got, "Keywords=%s", kw)
+			}
+			if f := currencyFilter(t, refdata.CurrencyQuery{Keywords: &kw}); !f.Nothing {
+				got, total, err := s.ListCurrencies(ctx, f)
+				require.NoError(t, err, "Keywords=%s", kw)
+				want, wantTotal := currencies.List(f)
+				assert.Equal(t, wantTotal, total, "Keywords=%s", kw)
+				assert.Equal(t, want, got, "Keywords=%s", kw)
+			}
 		}
 	})
 

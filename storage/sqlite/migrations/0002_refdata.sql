@@ -4,8 +4,13 @@
 -- accent-insensitive substring filters and sort keys); tags_key holds
 -- refdata.TagKey of tags (the Tags filter, sort by tags). The *_kw tables are
 -- contentless FTS5 indexes of refdata's SearchText, keyed by the rowid of
--- their table (the Keywords filter: every word a prefix query);
--- cities_tri is a trigram index of the folded city names (the Name filter
+-- their table (the Keywords filter: every word a prefix query). Their
+-- text is already split into folded words (refdata.Words: letters, digits
+-- and combining marks) joined by spaces, so they use the ascii tokenizer,
+-- which splits only at ASCII spaces and punctuation and keeps every other
+-- rune in its token: unicode61 split words at spacing and enclosing marks
+-- (Devanagari, Tamil, ...), so that a word of a query became a phrase,
+-- which detail='none' refuses. cities_tri is a trigram index of the folded city names (the Name filter
 -- of three runes or more); cities_grams indexes their runes and rune pairs
 -- (the Name filter of one or two runes).
 -- Currencies and countries are a few hundred rows: their other filters
@@ -30,7 +35,7 @@ CREATE TABLE currencies (
 ) STRICT;
 
 CREATE VIRTUAL TABLE currencies_kw USING fts5(kw, content='', contentless_delete=1,
-    tokenize='unicode61 remove_diacritics 0', prefix='1 2 3', detail='none');
+    tokenize='ascii', prefix='1 2 3', detail='none');
 
 CREATE TABLE countries (
     id             TEXT PRIMARY KEY,
@@ -57,7 +62,7 @@ CREATE TABLE countries (
 CREATE INDEX countries_alpha3 ON countries (code_alpha3);
 
 CREATE VIRTUAL TABLE countries_kw USING fts5(kw, content='', contentless_delete=1,
-    tokenize='unicode61 remove_diacritics 0', prefix='1 2 3', detail='none');
+    tokenize='ascii', prefix='1 2 3', detail='none');
 
 -- Cities have no public id: seq is the insertion order (dense, from 1, as
 -- cities are never deleted) and the default sort. The natural key is
@@ -83,7 +88,7 @@ CREATE INDEX cities_name ON cities (name_fold, seq);
 CREATE INDEX cities_tags ON cities (tags_key, seq);
 
 CREATE VIRTUAL TABLE cities_kw USING fts5(kw, content='', contentless_delete=1,
-    tokenize='unicode61 remove_diacritics 0', prefix='1 2 3 4', detail='none');
+    tokenize='ascii', prefix='1 2 3 4', detail='none');
 -- A city's folded name never changes (it is part of the natural key), so
 -- cities_tri rows are never deleted and need no row sizes. Positions
 -- (detail=full) make a quoted name an exact substring query, and
