@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
-
-	"modernc.org/sqlite"
 
 	"github.com/brandbase/brandbase/refdata"
 )
@@ -32,105 +32,130 @@ const (
 // refState is the reference-data state a Store keeps in memory.
 type refState struct {
 	revision atomic.Pointer[cachedRevision]
-	// template is set on the store that builds the template image: it
-	// loads the dataset by upserts.
-	template bool
 }
 
-// template returns the URI of the process's template database: a freshly
-// migrated database holding the default dataset, built once (by upserts)
-// in an in-memory database that lives as long as the process. A new
-// database starts as a page-by-page copy of it, which is much cheaper than
-// loading the dataset again (milliseconds instead of a tenth of a second).
-var template = sync.OnceValues(func() (templateDB, error) {
-	ctx := context.Background() // the template outlives any caller
-	uri := fmt.Sprintf("file:/brandbase-template-%d-%x?vfs=memdb", os.Getpid(), rand.Uint64())
-	db, err := sql.Open("sqlite", uri)
+// templateImage returns the process's template database, as the bytes of
+// a database file: a freshly migrated database holding the default
+// dataset, built once per process (by upserts, in a private in-memory
+// database). A database that Open creates starts as a copy of it
+// (createFromTemplate, useTemplate), which is much cheaper than loading
+// the dataset again (milliseconds instead of a tenth of a second).
+var templateImage = sync.OnceValues(func() ([]byte, error) {
+	ctx := context.Background() // the image outlives any caller
+	db, err := sql.Open("sqlite", ":memory:?_pragma=foreign_keys(1)")
 	if err != nil {
-		return templateDB{}, err
+		return nil, err
 	}
-	// The memdb database lives while a connection to it is open: keep one.
-	db.SetMaxOpenConns(1)
+	defer db.Close()
+	db.SetMaxOpenConns(1) // one connection: one private database
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
-	t := &Store{w: db, r: db, ref: refState{template: true}}
+	t := &Store{w: db, r: db}
 	if err := t.migrate(ctx); err != nil {
-		db.Close()
-		return templateDB{}, err
+		return nil, err
 	}
 	if err := refdata.LoadDefault(ctx, t); err != nil {
-		db.Close()
-		return templateDB{}, err
+		return nil, err
 	}
-	var migrations string
-	if err := db.QueryRowContext(ctx, migrationsApplied).Scan(&migrations); err != nil {
-		db.Close()
-		return templateDB{}, err
-	}
-	return templateDB{uri: uri, migrations: migrations}, nil
+	var image []byte
+	err = rawConn(ctx, db, func(c driverConn) error {
+		image, err = c.Serialize()
+		return err
+	})
+	return image, err
 })
 
-// templateDB names the template database and the migrations it has.
-type templateDB struct {
-	uri        string
-	migrations string
+// driverConn is the part of the driver's connection that copies whole
+// databases.
+type driverConn interface {
+	Serialize() ([]byte, error)
+	Deserialize(buf []byte) error
 }
 
-// migrationsApplied lists the migrations a database has applied.
-const migrationsApplied = `SELECT coalesce(group_concat(version, ','), '') FROM (SELECT version FROM schema_migrations ORDER BY version)`
-
-// InstallDefaultDataset implements refdata.DatasetInstaller: a database
-// that has no brand and nothing in meta (so holds no data at all: Open just
-// created it) and the same migrations as the template is overwritten with
-// a copy of the template, through SQLite's online backup API on the writer
-// connection. It reports false, doing nothing, for any other database.
-func (s *Store) InstallDefaultDataset(ctx context.Context) (bool, error) {
-	if s.ref.template {
-		return false, nil
-	}
-	tpl, err := template()
+// rawConn runs fn on the driver connection of one of db's connections.
+func rawConn(ctx context.Context, db *sql.DB, fn func(driverConn) error) error {
+	conn, err := db.Conn(ctx)
 	if err != nil {
-		return false, fmt.Errorf("sqlite: template database: %w", err)
-	}
-	var fresh bool
-	if err := s.w.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM brands)
-		AND NOT EXISTS (SELECT 1 FROM meta) AND (`+migrationsApplied+`) = ?`, tpl.migrations).Scan(&fresh); err != nil {
-		return false, storeError(err)
-	}
-	if !fresh {
-		return false, nil
-	}
-	uri := tpl.uri
-	conn, err := s.w.Conn(ctx)
-	if err != nil {
-		return false, storeError(err)
+		return err
 	}
 	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		r, ok := dc.(interface {
-			NewRestore(srcURI string) (*sqlite.Backup, error)
-		})
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(driverConn)
 		if !ok {
-			return errors.New("the driver cannot restore a backup")
+			return errors.New("the driver cannot copy a database")
 		}
-		b, err := r.NewRestore(uri)
-		if err != nil {
-			return err
-		}
-		for more := true; more; {
-			if more, err = b.Step(-1); err != nil {
-				b.Finish()
-				return err
-			}
-		}
-		return b.Finish()
+		return fn(c)
 	})
-	if err != nil {
-		return false, fmt.Errorf("sqlite: install the default dataset: %w", err)
+}
+
+// createFromTemplate creates the database file at path as a copy of the
+// template image. The copy is written, synced
+// and closed under a new name beside path, then hard-linked to path, which
+// fails if anything is there: a file that exists (a host's database, an
+// empty file, the file of an Open running at the same time) is never
+// written, and nobody sees a copy half written. It does nothing when a
+// journal or WAL file of path exists (SQLite would apply it to the copy),
+// or for a "file:" URI, whose file is not the path. Any failure (a file
+// system without hard links, say) leaves path as it was, and Open then
+// opens or creates it and loads the dataset by upserts.
+func createFromTemplate(path string) {
+	if strings.HasPrefix(path, "file:") {
+		return
 	}
-	s.ref.revision.Store(nil)
-	return true, nil
+	for _, p := range []string{path, path + "-wal", path + "-journal"} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			return
+		}
+	}
+	image, err := templateImage()
+	if err != nil || len(image) < 100 { // 100: the database header
+		return
+	}
+	dir := filepath.Dir(path)
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%016x.tmp", filepath.Base(path), rand.Uint64()))
+	// 0644 before the umask, as SQLite creates database files.
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return
+	}
+	defer os.Remove(tmp)
+	// The copy is a WAL database (file format versions 2 at bytes 18 and
+	// 19 of its header), as Open makes every database: its first
+	// connection then has no journal mode to change, which needs a lock
+	// that the connections of concurrent Opens would refuse at once
+	// (SQLITE_BUSY, whatever the busy timeout).
+	_, err = f.Write(image[:18])
+	if err == nil {
+		_, err = f.Write([]byte{2, 2})
+	}
+	if err == nil {
+		_, err = f.Write(image[20:])
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err = errors.Join(err, f.Close()); err != nil {
+		return
+	}
+	if os.Link(tmp, path) != nil {
+		return
+	}
+	if d, err := os.Open(dir); err == nil { // make the new name durable
+		_ = d.Sync() // not supported everywhere; SQLite syncs it again
+		d.Close()
+	}
+}
+
+// useTemplate replaces the private in-memory database of db, which Open
+// has just created (a ":memory:" store: one connection, nobody else sees
+// it), with a copy of the template image. On failure the database is
+// left as it was, for Open to load the dataset by upserts.
+func useTemplate(ctx context.Context, db *sql.DB) {
+	image, err := templateImage()
+	if err != nil {
+		return
+	}
+	_ = rawConn(ctx, db, func(c driverConn) error { return c.Deserialize(image) })
 }
 
 type cachedRevision struct {

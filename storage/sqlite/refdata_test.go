@@ -27,18 +27,29 @@ func BenchmarkRefData(b *testing.B) {
 }
 
 // BenchmarkOpen times opening a new database: migrations and the default
-// dataset (installed from the template image).
+// dataset (a copy of the template image), in a new file and in memory.
 func BenchmarkOpen(b *testing.B) {
-	dir := b.TempDir()
-	i := 0
-	for b.Loop() {
-		i++
-		s, err := sqlite.Open(b.Context(), filepath.Join(dir, "open"+string(rune('a'+i%26))+string(rune('a'+i/26%26))+".db"))
-		if err != nil {
-			b.Fatal(err)
+	b.Run("file", func(b *testing.B) {
+		dir := b.TempDir()
+		i := 0
+		for b.Loop() {
+			i++
+			s, err := sqlite.Open(b.Context(), filepath.Join(dir, fmt.Sprintf("open%d.db", i)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Close()
 		}
-		s.Close()
-	}
+	})
+	b.Run("memory", func(b *testing.B) {
+		for b.Loop() {
+			s, err := sqlite.Open(b.Context(), ":memory:")
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Close()
+		}
+	})
 }
 
 // TestDefaultDatasetNotInstalledOverData checks that a database that holds

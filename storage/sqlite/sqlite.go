@@ -43,10 +43,17 @@ type Store struct {
 
 // Open opens (creating if needed) the SQLite database at path, or a private
 // in-memory database when path is ":memory:", migrates it to the current
-// schema and loads the default reference dataset.
+// schema and loads the default reference dataset. A database that Open
+// creates, and that nobody else has touched, starts as a copy of a
+// template holding the dataset (milliseconds); any other (an existing
+// file, even empty or holding the host's own tables, which are kept)
+// gets the schema and the dataset by upserts, once.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
+	}
+	if path != ":memory:" {
+		createFromTemplate(path)
 	}
 	const pragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	dsn := path + "?" + pragmas
@@ -68,6 +75,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		r.SetMaxOpenConns(n)
 		r.SetMaxIdleConns(n)
 		s.r = r
+	} else {
+		useTemplate(ctx, w)
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
