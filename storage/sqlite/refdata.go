@@ -32,6 +32,12 @@ const (
 // refState is the reference-data state a Store keeps in memory.
 type refState struct {
 	revision atomic.Pointer[cachedRevision]
+	// writes counts the writes of reference data this Store has
+	// committed: a revision cached before the last of them is stale.
+	writes atomic.Uint64
+	// revisionRead, when set (by tests), runs in RefDataRevision between
+	// reading the revision and caching it.
+	revisionRead func()
 }
 
 // templateImage returns the process's template database, as the bytes of
@@ -159,8 +165,9 @@ func useTemplate(ctx context.Context, db *sql.DB) {
 }
 
 type cachedRevision struct {
-	n  uint64
-	at time.Time
+	n      uint64
+	at     time.Time
+	writes uint64 // refState.writes before n was read
 }
 
 // filter builds the WHERE clause of a list query.
@@ -391,19 +398,34 @@ func (r *searchRows) write(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// bumpRevision records, inside a write transaction, that reference data
-// changed.
+// bumpRevision records, inside a write transaction of writeRefData, that
+// reference data changed.
 func (s *Store) bumpRevision(ctx context.Context, tx *sql.Tx) error {
-	s.ref.revision.Store(nil)
 	_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, '1')
 		ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`, metaRefDataRevision)
 	return err
 }
 
+// writeRefData runs fn in a write transaction (s.write) that may change
+// reference data and, once it has committed, counts the write, so that
+// RefDataRevision trusts no revision it read before the commit.
+func (s *Store) writeRefData(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	err := s.write(ctx, fn)
+	if err == nil {
+		s.ref.writes.Add(1)
+	}
+	return err
+}
+
 // RefDataRevision implements refdata.Store. A revision read from the
-// database is trusted for revisionTTL unless this Store writes.
+// database is trusted for revisionTTL, unless this Store has committed a
+// write of reference data since: the count of writes is taken before the
+// read, so a read that raced with a write (and may have seen the database
+// before its commit) is not trusted once the write has returned, however
+// the two interleave.
 func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
-	if c := s.ref.revision.Load(); c != nil && time.Since(c.at) < revisionTTL {
+	writes := s.ref.writes.Load()
+	if c := s.ref.revision.Load(); c != nil && c.writes == writes && time.Since(c.at) < revisionTTL {
 		return c.n, nil
 	}
 	v, err := s.getMeta(ctx, metaRefDataRevision)
@@ -411,7 +433,10 @@ func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
 		return 0, err
 	}
 	n, _ := strconv.ParseUint(v, 10, 64)
-	s.ref.revision.Store(&cachedRevision{n: n, at: time.Now()})
+	if s.ref.revisionRead != nil {
+		s.ref.revisionRead()
+	}
+	s.ref.revision.Store(&cachedRevision{n: n, at: time.Now(), writes: writes})
 	return n, nil
 }
 
@@ -462,7 +487,7 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 
 // UpsertCurrencies implements refdata.Store.
 func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeRefData(ctx, func(tx *sql.Tx) error {
 		ctx, done := bulk(ctx)
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO currencies (`+currencyColumns+`,
 			name_fold, name_plural_fold, symbol_fold, symbol_native_fold, tags_key)
@@ -541,7 +566,7 @@ func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]r
 
 // UpsertCountries implements refdata.Store.
 func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeRefData(ctx, func(tx *sql.Tx) error {
 		ctx, done := bulk(ctx)
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO countries (`+countryColumns+`,
 			region_fold, subregion_fold, name_fold, capital_fold, native_fold, tags_key)
@@ -837,7 +862,7 @@ func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter, scan fu
 // tags differ, updated in place.
 func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
 	added := 0
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.writeRefData(ctx, func(tx *sql.Tx) error {
 		added = 0
 		ctx, done := bulk(ctx)
 		prep := func(query string) (*sql.Stmt, error) { return tx.PrepareContext(ctx, query) }
