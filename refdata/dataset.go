@@ -73,9 +73,7 @@ func cloneOf[T any](s []T, err error) ([]T, error) {
 // cities) into store unless the store already holds this DatasetVersion.
 // It is idempotent: records are upserted (cities by their natural key), and
 // the version is recorded last, so an interrupted load is completed by the
-// next call. A store that never held a dataset and implements
-// DatasetInstaller installs it that way instead. It fails with the first
-// parse or store error.
+// next call. It fails with the first parse or store error.
 func LoadDefault(ctx context.Context, store Store) error {
 	v, err := store.DatasetVersion(ctx)
 	if err != nil {
@@ -83,11 +81,6 @@ func LoadDefault(ctx context.Context, store Store) error {
 	}
 	if v == DatasetVersion {
 		return nil
-	}
-	if in, ok := store.(DatasetInstaller); ok && v == "" {
-		if done, err := in.InstallDefaultDataset(ctx); err != nil || done {
-			return err
-		}
 	}
 	currencies, err := defaultCurrencies()
 	if err != nil {

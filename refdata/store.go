@@ -45,14 +45,3 @@ type Store interface {
 	// that answers computed from it can be cached until then.
 	RefDataRevision(ctx context.Context) (uint64, error)
 }
-
-// DatasetInstaller is an optional capability of a Store: installing the
-// default dataset into a store that has never held one by a faster path
-// than upserts (storage/sqlite copies a prebuilt database image).
-// LoadDefault uses it when the store has it.
-type DatasetInstaller interface {
-	// InstallDefaultDataset installs the default dataset, with its
-	// DatasetVersion, and reports true; or does nothing and reports false
-	// when the store is not empty (LoadDefault then upserts).
-	InstallDefaultDataset(ctx context.Context) (bool, error)
-}
