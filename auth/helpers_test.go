@@ -8,24 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/internal/teststores"
 	"github.com/brandbase/brandbase/storage"
-	"github.com/brandbase/brandbase/storage/memory"
-	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
 // stores are the backends the service tests run on.
-var stores = map[string]func(t testing.TB) storage.Storage{
-	"memory": func(t testing.TB) storage.Storage {
-		s, err := memory.New(t.Context())
-		require.NoError(t, err)
-		return s
-	},
-	"sqlite": func(t testing.TB) storage.Storage {
-		s, err := sqlite.Open(t.Context(), t.TempDir()+"/auth.db")
-		require.NoError(t, err)
-		return s
-	},
-}
+var stores = teststores.All
 
 // fastArgon2 makes hashing cheap in tests that are not about its cost.
 var fastArgon2 = auth.Argon2Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLen: 16, KeyLen: 32}

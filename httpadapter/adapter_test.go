@@ -18,9 +18,8 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/internal/teststores"
 	"github.com/brandbase/brandbase/storage"
-	"github.com/brandbase/brandbase/storage/memory"
-	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
 // env is the decoded envelope of a response.
@@ -45,18 +44,7 @@ type fixture struct {
 }
 
 // stores are the backends every HTTP scenario runs on.
-var stores = map[string]func(t testing.TB) storage.Storage{
-	"memory": func(t testing.TB) storage.Storage {
-		s, err := memory.New(t.Context())
-		require.NoError(t, err)
-		return s
-	},
-	"sqlite": func(t testing.TB) storage.Storage {
-		s, err := sqlite.Open(t.Context(), t.TempDir()+"/test.db")
-		require.NoError(t, err)
-		return s
-	},
-}
+var stores = teststores.All
 
 // newFixture builds the fixture on a fresh store; opts are added to the
 // handler's options after the test logger.

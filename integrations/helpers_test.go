@@ -12,24 +12,12 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/teststores"
 	"github.com/brandbase/brandbase/storage"
-	"github.com/brandbase/brandbase/storage/memory"
-	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
 // stores are the backends every domain test runs on.
-var stores = map[string]func(t testing.TB) storage.Storage{
-	"memory": func(t testing.TB) storage.Storage {
-		s, err := memory.New(t.Context())
-		require.NoError(t, err)
-		return s
-	},
-	"sqlite": func(t testing.TB) storage.Storage {
-		s, err := sqlite.Open(t.Context(), t.TempDir()+"/test.db")
-		require.NoError(t, err)
-		return s
-	},
-}
+var stores = teststores.All
 
 // clock is a settable clock for tests.
 type clock struct {
