@@ -230,10 +230,7 @@ func runUsers(t *testing.T, newStore NewStore) {
 		}
 		list, err := s.ListUsers(ctx, b.ID)
 		require.NoError(t, err)
-		var got []string
-		for _, u := range list {
-			got = append(got, u.ID)
-		}
+		got := idsOf(list, func(r auth.UserRecord) string { return r.ID })
 		assert.Equal(t, want, got)
 		list, err = s.ListUsers(ctx, uuid.NewString())
 		require.NoError(t, err)
@@ -483,10 +480,7 @@ func runDevices(t *testing.T, newStore NewStore) {
 		}
 		list, err := s.ListDevices(ctx, u.ID)
 		require.NoError(t, err)
-		var got []string
-		for _, d := range list {
-			got = append(got, d.ID)
-		}
+		got := idsOf(list, func(r auth.Device) string { return r.ID })
 		assert.Equal(t, want, got)
 	})
 

@@ -107,10 +107,7 @@ func runBrands(t *testing.T, newStore NewStore) {
 		}
 		list, err = s.ListBrands(ctx)
 		require.NoError(t, err)
-		var got []string
-		for _, b := range list {
-			got = append(got, b.ID)
-		}
+		got := idsOf(list, func(r auth.Brand) string { return r.ID })
 		assert.Equal(t, want, got)
 	})
 
