@@ -269,12 +269,10 @@ func NewCurrencyTable(cs []Currency) *CurrencyTable {
 
 // Records returns the table's currencies ordered by ID.
 func (t *CurrencyTable) Records() []Currency {
-	out := make([]Currency, len(t.views))
-	for i := range t.views {
-		out[i] = t.views[i].rec
-	}
-	return out
+	return records(t.views, currencyRecord)
 }
+
+func currencyRecord(v *currencyView) Currency { return v.rec }
 
 // List returns the page of currencies f selects and the number of matches.
 func (t *CurrencyTable) List(f CurrencyFilter) ([]Currency, int) {
@@ -286,16 +284,7 @@ func (t *CurrencyTable) List(f CurrencyFilter) ([]Currency, int) {
 		}
 		views = views[i : i+1]
 	}
-	var key func(i int) sortKey
-	if f.Sort != FieldID {
-		key = func(i int) sortKey { return f.key(&views[i]) }
-	}
-	idx, total := selectPage(len(views), func(i int) bool { return f.match(&views[i]) }, key, f.Desc, f.Page)
-	out := make([]Currency, len(idx))
-	for j, i := range idx {
-		out[j] = views[i].rec
-	}
-	return out, total
+	return listViews(views, currencyRecord, f.match, f.key, f.Sort == FieldID, f.Desc, f.Page)
 }
 
 // CountryTable is an immutable in-memory table of countries that answers
@@ -321,12 +310,10 @@ func NewCountryTable(cs []Country) *CountryTable {
 
 // Records returns the table's countries ordered by ID.
 func (t *CountryTable) Records() []Country {
-	out := make([]Country, len(t.views))
-	for i := range t.views {
-		out[i] = t.views[i].rec
-	}
-	return out
+	return records(t.views, countryRecord)
 }
+
+func countryRecord(v *countryView) Country { return v.rec }
 
 // List returns the page of countries f selects and the number of matches.
 func (t *CountryTable) List(f CountryFilter) ([]Country, int) {
@@ -342,14 +329,30 @@ func (t *CountryTable) List(f CountryFilter) ([]Country, int) {
 		}
 		views = views[i : i+1]
 	}
-	var key func(i int) sortKey
-	if f.Sort != FieldID {
-		key = func(i int) sortKey { return f.key(&views[i]) }
+	return listViews(views, countryRecord, f.match, f.key, f.Sort == FieldID, f.Desc, f.Page)
+}
+
+// records returns the record of each view, in order.
+func records[V, R any](views []V, rec func(*V) R) []R {
+	out := make([]R, len(views))
+	for i := range views {
+		out[i] = rec(&views[i])
 	}
-	idx, total := selectPage(len(views), func(i int) bool { return f.match(&views[i]) }, key, f.Desc, f.Page)
-	out := make([]Country, len(idx))
+	return out
+}
+
+// listViews returns the page of the views that match selects, as records,
+// and the number of matches: ordered by key (in views' order, which is by
+// ID, when byID), reversed when desc.
+func listViews[V, R any](views []V, rec func(*V) R, match func(*V) bool, key func(*V) sortKey, byID, desc bool, page Paging) ([]R, int) {
+	var keyAt func(i int) sortKey
+	if !byID {
+		keyAt = func(i int) sortKey { return key(&views[i]) }
+	}
+	idx, total := selectPage(len(views), func(i int) bool { return match(&views[i]) }, keyAt, desc, page)
+	out := make([]R, len(idx))
 	for j, i := range idx {
-		out[j] = views[i].rec
+		out[j] = rec(&views[i])
 	}
 	return out, total
 }
