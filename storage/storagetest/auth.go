@@ -230,7 +230,7 @@ func runUsers(t *testing.T, newStore NewStore) {
 		}
 		list, err := s.ListUsers(ctx, b.ID)
 		require.NoError(t, err)
-		got := idsOf(list, func(r auth.UserRecord) string { return r.ID })
+		got := codesOf(list, func(r auth.UserRecord) string { return r.ID })
 		assert.Equal(t, want, got)
 		list, err = s.ListUsers(ctx, uuid.NewString())
 		require.NoError(t, err)
@@ -480,7 +480,7 @@ func runDevices(t *testing.T, newStore NewStore) {
 		}
 		list, err := s.ListDevices(ctx, u.ID)
 		require.NoError(t, err)
-		got := idsOf(list, func(r auth.Device) string { return r.ID })
+		got := codesOf(list, func(r auth.Device) string { return r.ID })
 		assert.Equal(t, want, got)
 	})
 

@@ -107,7 +107,7 @@ func runBrands(t *testing.T, newStore NewStore) {
 		}
 		list, err = s.ListBrands(ctx)
 		require.NoError(t, err)
-		got := idsOf(list, func(r auth.Brand) string { return r.ID })
+		got := codesOf(list, func(r auth.Brand) string { return r.ID })
 		assert.Equal(t, want, got)
 	})
 

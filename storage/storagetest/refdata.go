@@ -151,13 +151,7 @@ func runRefData(t *testing.T, newStore NewStore) {
 			got, total, err := s.ListCurrencies(t.Context(), f)
 			require.NoError(t, err, sc.name)
 			want, wantTotal := oracle.List(f)
-			assert.Equal(t, want, got, sc.name)
-			assert.Equal(t, wantTotal, total, sc.name)
-			codes := codesOf(got, func(c refdata.Currency) string { return c.Code })
-			assert.Subset(t, codes, sc.in, sc.name)
-			for _, c := range sc.out {
-				assert.NotContains(t, codes, c, sc.name)
-			}
+			assertSelection(t, sc.name, got, total, want, wantTotal, func(c refdata.Currency) string { return c.Code }, sc.in, sc.out)
 		}
 	})
 
@@ -197,13 +191,7 @@ func runRefData(t *testing.T, newStore NewStore) {
 			got, total, err := s.ListCountries(t.Context(), f)
 			require.NoError(t, err, sc.name)
 			want, wantTotal := oracle.List(f)
-			assert.Equal(t, want, got, sc.name)
-			assert.Equal(t, wantTotal, total, sc.name)
-			codes := codesOf(got, func(c refdata.Country) string { return c.CodeAlpha2 })
-			assert.Subset(t, codes, sc.in, sc.name)
-			for _, c := range sc.out {
-				assert.NotContains(t, codes, c, sc.name)
-			}
+			assertSelection(t, sc.name, got, total, want, wantTotal, func(c refdata.Country) string { return c.CodeAlpha2 }, sc.in, sc.out)
 		}
 	})
 
@@ -661,6 +649,21 @@ func defaultsOf[T any](t *testing.T, get func() ([]T, error)) []T {
 	return v
 }
 
+// assertSelection checks a store's answer (got, total) against the
+// reference implementation's (want, wantTotal), and that it holds the
+// records of every code of in and of none of out.
+func assertSelection[T any](t *testing.T, name string, got []T, total int, want []T, wantTotal int, code func(T) string, in, out []string) {
+	t.Helper()
+	assert.Equal(t, want, got, name)
+	assert.Equal(t, wantTotal, total, name)
+	codes := codesOf(got, code)
+	assert.Subset(t, codes, in, name)
+	for _, c := range out {
+		assert.NotContains(t, codes, c, name)
+	}
+}
+
+// codesOf returns code(r) for each record r of recs, in order.
 func codesOf[T any](recs []T, code func(T) string) []string {
 	out := make([]string, len(recs))
 	for i, r := range recs {

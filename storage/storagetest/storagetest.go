@@ -41,12 +41,3 @@ func open(t *testing.T, newStore NewStore) storage.Storage {
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	return s
 }
-
-// idsOf returns the ID of each record of list, in order.
-func idsOf[T any](list []T, id func(T) string) []string {
-	out := make([]string, 0, len(list))
-	for _, r := range list {
-		out = append(out, id(r))
-	}
-	return out
-}
