@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -112,4 +113,26 @@ func TestWriteFallsBackOnUnencodableData(t *testing.T) {
 	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &got))
 	assert.Equal(t, false, got["success"])
 	assert.EqualValues(t, 500, got["statusCode"])
+}
+
+func TestErrorIsMatchesSentinelCopies(t *testing.T) {
+	t.Parallel()
+	sentinel := envelope.NotFound("The thing does not exist.")
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"itself", sentinel, true},
+		{"copy with a cause", sentinel.WithCause(errors.New("driver")), true},
+		{"wrapped copy", fmt.Errorf("store: %w", sentinel.WithCause(io.EOF)), true},
+		{"same kind, other message", envelope.NotFound("Another thing does not exist."), false},
+		{"same message, other kind", envelope.Conflict("The thing does not exist."), false},
+		{"plain error", errors.New("The thing does not exist."), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, errors.Is(tc.err, sentinel))
+		})
+	}
 }

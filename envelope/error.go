@@ -90,6 +90,15 @@ func (e *Error) Error() string {
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
+// Is reports whether target is an *Error of the same kind, code and
+// message as e. It lets a domain package declare sentinel errors (such as
+// auth.ErrUserNotFound) that callers match with errors.Is, even when a
+// store returns a copy of the sentinel carrying a cause ([Error.WithCause]).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Kind == e.Kind && t.Code == e.Code && t.Message == e.Message
+}
+
 // WithCause returns a copy of e that wraps cause.
 func (e *Error) WithCause(cause error) *Error {
 	c := *e

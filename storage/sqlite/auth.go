@@ -11,30 +11,6 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// rowScanner is a *sql.Row or *sql.Rows.
-type rowScanner interface{ Scan(...any) error }
-
-func toUnixMicro(t time.Time) int64 { return t.UnixMicro() }
-
-func fromUnixMicro(us int64) time.Time { return time.UnixMicro(us).UTC() }
-
-// toNullMicro stores the zero time as NULL.
-func toNullMicro(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: t.UnixMicro(), Valid: true}
-}
-
-func fromNullMicro(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return fromUnixMicro(n.Int64)
-}
-
-func emptyAsNull(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-
 func joinPermissions(ps []auth.Permission) string {
 	ss := make([]string, len(ps))
 	for i, p := range ps {
@@ -55,25 +31,11 @@ func splitPermissions(s string) []auth.Permission {
 	return out
 }
 
-// noRowsAs maps sql.ErrNoRows to a KindNotFound error with msg, and any
-// other error through storeError.
-func noRowsAs(err error, msg string) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return envelope.NotFound(msg)
-	}
-	return storeError(err)
-}
-
-const (
-	msgUserNotFound   = "The user does not exist."
-	msgKeyNotFound    = "The key pair does not exist."
-	msgDeviceNotFound = "The device does not exist."
-)
 
 const userColumns = `id, brand_id, username, username_key, email_address, email_key, phone_number,
 	password_hash, permissions, status, created_at, updated_at`
 
-func scanUser(row rowScanner) (auth.UserRecord, error) {
+func scanUser(row scanner) (auth.UserRecord, error) {
 	var u auth.UserRecord
 	var emailKey sql.NullString
 	var perms, status string
@@ -85,26 +47,26 @@ func scanUser(row rowScanner) (auth.UserRecord, error) {
 	u.EmailKey = emailKey.String
 	u.Permissions = splitPermissions(perms)
 	u.Status = auth.Status(status)
-	u.CreatedAt, u.UpdatedAt = fromUnixMicro(created), fromUnixMicro(updated)
+	u.CreatedAt, u.UpdatedAt = fromMicro(created), fromMicro(updated)
 	return u, nil
 }
 
-// requireRow returns KindNotFound with msg unless query finds a row.
-func requireRow(ctx context.Context, tx *sql.Tx, msg, query string, args ...any) error {
+// requireRow returns missing unless query finds a row.
+func requireRow(ctx context.Context, tx *sql.Tx, missing *envelope.Error, query string, args ...any) error {
 	var one int
-	return noRowsAs(tx.QueryRowContext(ctx, query, args...).Scan(&one), msg)
+	return notFound(tx.QueryRowContext(ctx, query, args...).Scan(&one), missing)
 }
 
 // CreateUser implements auth.Store.
 func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		if err := requireRow(ctx, tx, "The brand does not exist.", `SELECT 1 FROM brands WHERE id = ?`, u.BrandID); err != nil {
+		if err := requireRow(ctx, tx, auth.ErrBrandNotFound, `SELECT 1 FROM brands WHERE id = ?`, u.BrandID); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO users (`+userColumns+`, seq)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM users))`,
 			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
-			u.PasswordHash, joinPermissions(u.Permissions), string(u.Status), toUnixMicro(u.CreatedAt), toUnixMicro(u.UpdatedAt))
+			u.PasswordHash, joinPermissions(u.Permissions), string(u.Status), toMicro(u.CreatedAt), toMicro(u.UpdatedAt))
 		return err
 	})
 }
@@ -115,7 +77,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		old, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
 		if err != nil {
-			return noRowsAs(err, msgUserNotFound)
+			return notFound(err, auth.ErrUserNotFound)
 		}
 		u = old
 		u.Permissions = append([]auth.Permission(nil), old.Permissions...)
@@ -127,7 +89,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 			email_key = ?, phone_number = ?, password_hash = ?, permissions = ?, status = ?, updated_at = ?
 			WHERE id = ?`,
 			u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber, u.PasswordHash,
-			joinPermissions(u.Permissions), string(u.Status), toUnixMicro(u.UpdatedAt), id)
+			joinPermissions(u.Permissions), string(u.Status), toMicro(u.UpdatedAt), id)
 		return err
 	})
 	if err != nil {
@@ -140,7 +102,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 func (s *Store) userWhere(ctx context.Context, where string, args ...any) (auth.UserRecord, error) {
 	u, err := scanUser(s.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE `+where, args...))
 	if err != nil {
-		return auth.UserRecord{}, noRowsAs(err, msgUserNotFound)
+		return auth.UserRecord{}, notFound(err, auth.ErrUserNotFound)
 	}
 	return u, nil
 }
@@ -158,7 +120,7 @@ func (s *Store) UserByUsername(ctx context.Context, brandID, key string) (auth.U
 // UserByEmail implements auth.Store.
 func (s *Store) UserByEmail(ctx context.Context, brandID, key string) (auth.UserRecord, error) {
 	if key == "" {
-		return auth.UserRecord{}, envelope.NotFound(msgUserNotFound)
+		return auth.UserRecord{}, auth.ErrUserNotFound
 	}
 	return s.userWhere(ctx, `brand_id = ? AND email_key = ?`, brandID, key)
 }
@@ -184,7 +146,7 @@ func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecor
 const keyColumns = `id, family_id, brand_id, user_id, device_id, auth_hash, refresh_hash, created_at,
 	auth_expires_at, refresh_expires_at, revoked_at, replaced_by`
 
-func scanKey(row rowScanner) (auth.KeyPair, error) {
+func scanKey(row scanner) (auth.KeyPair, error) {
 	var k auth.KeyPair
 	var created, authExp, refreshExp int64
 	var revoked sql.NullInt64
@@ -192,7 +154,7 @@ func scanKey(row rowScanner) (auth.KeyPair, error) {
 		&created, &authExp, &refreshExp, &revoked, &k.ReplacedBy); err != nil {
 		return auth.KeyPair{}, err
 	}
-	k.CreatedAt, k.AuthExpiresAt, k.RefreshExpiresAt = fromUnixMicro(created), fromUnixMicro(authExp), fromUnixMicro(refreshExp)
+	k.CreatedAt, k.AuthExpiresAt, k.RefreshExpiresAt = fromMicro(created), fromMicro(authExp), fromMicro(refreshExp)
 	k.RevokedAt = fromNullMicro(revoked)
 	return k, nil
 }
@@ -202,12 +164,12 @@ func insertKey(ctx context.Context, tx *sql.Tx, k auth.KeyPair) error {
 	if len(k.AuthHash) != 32 || len(k.RefreshHash) != 32 {
 		return envelope.Invalid("A key hash must be 32 bytes.")
 	}
-	if err := requireRow(ctx, tx, msgUserNotFound, `SELECT 1 FROM users WHERE id = ?`, k.UserID); err != nil {
+	if err := requireRow(ctx, tx, auth.ErrUserNotFound, `SELECT 1 FROM users WHERE id = ?`, k.UserID); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO key_pairs (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		k.ID, k.FamilyID, k.BrandID, k.UserID, k.DeviceID, k.AuthHash, k.RefreshHash, toUnixMicro(k.CreatedAt),
-		toUnixMicro(k.AuthExpiresAt), toUnixMicro(k.RefreshExpiresAt), toNullMicro(k.RevokedAt), k.ReplacedBy)
+		k.ID, k.FamilyID, k.BrandID, k.UserID, k.DeviceID, k.AuthHash, k.RefreshHash, toMicro(k.CreatedAt),
+		toMicro(k.AuthExpiresAt), toMicro(k.RefreshExpiresAt), toNullMicro(k.RevokedAt), k.ReplacedBy)
 	return err
 }
 
@@ -220,7 +182,7 @@ func (s *Store) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
 func (s *Store) KeyPairByAuthHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
 	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM key_pairs WHERE auth_hash = ?`, hash))
 	if err != nil {
-		return auth.KeyPair{}, noRowsAs(err, msgKeyNotFound)
+		return auth.KeyPair{}, notFound(err, auth.ErrKeyPairNotFound)
 	}
 	return k, nil
 }
@@ -229,7 +191,7 @@ func (s *Store) KeyPairByAuthHash(ctx context.Context, hash []byte) (auth.KeyPai
 func (s *Store) KeyPairByRefreshHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
 	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM key_pairs WHERE refresh_hash = ?`, hash))
 	if err != nil {
-		return auth.KeyPair{}, noRowsAs(err, msgKeyNotFound)
+		return auth.KeyPair{}, notFound(err, auth.ErrKeyPairNotFound)
 	}
 	return k, nil
 }
@@ -239,7 +201,7 @@ func (s *Store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, n
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var revoked sql.NullInt64
 		if err := tx.QueryRowContext(ctx, `SELECT revoked_at FROM key_pairs WHERE id = ?`, oldID).Scan(&revoked); err != nil {
-			return noRowsAs(err, msgKeyNotFound)
+			return notFound(err, auth.ErrKeyPairNotFound)
 		}
 		if revoked.Valid {
 			return envelope.Conflict("The key pair is already revoked.")
@@ -248,7 +210,7 @@ func (s *Store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, n
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE key_pairs SET revoked_at = ?, replaced_by = ? WHERE id = ?`,
-			toUnixMicro(at), next.ID, oldID)
+			toMicro(at), next.ID, oldID)
 		return err
 	})
 }
@@ -256,7 +218,7 @@ func (s *Store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, n
 // revokeKeys revokes in tx the unrevoked pairs that sel matches.
 func revokeKeys(ctx context.Context, tx *sql.Tx, sel auth.KeySelector, at time.Time) (int, error) {
 	where := []string{"revoked_at IS NULL"}
-	args := []any{toUnixMicro(at)}
+	args := []any{toMicro(at)}
 	for _, f := range []struct{ col, val string }{
 		{"id", sel.ID}, {"family_id", sel.FamilyID}, {"user_id", sel.UserID}, {"device_id", sel.DeviceID},
 	} {
@@ -294,7 +256,7 @@ func (s *Store) RevokeKeyPairs(ctx context.Context, sel auth.KeySelector, at tim
 func (s *Store) DeleteKeyPairs(ctx context.Context, before time.Time) (int, error) {
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM key_pairs WHERE refresh_expires_at <= ?`, toUnixMicro(before))
+		res, err := tx.ExecContext(ctx, `DELETE FROM key_pairs WHERE refresh_expires_at <= ?`, toMicro(before))
 		if err != nil {
 			return err
 		}
@@ -309,7 +271,7 @@ func (s *Store) DeleteKeyPairs(ctx context.Context, before time.Time) (int, erro
 
 const deviceColumns = `id, brand_id, user_id, code, token, name, app_version, os, created_at, last_seen_at, revoked_at`
 
-func scanDevice(row rowScanner) (auth.Device, error) {
+func scanDevice(row scanner) (auth.Device, error) {
 	var d auth.Device
 	var created, seen int64
 	var revoked sql.NullInt64
@@ -317,7 +279,7 @@ func scanDevice(row rowScanner) (auth.Device, error) {
 		&created, &seen, &revoked); err != nil {
 		return auth.Device{}, err
 	}
-	d.CreatedAt, d.LastSeenAt, d.RevokedAt = fromUnixMicro(created), fromUnixMicro(seen), fromNullMicro(revoked)
+	d.CreatedAt, d.LastSeenAt, d.RevokedAt = fromMicro(created), fromMicro(seen), fromNullMicro(revoked)
 	return d, nil
 }
 
@@ -326,7 +288,7 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 	var stored auth.Device
 	var created bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if err := requireRow(ctx, tx, msgUserNotFound, `SELECT 1 FROM users WHERE id = ?`, d.UserID); err != nil {
+		if err := requireRow(ctx, tx, auth.ErrUserNotFound, `SELECT 1 FROM users WHERE id = ?`, d.UserID); err != nil {
 			return err
 		}
 		old, err := scanDevice(tx.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`,
@@ -339,7 +301,7 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 			stored = old
 			stored.Token, stored.Name, stored.AppVersion, stored.OS, stored.LastSeenAt = d.Token, d.Name, d.AppVersion, d.OS, d.LastSeenAt
 			_, err = tx.ExecContext(ctx, `UPDATE devices SET token = ?, name = ?, app_version = ?, os = ?, last_seen_at = ?
-				WHERE id = ?`, d.Token, d.Name, d.AppVersion, d.OS, toUnixMicro(d.LastSeenAt), old.ID)
+				WHERE id = ?`, d.Token, d.Name, d.AppVersion, d.OS, toMicro(d.LastSeenAt), old.ID)
 			return err
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
@@ -347,7 +309,7 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 		_, err = tx.ExecContext(ctx, `INSERT INTO devices (`+deviceColumns+`, seq)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM devices))`,
 			d.ID, d.BrandID, d.UserID, d.Code, d.Token, d.Name, d.AppVersion, d.OS,
-			toUnixMicro(d.CreatedAt), toUnixMicro(d.LastSeenAt), toNullMicro(d.RevokedAt))
+			toMicro(d.CreatedAt), toMicro(d.LastSeenAt), toNullMicro(d.RevokedAt))
 		stored, created = d, true
 		return err
 	})
@@ -362,7 +324,7 @@ func (s *Store) DeviceByCode(ctx context.Context, userID, code string) (auth.Dev
 	d, err := scanDevice(s.r.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`,
 		userID, code))
 	if err != nil {
-		return auth.Device{}, noRowsAs(err, msgDeviceNotFound)
+		return auth.Device{}, notFound(err, auth.ErrDeviceNotFound)
 	}
 	return d, nil
 }
@@ -393,11 +355,11 @@ func (s *Store) RevokeDevice(ctx context.Context, userID, deviceID string, at ti
 		d, err = scanDevice(tx.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE id = ? AND user_id = ?`,
 			deviceID, userID))
 		if err != nil {
-			return noRowsAs(err, msgDeviceNotFound)
+			return notFound(err, auth.ErrDeviceNotFound)
 		}
 		if !d.Revoked() {
 			d.RevokedAt = at.UTC().Truncate(time.Microsecond)
-			if _, err := tx.ExecContext(ctx, `UPDATE devices SET revoked_at = ? WHERE id = ?`, toUnixMicro(at), deviceID); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE devices SET revoked_at = ? WHERE id = ?`, toMicro(at), deviceID); err != nil {
 				return err
 			}
 		}

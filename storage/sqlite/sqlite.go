@@ -21,9 +21,6 @@ import (
 	"strconv"
 	"strings"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
-
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
@@ -154,30 +151,6 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return storeError(err)
 	}
 	return storeError(tx.Commit())
-}
-
-// storeError maps a driver error to the store contract: *envelope.Error and
-// context errors pass through, unique and primary-key violations become
-// KindConflict, sql.ErrNoRows KindNotFound, anything else KindInternal.
-func storeError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var e *envelope.Error
-	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return envelope.NotFound("The record does not exist.").WithCause(err)
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() {
-		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return envelope.Conflict("A record with the same key exists.").WithCause(err)
-		}
-	}
-	return envelope.Internal(fmt.Errorf("sqlite: %w", err))
 }
 
 // getMeta returns the value stored under key in meta, or "".

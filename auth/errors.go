@@ -1,0 +1,34 @@
+package auth
+
+import "github.com/brandbase/brandbase/envelope"
+
+// The errors of the [Store] contract. A store returns these (possibly as a
+// copy carrying a cause, see [envelope.Error.WithCause]) and writes no
+// client-facing text of its own, so that one failure reads the same on
+// every store; callers match them with errors.Is.
+var (
+	// ErrBrandNotFound: no brand has that ID or URL.
+	ErrBrandNotFound = envelope.NotFound("The brand does not exist.")
+	// ErrBrandExists: a brand with that ID or URL is stored.
+	ErrBrandExists = envelope.Conflict("A brand with this ID or URL exists.")
+	// ErrUserNotFound: no user has that ID (or key in the brand).
+	ErrUserNotFound = envelope.NotFound("The user does not exist.")
+	// ErrUserExists: the user's ID, or its username or email address in its
+	// brand, is taken.
+	ErrUserExists = envelope.Conflict("A user with this username or email address exists in the brand.")
+	// ErrKeyPairNotFound: no key pair has that ID or hash.
+	ErrKeyPairNotFound = envelope.NotFound("The key pair does not exist.")
+	// ErrKeyPairExists: a key pair with that ID or either hash is stored.
+	ErrKeyPairExists = envelope.Conflict("A key pair with this ID or hash exists.")
+	// ErrKeyPairRevoked: the key pair to rotate is already revoked (the
+	// loser of two concurrent rotations gets it).
+	ErrKeyPairRevoked = envelope.Conflict("The key pair is already revoked.")
+	// ErrKeyHashSize: a key hash is not 32 bytes long.
+	ErrKeyHashSize = envelope.Invalid("A key hash must be 32 bytes.")
+	// ErrEmptySelector: a KeySelector with no field selects nothing.
+	ErrEmptySelector = envelope.Invalid("A key selector needs at least one field.")
+	// ErrDeviceNotFound: the user has no device with that ID or code.
+	ErrDeviceNotFound = envelope.NotFound("The device does not exist.")
+	// ErrDeviceExists: a device with that ID is stored.
+	ErrDeviceExists = envelope.Conflict("A device with this ID exists.")
+)

@@ -1,0 +1,152 @@
+package sqlite
+
+// The SQL dialect of this package: every file reads and writes rows through
+// these few helpers, so that a query's shape is the same everywhere. A new
+// SQL backend (storage/postgres) copies this file's set with its driver's
+// types.
+//
+//   - Times are stored as integer microseconds since the Unix epoch (UTC);
+//     a zero time is NULL where the column allows it ([toMicro],
+//     [toNullMicro], [fromMicro], [fromNullMicro]).
+//   - A row is scanned by one func(scanner) (T, error) per record kind.
+//   - Reads go through a [querier] (the reader pool, or a transaction), so
+//     one function serves the Store and its transactions alike.
+//   - A missing row is reported as the domain's sentinel error
+//     ([notFound], [queryOne], [execOne]); every other driver error goes
+//     through [storeError]. Stores write no client-facing text of their
+//     own: the domain packages own every message.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// querier runs reads: the reader pool, the writer, or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// toMicro encodes t as microseconds since the Unix epoch.
+func toMicro(t time.Time) int64 { return t.UnixMicro() }
+
+// fromMicro decodes microseconds since the Unix epoch as a UTC time.
+func fromMicro(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// toNullMicro encodes t like toMicro, and the zero time as NULL.
+func toNullMicro(t time.Time) sql.NullInt64 {
+	if t.IsZero() {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: toMicro(t), Valid: true}
+}
+
+// fromNullMicro decodes what toNullMicro encoded: NULL is the zero time.
+func fromNullMicro(n sql.NullInt64) time.Time {
+	if !n.Valid {
+		return time.Time{}
+	}
+	return fromMicro(n.Int64)
+}
+
+// emptyAsNull stores the empty string as NULL (for unique columns that
+// allow several empty values).
+func emptyAsNull(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// notFound maps sql.ErrNoRows to missing (a domain sentinel error), and any
+// other error through storeError.
+func notFound(err error, missing *envelope.Error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return missing
+	}
+	return storeError(err)
+}
+
+// queryOne runs a query that selects one row and scans it with scan;
+// missing when there is no row.
+func queryOne[T any](ctx context.Context, q querier, scan func(scanner) (T, error), missing *envelope.Error, query string, args ...any) (T, error) {
+	v, err := scan(q.QueryRowContext(ctx, query, args...))
+	if err != nil {
+		var zero T
+		return zero, notFound(err, missing)
+	}
+	return v, nil
+}
+
+// queryAll runs a query and scans every row with scan.
+func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, storeError(err)
+		}
+		out = append(out, v)
+	}
+	return out, storeError(rows.Err())
+}
+
+// execOne runs a write that must change exactly one row; missing when it
+// changed none.
+func execOne(ctx context.Context, tx *sql.Tx, missing *envelope.Error, query string, args ...any) error {
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return storeError(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return storeError(err)
+	}
+	if n == 0 {
+		return missing
+	}
+	return nil
+}
+
+// storeError maps a driver error to the store contract: *envelope.Error and
+// context errors pass through, unique and primary-key violations become
+// KindConflict, sql.ErrNoRows KindNotFound, anything else KindInternal.
+func storeError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var e *envelope.Error
+	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return envelope.NotFound("The record does not exist.").WithCause(err)
+	}
+	if code, ok := sqliteCode(err); ok {
+		switch code {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return envelope.Conflict("A record with the same key exists.").WithCause(err)
+		}
+	}
+	return envelope.Internal(fmt.Errorf("sqlite: %w", err))
+}
+
+// sqliteCode returns the extended result code of a driver error.
+func sqliteCode(err error) (int, bool) {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code(), true
+	}
+	return 0, false
+}
