@@ -17,12 +17,21 @@ import (
 // Secrets). The rules every kind shares (parents, status, default,
 // versions, revisions) are written once, on ConfigRecord.
 type kindSpec[R any] struct {
-	kind    RecordKind
-	appType Type
-	perm    auth.Permission
+	kindInfo
 	header  func(*R) *ConfigHeader
 	secrets []secretSlot[R]
 }
+
+// kindInfo is what the service knows of a kind without its record type.
+type kindInfo struct {
+	kind    RecordKind
+	appType Type
+	perm    auth.Permission
+}
+
+// kinds are the configuration kinds of the service, one per app
+// integration type.
+var kinds = []kindInfo{analyticsKind.kindInfo, paymentGatewayKind.kindInfo}
 
 // secretSlot is one secret field of a typed record: its name (the JSON
 // name, which is also its key in ConfigRecord.Secrets) and where R holds
@@ -33,10 +42,8 @@ type secretSlot[R any] struct {
 }
 
 var analyticsKind = kindSpec[AnalyticsRecord]{
-	kind:    KindAnalytics,
-	appType: TypeAnalytics,
-	perm:    auth.PermAnalyticsWrite,
-	header:  func(r *AnalyticsRecord) *ConfigHeader { return &r.ConfigHeader },
+	kindInfo: kindInfo{kind: KindAnalytics, appType: TypeAnalytics, perm: auth.PermAnalyticsWrite},
+	header:   func(r *AnalyticsRecord) *ConfigHeader { return &r.ConfigHeader },
 	secrets: []secretSlot[AnalyticsRecord]{
 		{"apiKey", func(r *AnalyticsRecord) *[]byte { return &r.APIKey }},
 		{"apiSecret", func(r *AnalyticsRecord) *[]byte { return &r.APISecret }},
@@ -44,10 +51,8 @@ var analyticsKind = kindSpec[AnalyticsRecord]{
 }
 
 var paymentGatewayKind = kindSpec[PaymentGatewayRecord]{
-	kind:    KindPaymentGateway,
-	appType: TypePaymentGateway,
-	perm:    auth.PermPaymentGatewayWrite,
-	header:  func(r *PaymentGatewayRecord) *ConfigHeader { return &r.ConfigHeader },
+	kindInfo: kindInfo{kind: KindPaymentGateway, appType: TypePaymentGateway, perm: auth.PermPaymentGatewayWrite},
+	header:   func(r *PaymentGatewayRecord) *ConfigHeader { return &r.ConfigHeader },
 	secrets: []secretSlot[PaymentGatewayRecord]{
 		{"privateKey", func(r *PaymentGatewayRecord) *[]byte { return &r.PrivateKey }},
 	},

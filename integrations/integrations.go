@@ -28,8 +28,12 @@
 //     secret value). Hooks registered with [Service.OnIntegrationUpdated] run
 //     after the commit.
 //
-// The package declares the [Store] it needs; storage/memory and
-// storage/sqlite implement it. Every failure is an *envelope.Error.
+// The package declares the [Store] it needs, and the errors of its contract
+// (errors.go); storage/memory and storage/sqlite implement it. A store keeps
+// configurations of every kind alike, as a [ConfigRecord] (a kind, the
+// shared header, a JSON body and sealed secrets); the service maps each
+// kind's typed record to and from it, so a new kind of integration needs no
+// new store method. Every failure is an *envelope.Error.
 package integrations
 
 import (

@@ -171,7 +171,7 @@ func cancellableCalls(s storage.Storage, b auth.Brand, u auth.UserRecord, k auth
 			return err
 		},
 		"AnalyticsByID": func(ctx context.Context) error { _, err := s.AnalyticsByID(ctx, b.ID, an.ID); return err },
-		"ConfigByID": func(ctx context.Context) error { _, err := s.ConfigByID(ctx, an.Kind, b.ID, an.ID); return err },
+		"ConfigByID":    func(ctx context.Context) error { _, err := s.ConfigByID(ctx, an.Kind, b.ID, an.ID); return err },
 		"ListConfigs": func(ctx context.Context) error {
 			_, err := s.ListConfigs(ctx, integrations.ConfigFilter{BrandID: b.ID})
 			return err
