@@ -240,17 +240,17 @@ type integTx struct {
 
 var _ integrations.Tx = (*integTx)(nil)
 
-// check is one condition a write requires: taken when the query must find
+// rowCheck is one condition a write requires: taken when the query must find
 // no row (else err), required when it must find one (else err).
-type check struct {
+type rowCheck struct {
 	taken bool
 	err   *envelope.Error
 	query string
 	args  []any
 }
 
-// requireAll runs the checks in order and returns the first failure.
-func (t *integTx) requireAll(ctx context.Context, checks ...check) error {
+// checkRows runs the checks in order and returns the first failure.
+func (t *integTx) checkRows(ctx context.Context, checks ...rowCheck) error {
 	for _, c := range checks {
 		var one int
 		err := t.tx.QueryRowContext(ctx, c.query, c.args...).Scan(&one)
@@ -268,13 +268,13 @@ func (t *integTx) requireAll(ctx context.Context, checks ...check) error {
 	return nil
 }
 
-func brandExists(brandID string) check {
-	return check{err: auth.ErrBrandNotFound, query: `SELECT 1 FROM brands WHERE id = ?`, args: []any{brandID}}
+func brandCheck(brandID string) rowCheck {
+	return rowCheck{err: auth.ErrBrandNotFound, query: `SELECT 1 FROM brands WHERE id = ?`, args: []any{brandID}}
 }
 
 // InsertAppIntegration implements integrations.Tx.
 func (t *integTx) InsertAppIntegration(ctx context.Context, a integrations.AppIntegration) error {
-	err := t.requireAll(ctx, brandExists(a.BrandID), check{taken: true, err: integrations.ErrAppIntegrationExists,
+	err := t.checkRows(ctx, brandCheck(a.BrandID), rowCheck{taken: true, err: integrations.ErrAppIntegrationExists,
 		query: `SELECT 1 FROM app_integrations WHERE id = ?`, args: []any{a.ID}})
 	if err != nil {
 		return err
@@ -294,11 +294,11 @@ func (t *integTx) UpdateAppIntegration(ctx context.Context, a integrations.AppIn
 
 // configChecks are the checks of a configuration about to be stored: its
 // brand, its app integration in that brand, and its default.
-func configChecks(r integrations.ConfigRecord) []check {
-	checks := []check{brandExists(r.BrandID), {err: integrations.ErrAppIntegrationNotFound,
+func configChecks(r integrations.ConfigRecord) []rowCheck {
+	checks := []rowCheck{brandCheck(r.BrandID), {err: integrations.ErrAppIntegrationNotFound,
 		query: `SELECT 1 FROM app_integrations WHERE id = ? AND brand_id = ?`, args: []any{r.AppIntegrationID, r.BrandID}}}
 	if r.IsDefault {
-		checks = append(checks, check{taken: true, err: integrations.ErrDefaultTaken,
+		checks = append(checks, rowCheck{taken: true, err: integrations.ErrDefaultTaken,
 			query: `SELECT 1 FROM integration_configs WHERE brand_id = ? AND kind = ? AND is_default = 1 AND id <> ?`,
 			args:  []any{r.BrandID, string(r.Kind), r.ID}})
 	}
@@ -307,9 +307,9 @@ func configChecks(r integrations.ConfigRecord) []check {
 
 // InsertConfig implements integrations.Tx.
 func (t *integTx) InsertConfig(ctx context.Context, r integrations.ConfigRecord) error {
-	exists := check{taken: true, err: integrations.ErrConfigExists,
+	exists := rowCheck{taken: true, err: integrations.ErrConfigExists,
 		query: `SELECT 1 FROM integration_configs WHERE id = ?`, args: []any{r.ID}}
-	if err := t.requireAll(ctx, append([]check{exists}, configChecks(r)...)...); err != nil {
+	if err := t.checkRows(ctx, append([]rowCheck{exists}, configChecks(r)...)...); err != nil {
 		return err
 	}
 	secrets, err := encodeSecrets(r.Secrets)
@@ -325,10 +325,10 @@ func (t *integTx) InsertConfig(ctx context.Context, r integrations.ConfigRecord)
 
 // UpdateConfig implements integrations.Tx.
 func (t *integTx) UpdateConfig(ctx context.Context, r integrations.ConfigRecord) error {
-	found := check{err: integrations.ErrConfigNotFound,
+	found := rowCheck{err: integrations.ErrConfigNotFound,
 		query: `SELECT 1 FROM integration_configs WHERE id = ? AND brand_id = ? AND kind = ?`,
 		args:  []any{r.ID, r.BrandID, string(r.Kind)}}
-	if err := t.requireAll(ctx, append([]check{found}, configChecks(r)...)...); err != nil {
+	if err := t.checkRows(ctx, append([]rowCheck{found}, configChecks(r)...)...); err != nil {
 		return err
 	}
 	secrets, err := encodeSecrets(r.Secrets)
@@ -344,7 +344,7 @@ func (t *integTx) UpdateConfig(ctx context.Context, r integrations.ConfigRecord)
 
 // InsertRevision implements integrations.Tx.
 func (t *integTx) InsertRevision(ctx context.Context, rev integrations.Revision) error {
-	err := t.requireAll(ctx, brandExists(rev.BrandID), check{taken: true, err: integrations.ErrRevisionExists,
+	err := t.checkRows(ctx, brandCheck(rev.BrandID), rowCheck{taken: true, err: integrations.ErrRevisionExists,
 		query: `SELECT 1 FROM integration_revisions WHERE id = ? OR (kind = ? AND record_id = ? AND version = ?)`,
 		args:  []any{rev.ID, string(rev.Kind), rev.RecordID, rev.Version}})
 	if err != nil {
