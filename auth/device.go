@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -123,7 +124,7 @@ func (s *Service) checkDevice(ctx context.Context, userID, code string) error {
 	if !hit {
 		gen := s.devices.generation()
 		d, err := s.store.DeviceByCode(ctx, userID, code)
-		if err != nil && envelope.KindOf(err) != envelope.KindNotFound {
+		if err != nil && !errors.Is(err, ErrDeviceNotFound) {
 			return err
 		}
 		revoked = d.Revoked()

@@ -48,6 +48,7 @@ package auth
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -287,7 +288,7 @@ func (s *Service) ResolveBrand(ctx context.Context, raw string) (Brand, error) {
 		gen := s.brands.generation()
 		var err error
 		b, err = s.store.BrandByURL(ctx, url)
-		if envelope.KindOf(err) == envelope.KindNotFound {
+		if errors.Is(err, ErrBrandNotFound) {
 			return Brand{}, notFound
 		}
 		if err != nil {

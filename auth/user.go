@@ -175,8 +175,9 @@ func normalizePermissions(v *envelope.Validation, field string, perms []Permissi
 
 // CreateUser validates nu, hashes its password and stores a new user of
 // brandID. It fails with KindInvalid (one field error per bad field),
-// KindNotFound when the brand does not exist, and KindConflict when the
-// username or email address is taken in the brand (compared with FoldKey).
+// ErrBrandNotFound when the brand does not exist, and ErrUserExists
+// (KindConflict, code user_exists) when the username or email address is
+// taken in the brand (compared with FoldKey).
 // The password hash counts against the bound on concurrent hashes; a
 // context that ends while waiting fails with the context's error.
 func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (User, error) {
@@ -228,11 +229,7 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 		UsernameKey: FoldKey(nu.Username), EmailKey: FoldKey(nu.EmailAddress), PasswordHash: hash,
 	}
 	if err := s.store.CreateUser(ctx, rec); err != nil {
-		if envelope.KindOf(err) == envelope.KindConflict {
-			return User{}, envelope.New(envelope.KindConflict, "user_exists",
-				"A user with this username or email address exists in the brand.").WithCause(err)
-		}
-		return User{}, err
+		return User{}, err // ErrUserExists reads as the API answers
 	}
 	return rec.public(), nil
 }
@@ -278,8 +275,9 @@ type UserUpdate struct {
 }
 
 // UpdateUser changes a user's profile. It fails with KindInvalid for bad
-// fields, KindNotFound when the user does not exist, and KindConflict when
-// the new username or email address is taken in the brand.
+// fields, ErrUserNotFound when the user does not exist, and ErrUserExists
+// (KindConflict, code user_exists) when the new username or email address
+// is taken in the brand.
 func (s *Service) UpdateUser(ctx context.Context, id string, up UserUpdate) (User, error) {
 	var v envelope.Validation
 	trim := func(p *string) {
@@ -334,11 +332,7 @@ func (s *Service) updateUser(ctx context.Context, id string, invalidate bool, fn
 		s.invalidateUser(id)
 	}
 	if err != nil {
-		if envelope.KindOf(err) == envelope.KindConflict {
-			return User{}, envelope.New(envelope.KindConflict, "user_exists",
-				"A user with this username or email address exists in the brand.").WithCause(err)
-		}
-		return User{}, err
+		return User{}, err // ErrUserExists reads as the API answers
 	}
 	return r.public(), nil
 }
