@@ -18,6 +18,13 @@ var cityOrder = map[refdata.Field]string{
 	refdata.FieldName: "name_fold", refdata.FieldTags: "tags_key",
 }
 
+// scanCity reads a row of country_code, state_code, name, tags.
+func scanCity(row scanner) (refdata.City, error) {
+	var c refdata.City
+	err := row.Scan(&c.CountryCode, &c.StateCode, &c.Name, &c.Tags)
+	return c, err
+}
+
 // ListCities implements refdata.Store. A filtered query is planned here
 // rather than left to SQLite, which cannot see how many rows an FTS5
 // answer holds: full-text indexes drive when they apply, so that the
@@ -47,29 +54,24 @@ var cityOrder = map[refdata.Field]string{
 // substring until the page is full (see walkCheaper), instead of sorting
 // every match.
 func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
-	scan := func(rows *sql.Rows) (refdata.City, error) {
-		var c refdata.City
-		err := rows.Scan(&c.CountryCode, &c.StateCode, &c.Name, &c.Tags)
-		return c, err
-	}
 	terms, ok := searchTerms(f.Keywords)
 	if f.Nothing || !ok {
 		return list(ctx, s, countOf(ctx, `SELECT 0`, nil),
-			pageOf(`SELECT country_code, state_code, name, tags FROM cities WHERE 0`, nil, f.Page), 0, scan)
+			pageOf(`SELECT country_code, state_code, name, tags FROM cities WHERE 0`, nil, f.Page), scanCity)
 	}
 	f.Keywords = terms
 	if f.Unfiltered() {
-		return s.listAllCities(ctx, f, scan)
+		return s.listAllCities(ctx, f)
 	}
 	p := planCities(f)
 	cities := 0
-	count := func(tx *sql.Tx) (int, error) {
+	count := func(q querier) (int, error) {
 		var n int
-		err := tx.QueryRowContext(ctx, p.count, p.countArgs...).Scan(&n, &cities)
+		err := q.QueryRowContext(ctx, p.count, p.countArgs...).Scan(&n, &cities)
 		return n, err
 	}
 	page := func(total int) (string, []any) { return p.page(total, cities) }
-	return list(ctx, s, count, page, f.Page.Size, scan)
+	return list(ctx, s, count, page, scanCity)
 }
 
 // cityPlan holds the queries of a filtered city list: count returns the
@@ -171,12 +173,12 @@ func walkCheaper(f refdata.CityFilter, total, cities int) bool {
 // listAllCities answers an unfiltered city query. The total is kept by
 // triggers. In insertion order with seq dense (1..n, as cities are never
 // deleted), a page starts at a known seq instead of skipping rows.
-func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter, scan func(*sql.Rows) (refdata.City, error)) ([]refdata.City, int, error) {
+func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
 	const columns = `SELECT country_code, state_code, name, tags FROM cities`
 	dense := false
-	count := func(tx *sql.Tx) (int, error) {
+	count := func(q querier) (int, error) {
 		var n, last int
-		err := tx.QueryRowContext(ctx, `SELECT n, (SELECT coalesce(max(seq), 0) FROM cities)
+		err := q.QueryRowContext(ctx, `SELECT n, (SELECT coalesce(max(seq), 0) FROM cities)
 			FROM refdata_counts WHERE name = 'cities'`).Scan(&n, &last)
 		dense = n == last
 		return n, err
@@ -190,7 +192,7 @@ func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter, scan fu
 		}
 		return columns + ` WHERE seq > ? ORDER BY seq LIMIT ?`, []any{f.Page.Offset(), f.Page.Size}
 	}
-	return list(ctx, s, count, page, f.Page.Size, scan)
+	return list(ctx, s, count, page, scanCity)
 }
 
 // UpsertCities implements refdata.Store: each city is looked up by its
@@ -199,79 +201,109 @@ func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter, scan fu
 func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
 	added := 0
 	err := s.writeRefData(ctx, func(tx *sql.Tx) error {
-		added = 0
 		ctx, done := bulk(ctx)
-		prep := func(query string) (*sql.Stmt, error) { return tx.PrepareContext(ctx, query) }
-		find, err := prep(`SELECT seq, name, tags FROM cities WHERE country_code = ? AND state_code = ? AND name_fold = ?`)
+		w, err := newCityWriter(ctx, tx)
 		if err != nil {
 			return err
 		}
-		defer find.Close()
-		insert, err := prep(`INSERT INTO cities (country_code, state_code, name, tags, name_fold, tags_key)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq`)
-		if err != nil {
-			return err
-		}
-		defer insert.Close()
-		update, err := prep(`UPDATE cities SET name = ?, tags = ?, tags_key = ? WHERE seq = ?`)
-		if err != nil {
-			return err
-		}
-		defer update.Close()
-		kw := searchRows{table: "cities_kw", column: "kw"}
-		tri := searchRows{table: "cities_tri", column: "name_fold"}
-		grams := searchRows{table: "cities_grams", column: "grams"}
-		gramCounts := map[string]int{}
-		changed := false
+		defer w.close()
+		defer func() { added = w.added }()
 		for _, c := range cs {
 			if err := done(); err != nil {
 				return err
 			}
-			fold := refdata.Fold(c.Name)
-			var seq int64
-			err := insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags)).Scan(&seq)
-			if err == nil {
-				tri.set(seq, fold, false)
-				grams.set(seq, nameGrams(fold, gramCounts), false)
-				kw.set(seq, c.SearchText(), false)
-				added++
-				changed = true
-				continue
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
+			if err := w.upsert(ctx, c); err != nil {
 				return err
-			}
-			// The natural key is taken: replace name and tags if they differ.
-			var name, tags string
-			if err := find.QueryRowContext(ctx, c.CountryCode, c.StateCode, fold).Scan(&seq, &name, &tags); err != nil {
-				return err
-			}
-			if name != c.Name || tags != c.Tags {
-				if _, err := update.ExecContext(ctx, c.Name, c.Tags, refdata.TagKey(c.Tags), seq); err != nil {
-					return err
-				}
-				if tags != c.Tags {
-					kw.set(seq, c.SearchText(), true)
-				}
-				changed = true
 			}
 		}
-		if !changed {
+		if !w.changed {
 			return nil
 		}
-		if err := tri.write(ctx, tx); err != nil {
-			return err
-		}
-		if err := grams.write(ctx, tx); err != nil {
-			return err
-		}
-		if err := addGramCounts(ctx, tx, gramCounts); err != nil {
-			return err
-		}
-		if err := kw.write(ctx, tx); err != nil {
+		if err := w.writeIndexes(ctx, tx); err != nil {
 			return err
 		}
 		return s.bumpRevision(ctx, tx)
 	})
 	return added, err
+}
+
+// cityWriter writes cities in one transaction of UpsertCities: its
+// statements, and the rows it sets in the search indexes, written last
+// (see searchRows).
+type cityWriter struct {
+	find, insert, update *sql.Stmt
+	closeAll             func()
+	kw, tri, grams       searchRows
+	gramCounts           map[string]int // cities_grams_n increments
+	added                int            // cities inserted
+	changed              bool           // whether anything was written
+}
+
+// newCityWriter prepares a cityWriter's statements in tx.
+func newCityWriter(ctx context.Context, tx *sql.Tx) (*cityWriter, error) {
+	stmts, closeAll, err := prepare(ctx, tx,
+		`SELECT seq, name, tags FROM cities WHERE country_code = ? AND state_code = ? AND name_fold = ?`,
+		`INSERT INTO cities (country_code, state_code, name, tags, name_fold, tags_key)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq`,
+		`UPDATE cities SET name = ?, tags = ?, tags_key = ? WHERE seq = ?`)
+	if err != nil {
+		return nil, err
+	}
+	return &cityWriter{
+		find: stmts[0], insert: stmts[1], update: stmts[2], closeAll: closeAll,
+		kw:         searchRows{table: "cities_kw", column: "kw"},
+		tri:        searchRows{table: "cities_tri", column: "name_fold"},
+		grams:      searchRows{table: "cities_grams", column: "grams"},
+		gramCounts: map[string]int{},
+	}, nil
+}
+
+// close closes the statements.
+func (w *cityWriter) close() { w.closeAll() }
+
+// upsert inserts c or, when its natural key is taken, replaces the stored
+// name and tags if they differ.
+func (w *cityWriter) upsert(ctx context.Context, c refdata.City) error {
+	fold := refdata.Fold(c.Name)
+	seq, err := scanColumn[int64](w.insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags)))
+	if err == nil {
+		w.tri.set(seq, fold, false)
+		w.grams.set(seq, nameGrams(fold, w.gramCounts), false)
+		w.kw.set(seq, c.SearchText(), false)
+		w.added++
+		w.changed = true
+		return nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	var name, tags string
+	if err := w.find.QueryRowContext(ctx, c.CountryCode, c.StateCode, fold).Scan(&seq, &name, &tags); err != nil {
+		return err
+	}
+	if name == c.Name && tags == c.Tags {
+		return nil
+	}
+	if _, err := w.update.ExecContext(ctx, c.Name, c.Tags, refdata.TagKey(c.Tags), seq); err != nil {
+		return err
+	}
+	if tags != c.Tags {
+		w.kw.set(seq, c.SearchText(), true)
+	}
+	w.changed = true
+	return nil
+}
+
+// writeIndexes writes the rows set in the search indexes, and the counts
+// of cities_grams_n, in tx.
+func (w *cityWriter) writeIndexes(ctx context.Context, tx *sql.Tx) error {
+	for _, r := range []*searchRows{&w.tri, &w.grams} {
+		if err := r.write(ctx, tx); err != nil {
+			return err
+		}
+	}
+	if err := addGramCounts(ctx, tx, w.gramCounts); err != nil {
+		return err
+	}
+	return w.kw.write(ctx, tx)
 }

@@ -9,6 +9,8 @@ package sqlite
 //     a zero time is NULL where the column allows it ([toMicro],
 //     [toNullMicro], [fromMicro], [fromNullMicro]).
 //   - A row is scanned by one func(scanner) (T, error) per record kind.
+//   - A loop of writes prepares its statements once ([prepare]) and runs
+//     them without the context's cancellation watch ([bulk]).
 //   - Reads go through a [querier] (the reader pool, or a transaction), so
 //     one function serves the Store and its transactions alike.
 //   - A missing row is reported as the domain's sentinel error
@@ -145,6 +147,33 @@ func execOne(ctx context.Context, tx *sql.Tx, missing, taken *envelope.Error, qu
 		return missing
 	}
 	return err
+}
+
+// bulk returns, for the statements of a loop of writes, ctx without its
+// cancellation (the driver watches a cancellable context with a goroutine
+// per statement, which doubled the cost of small inserts) and a function
+// that reports ctx's error, for the loop to check each round.
+func bulk(ctx context.Context) (context.Context, func() error) {
+	return context.WithoutCancel(ctx), ctx.Err
+}
+
+// prepare prepares queries in tx, for a loop of writes (see [bulk]).
+// closeAll closes the statements; on failure none stays open.
+func prepare(ctx context.Context, tx *sql.Tx, queries ...string) (stmts []*sql.Stmt, closeAll func(), err error) {
+	closeAll = func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}
+	for _, q := range queries {
+		st, err := tx.PrepareContext(ctx, q)
+		if err != nil {
+			closeAll()
+			return nil, func() {}, err
+		}
+		stmts = append(stmts, st)
+	}
+	return stmts, closeAll, nil
 }
 
 // storeError maps a driver error to the store contract: *envelope.Error and

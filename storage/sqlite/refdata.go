@@ -9,7 +9,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 
 	"github.com/brandbase/brandbase/refdata"
@@ -96,8 +95,8 @@ func orderBy(key, tie string, desc bool) string {
 // transaction, so that both see the same data. count returns the number of
 // matches; page returns the page query (which may depend on that number);
 // scan reads one row.
-func list[T any](ctx context.Context, s *Store, count func(*sql.Tx) (int, error),
-	page func(total int) (string, []any), size int, scan func(*sql.Rows) (T, error)) ([]T, int, error) {
+func list[T any](ctx context.Context, s *Store, count func(querier) (int, error),
+	page func(total int) (string, []any), scan func(scanner) (T, error)) ([]T, int, error) {
 	tx, err := s.r.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, 0, storeError(err)
@@ -108,32 +107,16 @@ func list[T any](ctx context.Context, s *Store, count func(*sql.Tx) (int, error)
 		return nil, 0, storeError(err)
 	}
 	query, args := page(total)
-	rows, err := tx.QueryContext(ctx, query, args...)
+	out, err := queryAll(ctx, tx, scan, query, args...)
 	if err != nil {
-		return nil, 0, storeError(err)
-	}
-	defer rows.Close()
-	out := make([]T, 0, min(size, 1024))
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, 0, storeError(err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, storeError(err)
+		return nil, 0, err
 	}
 	return out, total, storeError(tx.Commit())
 }
 
 // countOf returns a count function that runs query.
-func countOf(ctx context.Context, query string, args []any) func(*sql.Tx) (int, error) {
-	return func(tx *sql.Tx) (int, error) {
-		var n int
-		err := tx.QueryRowContext(ctx, query, args...).Scan(&n)
-		return n, err
-	}
+func countOf(ctx context.Context, query string, args []any) func(querier) (int, error) {
+	return func(q querier) (int, error) { return scanColumn[int](q.QueryRowContext(ctx, query, args...)) }
 }
 
 // pageOf returns a page function that runs query with args and then the
@@ -142,14 +125,6 @@ func pageOf(query string, args []any, p refdata.Paging) func(int) (string, []any
 	return func(int) (string, []any) {
 		return query + ` LIMIT ? OFFSET ?`, append(append([]any{}, args...), p.Size, p.Offset())
 	}
-}
-
-// bulk returns, for the statements of a loop of writes, ctx without its
-// cancellation (the driver watches a cancellable context with a goroutine
-// per statement, which doubled the cost of small inserts) and a function
-// that reports ctx's error, for the loop to check each round.
-func bulk(ctx context.Context) (context.Context, func() error) {
-	return context.WithoutCancel(ctx), ctx.Err
 }
 
 // DatasetVersion implements refdata.Store.

@@ -41,7 +41,7 @@ type cachedRevision struct {
 // bumpRevision records, inside a write transaction of writeRefData, that
 // reference data changed.
 func (s *Store) bumpRevision(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, '1')
+	_, err := exec(ctx, tx, nil, `INSERT INTO meta (key, value) VALUES (?, '1')
 		ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`, metaRefDataRevision)
 	return err
 }

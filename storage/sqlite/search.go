@@ -82,16 +82,14 @@ func (r *searchRows) write(ctx context.Context, tx *sql.Tx) error {
 		return nil
 	}
 	ctx, done := bulk(ctx)
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO `+r.table+` (rowid, `+r.column+`) VALUES (?, ?)`)
+	stmts, closeAll, err := prepare(ctx, tx,
+		`INSERT INTO `+r.table+` (rowid, `+r.column+`) VALUES (?, ?)`,
+		`DELETE FROM `+r.table+` WHERE rowid = ?`)
 	if err != nil {
 		return err
 	}
-	defer ins.Close()
-	del, err := tx.PrepareContext(ctx, `DELETE FROM `+r.table+` WHERE rowid = ?`)
-	if err != nil {
-		return err
-	}
-	defer del.Close()
+	defer closeAll()
+	ins, del := stmts[0], stmts[1]
 	for _, row := range r.rows {
 		if err := done(); err != nil {
 			return err
@@ -187,17 +185,17 @@ func addGramCounts(ctx context.Context, tx *sql.Tx, counts map[string]int) error
 		return nil
 	}
 	ctx, done := bulk(ctx)
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO cities_grams_n (gram, n) VALUES (?, ?)
+	stmts, closeAll, err := prepare(ctx, tx, `INSERT INTO cities_grams_n (gram, n) VALUES (?, ?)
 		ON CONFLICT (gram) DO UPDATE SET n = n + excluded.n`)
 	if err != nil {
 		return err
 	}
-	defer stmt.Close()
+	defer closeAll()
 	for gram, n := range counts {
 		if err := done(); err != nil {
 			return err
 		}
-		if _, err := stmt.ExecContext(ctx, gram, n); err != nil {
+		if _, err := stmts[0].ExecContext(ctx, gram, n); err != nil {
 			return err
 		}
 	}

@@ -119,17 +119,14 @@ func (s *Store) migrate(ctx context.Context) error {
 			return err
 		}
 		err = s.write(ctx, func(tx *sql.Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+			n, err := scanColumn[int](tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version))
+			if err != nil || n > 0 {
 				return err
 			}
-			if n > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			if _, err := exec(ctx, tx, nil, string(body)); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, version, base)
+			_, err = exec(ctx, tx, nil, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, version, base)
 			return err
 		})
 		if err != nil {
@@ -181,7 +178,7 @@ func (s *Store) getMeta(ctx context.Context, key string) (string, error) {
 // setMeta stores value under key in meta.
 func (s *Store) setMeta(ctx context.Context, key, value string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)
+		_, err := exec(ctx, tx, nil, `INSERT INTO meta (key, value) VALUES (?, ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
 		return err
 	})

@@ -1,11 +1,14 @@
 package sqlite
 
-// The currencies and countries tables: their filters, sort columns and
-// upserts. Both are small and listed the same way (see refdata.go).
+// The currencies and countries tables: their columns, filters, sort
+// columns and upserts. Both are small and listed the same way (see
+// refdata.go), and both keep their search text in a keywords index
+// (search.go).
 
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/brandbase/brandbase/refdata"
 )
@@ -18,6 +21,14 @@ var currencyOrder = map[refdata.Field]string{
 	refdata.FieldNamePlural: "name_plural_fold", refdata.FieldSymbol: "symbol_fold",
 	refdata.FieldSymbolNative: "symbol_native_fold", refdata.FieldDecimalDigits: "decimal_digits",
 	refdata.FieldRounding: "rounding", refdata.FieldIsCoin: "is_coin", refdata.FieldTags: "tags_key",
+}
+
+// scanCurrency reads a row of currencyColumns.
+func scanCurrency(row scanner) (refdata.Currency, error) {
+	var c refdata.Currency
+	err := row.Scan(&c.ID, &c.Code, &c.Name, &c.NamePlural, &c.Symbol, &c.SymbolNative,
+		&c.DecimalDigits, &c.Rounding, &c.IsCoin, &c.Tags, &c.Keywords)
+	return c, err
 }
 
 // ListCurrencies implements refdata.Store.
@@ -47,62 +58,45 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 	return list(ctx, s, countOf(ctx, `SELECT count(*) FROM currencies`+w.where(), w.args),
 		pageOf(`SELECT `+currencyColumns+` FROM currencies`+w.where()+orderBy(key, "id", f.Desc),
 			append(append([]any{}, w.args...), keyArgs...), f.Page),
-		f.Page.Size, func(rows *sql.Rows) (refdata.Currency, error) {
-			var c refdata.Currency
-			err := rows.Scan(&c.ID, &c.Code, &c.Name, &c.NamePlural, &c.Symbol, &c.SymbolNative,
-				&c.DecimalDigits, &c.Rounding, &c.IsCoin, &c.Tags, &c.Keywords)
-			return c, err
-		})
+		scanCurrency)
+}
+
+// upsertCurrency is the upsert of a currency; its arguments are
+// currencyArgs.
+var upsertCurrency = upsertQuery("currencies", currencyColumns+`,
+	name_fold, name_plural_fold, symbol_fold, symbol_native_fold, tags_key`)
+
+// currencyArgs returns the arguments of upsertCurrency for c.
+func currencyArgs(c refdata.Currency) []any {
+	return []any{c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
+		c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, refdata.Fold(c.Name),
+		refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol), refdata.Fold(c.SymbolNative),
+		refdata.TagKey(c.Tags)}
 }
 
 // UpsertCurrencies implements refdata.Store.
 func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
-	return s.writeRefData(ctx, func(tx *sql.Tx) error {
-		ctx, done := bulk(ctx)
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO currencies (`+currencyColumns+`,
-			name_fold, name_plural_fold, symbol_fold, symbol_native_fold, tags_key)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET code = excluded.code, name = excluded.name,
-			name_plural = excluded.name_plural, symbol = excluded.symbol, symbol_native = excluded.symbol_native,
-			decimal_digits = excluded.decimal_digits, rounding = excluded.rounding, is_coin = excluded.is_coin,
-			tags = excluded.tags, keywords = excluded.keywords, name_fold = excluded.name_fold,
-			name_plural_fold = excluded.name_plural_fold, symbol_fold = excluded.symbol_fold,
-			symbol_native_fold = excluded.symbol_native_fold, tags_key = excluded.tags_key
-			RETURNING rowid`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		kw := searchRows{table: "currencies_kw", column: "kw"}
-		for _, c := range cs {
-			if err := done(); err != nil {
-				return err
-			}
-			var rowid int64
-			if err := stmt.QueryRowContext(ctx, c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
-				c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, refdata.Fold(c.Name),
-				refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol), refdata.Fold(c.SymbolNative),
-				refdata.TagKey(c.Tags)).Scan(&rowid); err != nil {
-				return err
-			}
-			kw.set(rowid, c.SearchText(), true)
-		}
-		if err := kw.write(ctx, tx); err != nil {
-			return err
-		}
-		return s.bumpRevision(ctx, tx)
-	})
+	return upsertSearchable(ctx, s, upsertCurrency, "currencies_kw", cs, currencyArgs)
 }
 
 const countryColumns = `id, region, subregion, code_alpha2, code_alpha3, code_numeric, code_phone, name,
 	capital, currency, tld, native, tags, keywords`
 
+// countryOrder maps a sort field to its column.
 var countryOrder = map[refdata.Field]string{
 	refdata.FieldID: "id", refdata.FieldRegion: "region_fold", refdata.FieldSubregion: "subregion_fold",
 	refdata.FieldCodeAlpha2: "code_alpha2", refdata.FieldCodeAlpha3: "code_alpha3",
 	refdata.FieldCodeNumeric: "code_numeric", refdata.FieldCodePhone: "code_phone",
 	refdata.FieldName: "name_fold", refdata.FieldCapital: "capital_fold", refdata.FieldCurrency: "currency",
 	refdata.FieldTld: "tld", refdata.FieldNative: "native_fold", refdata.FieldTags: "tags_key",
+}
+
+// scanCountry reads a row of countryColumns.
+func scanCountry(row scanner) (refdata.Country, error) {
+	var c refdata.Country
+	err := row.Scan(&c.ID, &c.Region, &c.Subregion, &c.CodeAlpha2, &c.CodeAlpha3, &c.CodeNumeric,
+		&c.CodePhone, &c.Name, &c.Capital, &c.Currency, &c.Tld, &c.Native, &c.Tags, &c.Keywords)
+	return c, err
 }
 
 // ListCountries implements refdata.Store.
@@ -126,47 +120,66 @@ func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]r
 
 	return list(ctx, s, countOf(ctx, `SELECT count(*) FROM countries`+w.where(), w.args),
 		pageOf(`SELECT `+countryColumns+` FROM countries`+w.where()+orderBy(countryOrder[f.Sort], "id", f.Desc), w.args, f.Page),
-		f.Page.Size, func(rows *sql.Rows) (refdata.Country, error) {
-			var c refdata.Country
-			err := rows.Scan(&c.ID, &c.Region, &c.Subregion, &c.CodeAlpha2, &c.CodeAlpha3, &c.CodeNumeric,
-				&c.CodePhone, &c.Name, &c.Capital, &c.Currency, &c.Tld, &c.Native, &c.Tags, &c.Keywords)
-			return c, err
-		})
+		scanCountry)
+}
+
+// upsertCountry is the upsert of a country; its arguments are
+// countryArgs.
+var upsertCountry = upsertQuery("countries", countryColumns+`,
+	region_fold, subregion_fold, name_fold, capital_fold, native_fold, tags_key`)
+
+// countryArgs returns the arguments of upsertCountry for c.
+func countryArgs(c refdata.Country) []any {
+	return []any{c.ID, c.Region, c.Subregion, c.CodeAlpha2, c.CodeAlpha3,
+		c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords,
+		refdata.Fold(c.Region), refdata.Fold(c.Subregion), refdata.Fold(c.Name), refdata.Fold(c.Capital),
+		refdata.Fold(c.Native), refdata.TagKey(c.Tags)}
 }
 
 // UpsertCountries implements refdata.Store.
 func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
+	return upsertSearchable(ctx, s, upsertCountry, "countries_kw", cs, countryArgs)
+}
+
+// upsertQuery returns the statement that inserts a row of columns (a
+// comma-separated list starting with id) into table or, when its id is
+// stored, replaces every other column; it returns the row's rowid.
+func upsertQuery(table, columns string) string {
+	cols := strings.Split(columns, ",")
+	marks := make([]string, len(cols))
+	var set []string
+	for i, c := range cols {
+		cols[i], marks[i] = strings.TrimSpace(c), "?"
+		if cols[i] != "id" {
+			set = append(set, cols[i]+" = excluded."+cols[i])
+		}
+	}
+	return `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES (` + strings.Join(marks, ", ") +
+		`) ON CONFLICT (id) DO UPDATE SET ` + strings.Join(set, ", ") + ` RETURNING rowid`
+}
+
+// upsertSearchable upserts recs in one transaction of reference data: each
+// by upsert (see upsertQuery) with the arguments args gives, its search
+// text set in the keywords index kwTable.
+func upsertSearchable[T interface{ SearchText() string }](ctx context.Context, s *Store, upsert, kwTable string,
+	recs []T, args func(T) []any) error {
 	return s.writeRefData(ctx, func(tx *sql.Tx) error {
 		ctx, done := bulk(ctx)
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO countries (`+countryColumns+`,
-			region_fold, subregion_fold, name_fold, capital_fold, native_fold, tags_key)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET region = excluded.region, subregion = excluded.subregion,
-			code_alpha2 = excluded.code_alpha2, code_alpha3 = excluded.code_alpha3,
-			code_numeric = excluded.code_numeric, code_phone = excluded.code_phone, name = excluded.name,
-			capital = excluded.capital, currency = excluded.currency, tld = excluded.tld,
-			native = excluded.native, tags = excluded.tags, keywords = excluded.keywords,
-			region_fold = excluded.region_fold, subregion_fold = excluded.subregion_fold,
-			name_fold = excluded.name_fold, capital_fold = excluded.capital_fold,
-			native_fold = excluded.native_fold, tags_key = excluded.tags_key
-			RETURNING rowid`)
+		stmts, closeAll, err := prepare(ctx, tx, upsert)
 		if err != nil {
 			return err
 		}
-		defer stmt.Close()
-		kw := searchRows{table: "countries_kw", column: "kw"}
-		for _, c := range cs {
+		defer closeAll()
+		kw := searchRows{table: kwTable, column: "kw"}
+		for _, r := range recs {
 			if err := done(); err != nil {
 				return err
 			}
-			var rowid int64
-			if err := stmt.QueryRowContext(ctx, c.ID, c.Region, c.Subregion, c.CodeAlpha2, c.CodeAlpha3,
-				c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords,
-				refdata.Fold(c.Region), refdata.Fold(c.Subregion), refdata.Fold(c.Name), refdata.Fold(c.Capital),
-				refdata.Fold(c.Native), refdata.TagKey(c.Tags)).Scan(&rowid); err != nil {
+			rowid, err := scanColumn[int64](stmts[0].QueryRowContext(ctx, args(r)...))
+			if err != nil {
 				return err
 			}
-			kw.set(rowid, c.SearchText(), true)
+			kw.set(rowid, r.SearchText(), true)
 		}
 		if err := kw.write(ctx, tx); err != nil {
 			return err
