@@ -2,7 +2,6 @@ package memory
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -199,14 +198,7 @@ func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecor
 		}
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(recs, func(a, b userRecord) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.seq, b.seq))
-	})
-	out := make([]auth.UserRecord, len(recs))
-	for i, r := range recs {
-		out[i] = r.UserRecord
-	}
-	return out, nil
+	return inCreationOrder(recs, func(r userRecord) auth.UserRecord { return r.UserRecord }), nil
 }
 
 // insertKey stores k after checking its hashes, its user and its unique
@@ -399,14 +391,7 @@ func (s *Store) ListDevices(ctx context.Context, userID string) ([]auth.Device, 
 		}
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(recs, func(a, b deviceRecord) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.seq, b.seq))
-	})
-	out := make([]auth.Device, len(recs))
-	for i, r := range recs {
-		out[i] = r.Device
-	}
-	return out, nil
+	return inCreationOrder(recs, func(r deviceRecord) auth.Device { return r.Device }), nil
 }
 
 // RevokeDevice implements auth.Store.

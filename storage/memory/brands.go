@@ -1,9 +1,7 @@
 package memory
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/brandbase/brandbase/auth"
 )
@@ -94,12 +92,5 @@ func (s *Store) ListBrands(ctx context.Context) ([]auth.Brand, error) {
 		recs = append(recs, r)
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(recs, func(a, b brandRecord) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.seq, b.seq))
-	})
-	out := make([]auth.Brand, len(recs))
-	for i, r := range recs {
-		out[i] = r.Brand
-	}
-	return out, nil
+	return inCreationOrder(recs, func(r brandRecord) auth.Brand { return r.Brand }), nil
 }
