@@ -16,8 +16,9 @@ package sqlite
 //   - A missing row is reported as the domain's sentinel error
 //     ([notFound], [queryOne], [exists], [execOne]), and so is a unique
 //     key taken by a write ([exec], [execOne]: each call names its table's
-//     sentinel); every other driver error goes through [storeError]. Stores write no client-facing text of their
-//     own: the domain packages own every message.
+//     sentinel); every other driver error goes through [storeError].
+//     Stores write no client-facing text of their own: the domain
+//     packages own every message.
 
 import (
 	"context"
