@@ -57,6 +57,7 @@ type created interface {
 	createdAt() (time.Time, int64)
 }
 
+// createdAt implements created for each record kind.
 func (r brandRecord) createdAt() (time.Time, int64)  { return r.CreatedAt, r.seq }
 func (r userRecord) createdAt() (time.Time, int64)   { return r.CreatedAt, r.seq }
 func (r deviceRecord) createdAt() (time.Time, int64) { return r.CreatedAt, r.seq }

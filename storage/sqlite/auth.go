@@ -36,6 +36,7 @@ func splitPermissions(s string) []auth.Permission {
 	return out
 }
 
+// userColumns are the columns of a user, as scanUser reads them.
 const userColumns = `id, brand_id, username, username_key, email_address, email_key, phone_number,
 	password_hash, permissions, status, created_at, updated_at`
 
@@ -125,6 +126,7 @@ func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecor
 	return queryAll(ctx, s.r, scanUser, `SELECT `+userColumns+` FROM users WHERE brand_id = ? ORDER BY created_at, seq`, brandID)
 }
 
+// keyColumns are the columns of a key pair, as scanKey reads them.
 const keyColumns = `id, family_id, brand_id, user_id, device_id, auth_hash, refresh_hash, created_at,
 	auth_expires_at, refresh_expires_at, revoked_at, replaced_by`
 
@@ -220,6 +222,7 @@ func (s *Store) DeleteKeyPairs(ctx context.Context, before time.Time) (int, erro
 	})
 }
 
+// deviceColumns are the columns of a device, as scanDevice reads them.
 const deviceColumns = `id, brand_id, user_id, code, token, name, app_version, os, created_at, last_seen_at, revoked_at`
 
 // scanDevice reads a row of deviceColumns.

@@ -10,6 +10,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 )
 
+// brandColumns are the columns of a brand, as scanBrand reads them.
 const brandColumns = `id, url, name, status, default_currency, created_at`
 
 // scanBrand reads a row of brandColumns.

@@ -13,6 +13,7 @@ import (
 	"github.com/brandbase/brandbase/refdata"
 )
 
+// cityOrder maps a sort field to its column.
 var cityOrder = map[refdata.Field]string{
 	refdata.FieldID: "seq", refdata.FieldCountryCode: "country_code", refdata.FieldStateCode: "state_code",
 	refdata.FieldName: "name_fold", refdata.FieldTags: "tags_key",

@@ -23,6 +23,7 @@ type filter struct {
 	args  []any
 }
 
+// add adds cond, with its arguments.
 func (w *filter) add(cond string, args ...any) {
 	w.conds = append(w.conds, cond)
 	w.args = append(w.args, args...)

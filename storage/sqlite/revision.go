@@ -32,6 +32,7 @@ type refState struct {
 	revisionRead func()
 }
 
+// cachedRevision is a revision read from the database, and when.
 type cachedRevision struct {
 	n      uint64
 	at     time.Time

@@ -66,12 +66,14 @@ type searchRows struct {
 	rows          []searchRow
 }
 
+// searchRow is one row to write in a search index.
 type searchRow struct {
 	rowid   int64
 	text    string
 	replace bool // the rowid may have a row already
 }
 
+// set records the text of rowid; replace says it may have a row already.
 func (r *searchRows) set(rowid int64, text string, replace bool) {
 	r.rows = append(r.rows, searchRow{rowid: rowid, text: text, replace: replace})
 }

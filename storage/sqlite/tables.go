@@ -13,6 +13,8 @@ import (
 	"github.com/brandbase/brandbase/refdata"
 )
 
+// currencyColumns are the columns of a currency, as scanCurrency reads
+// them.
 const currencyColumns = `id, code, name, name_plural, symbol, symbol_native, decimal_digits, rounding, is_coin, tags, keywords`
 
 // currencyOrder maps a sort field to its column; isDefault is handled apart.
@@ -79,6 +81,7 @@ func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) err
 	return upsertSearchable(ctx, s, upsertCurrency, "currencies_kw", cs, currencyArgs)
 }
 
+// countryColumns are the columns of a country, as scanCountry reads them.
 const countryColumns = `id, region, subregion, code_alpha2, code_alpha3, code_numeric, code_phone, name,
 	capital, currency, tld, native, tags, keywords`
 
