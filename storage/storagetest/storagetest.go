@@ -14,6 +14,7 @@
 package storagetest
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,4 +41,30 @@ func open(t *testing.T, newStore NewStore) storage.Storage {
 	require.NotNil(t, s)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	return s
+}
+
+// scenario is one named conformance test: run opens the fresh stores it
+// needs from newStore.
+type scenario struct {
+	name string
+	run  func(t *testing.T, newStore NewStore)
+}
+
+// runScenarios runs each scenario as a parallel subtest of t, named after
+// it.
+func runScenarios(t *testing.T, newStore NewStore, scenarios []scenario) {
+	t.Helper()
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			sc.run(t, newStore)
+		})
+	}
+}
+
+// contextCancelled returns a context that is already cancelled.
+func contextCancelled(t *testing.T) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	return ctx, cancel
 }

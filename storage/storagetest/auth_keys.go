@@ -1,0 +1,184 @@
+package storagetest
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// runKeyPairs runs the auth.Store key pair scenarios.
+func runKeyPairs(t *testing.T, newStore NewStore) {
+	runScenarios(t, newStore, []scenario{
+		{"CreateAndFind", testKeyPairCreateAndFind},
+		{"CreateErrors", testKeyPairCreateErrors},
+		{"Rotate", testKeyPairRotate},
+		{"ConcurrentRotationsOneWins", testKeyPairConcurrentRotationsOneWins},
+		{"Revoke", testKeyPairRevoke},
+		{"DeleteExpired", testKeyPairDeleteExpired},
+	})
+}
+
+func testKeyPairCreateAndFind(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	_, u := seedUser(t, s, "kim")
+	k := testKey(u, "", "")
+	require.NoError(t, s.CreateKeyPair(ctx, k))
+
+	got, err := s.KeyPairByAuthHash(ctx, k.AuthHash)
+	require.NoError(t, err)
+	assert.Equal(t, k, got)
+	got, err = s.KeyPairByRefreshHash(ctx, k.RefreshHash)
+	require.NoError(t, err)
+	assert.Equal(t, k, got)
+	assert.True(t, got.RevokedAt.IsZero())
+
+	_, err = s.KeyPairByAuthHash(ctx, k.RefreshHash)
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "a refresh hash is no auth hash")
+	_, err = s.KeyPairByRefreshHash(ctx, k.AuthHash)
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
+	_, err = s.KeyPairByAuthHash(ctx, []byte("short"))
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
+}
+
+func testKeyPairCreateErrors(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	_, u := seedUser(t, s, "leo")
+	k := testKey(u, "", "")
+	require.NoError(t, s.CreateKeyPair(ctx, k))
+
+	dupAuth := testKey(u, "", "")
+	dupAuth.AuthHash = k.AuthHash
+	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.CreateKeyPair(ctx, dupAuth)))
+	dupRefresh := testKey(u, "", "")
+	dupRefresh.RefreshHash = k.RefreshHash
+	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.CreateKeyPair(ctx, dupRefresh)))
+	dupID := testKey(u, "", "")
+	dupID.ID = k.ID
+	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.CreateKeyPair(ctx, dupID)))
+
+	ghost := u
+	ghost.ID = uuid.NewString()
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(s.CreateKeyPair(ctx, testKey(ghost, "", ""))))
+}
+
+func testKeyPairRotate(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	_, u := seedUser(t, s, "mia")
+	old := testKey(u, "", "")
+	require.NoError(t, s.CreateKeyPair(ctx, old))
+	at := t0.Add(time.Minute)
+	next := testKey(u, old.FamilyID, "")
+	require.NoError(t, s.RotateKeyPair(ctx, old.ID, at, next))
+
+	got, err := s.KeyPairByRefreshHash(ctx, old.RefreshHash)
+	require.NoError(t, err)
+	assert.True(t, got.RevokedAt.Equal(at))
+	assert.Equal(t, next.ID, got.ReplacedBy)
+	got, err = s.KeyPairByAuthHash(ctx, next.AuthHash)
+	require.NoError(t, err)
+	assert.Equal(t, next, got)
+
+	again := testKey(u, old.FamilyID, "")
+	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.RotateKeyPair(ctx, old.ID, at, again)),
+		"a revoked pair cannot rotate")
+	_, err = s.KeyPairByAuthHash(ctx, again.AuthHash)
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "a refused rotation stores nothing")
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(s.RotateKeyPair(ctx, uuid.NewString(), at, again)))
+}
+
+func testKeyPairConcurrentRotationsOneWins(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	_, u := seedUser(t, s, "nina")
+	old := testKey(u, "", "")
+	require.NoError(t, s.CreateKeyPair(ctx, old))
+	const n = 10
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { errs <- s.RotateKeyPair(ctx, old.ID, t0, testKey(u, old.FamilyID, "")) })
+	}
+	wg.Wait()
+	close(errs)
+	ok, conflicts := countOutcomes(t, errs)
+	assert.Equal(t, 1, ok)
+	assert.Equal(t, n-1, conflicts)
+}
+
+func testKeyPairRevoke(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	_, u := seedUser(t, s, "omar")
+	_, other := seedUser(t, s, "pia")
+	a1 := testKey(u, "", "dev-1")
+	a2 := testKey(u, a1.FamilyID, "")
+	b1 := testKey(u, "", "")
+	c1 := testKey(other, "", "dev-1")
+	for _, k := range []auth.KeyPair{a1, a2, b1, c1} {
+		require.NoError(t, s.CreateKeyPair(ctx, k))
+	}
+	revoked := func(k auth.KeyPair) time.Time {
+		got, err := s.KeyPairByAuthHash(ctx, k.AuthHash)
+		require.NoError(t, err)
+		return got.RevokedAt
+	}
+	at1, at2 := t0.Add(time.Minute), t0.Add(2*time.Minute)
+
+	n, err := s.RevokeKeyPairs(ctx, auth.KeySelector{ID: a2.ID}, at1)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.True(t, revoked(a2).Equal(at1))
+	assert.True(t, revoked(a1).IsZero())
+
+	n, err = s.RevokeKeyPairs(ctx, auth.KeySelector{FamilyID: a1.FamilyID}, at2)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "already revoked pairs are not counted")
+	assert.True(t, revoked(a2).Equal(at1), "the first revocation time stays")
+	assert.True(t, revoked(a1).Equal(at2))
+
+	n, err = s.RevokeKeyPairs(ctx, auth.KeySelector{UserID: u.ID, DeviceID: "dev-1"}, at2)
+	require.NoError(t, err)
+	assert.Equal(t, 0, n, "fields combine with AND")
+	assert.True(t, revoked(c1).IsZero(), "another user's pair on a same-named device stays")
+
+	n, err = s.RevokeKeyPairs(ctx, auth.KeySelector{UserID: u.ID}, at2)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.False(t, revoked(b1).IsZero())
+	assert.True(t, revoked(c1).IsZero())
+
+	_, err = s.RevokeKeyPairs(ctx, auth.KeySelector{}, at2)
+	assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err), "an empty selector revokes nothing")
+	assert.True(t, revoked(c1).IsZero())
+}
+
+func testKeyPairDeleteExpired(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	_, u := seedUser(t, s, "quinn")
+	old := testKey(u, "", "")
+	fresh := testKey(u, "", "")
+	fresh.RefreshExpiresAt = old.RefreshExpiresAt.Add(time.Hour)
+	require.NoError(t, s.CreateKeyPair(ctx, old))
+	require.NoError(t, s.CreateKeyPair(ctx, fresh))
+
+	n, err := s.DeleteKeyPairs(ctx, old.RefreshExpiresAt)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	_, err = s.KeyPairByAuthHash(ctx, old.AuthHash)
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
+	_, err = s.KeyPairByRefreshHash(ctx, old.RefreshHash)
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
+	_, err = s.KeyPairByAuthHash(ctx, fresh.AuthHash)
+	assert.NoError(t, err)
+}
