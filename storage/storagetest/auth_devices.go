@@ -47,6 +47,8 @@ func testDeviceUpsertAndFind(t *testing.T, newStore NewStore) {
 
 	_, err = s.DeviceByCode(ctx, u.ID, "abc-1")
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "codes compare exactly")
+	_, err = s.DeviceByCode(ctx, uuid.NewString(), "ABC-1")
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "a device is found for its own user only")
 	_, _, err = s.UpsertDevice(ctx, testDevice(auth.UserRecord{User: auth.User{ID: uuid.NewString()}}, "X", t0))
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "the user must exist")
 }
@@ -69,6 +71,9 @@ func testDeviceListInCreationOrder(t *testing.T, newStore NewStore) {
 	require.NoError(t, err)
 	got := codesOf(list, func(r auth.Device) string { return r.ID })
 	assert.Equal(t, want, got)
+	list, err = s.ListDevices(ctx, uuid.NewString())
+	require.NoError(t, err)
+	assert.Empty(t, list)
 }
 
 func testDeviceRevoke(t *testing.T, newStore NewStore) {
@@ -95,6 +100,10 @@ func testDeviceRevoke(t *testing.T, newStore NewStore) {
 	k, err = s.KeyPairByAuthHash(ctx, elsewhere.AuthHash)
 	require.NoError(t, err)
 	assert.True(t, k.RevokedAt.IsZero())
+
+	read, err := s.DeviceByCode(ctx, u.ID, "PHONE")
+	require.NoError(t, err)
+	assert.True(t, read.RevokedAt.Equal(at), "a revoked device reads back revoked")
 
 	got, err = s.RevokeDevice(ctx, u.ID, d.ID, at.Add(time.Hour))
 	require.NoError(t, err)

@@ -46,6 +46,8 @@ func testKeyPairCreateAndFind(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
 	_, err = s.KeyPairByAuthHash(ctx, []byte("short"))
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
+	_, err = s.KeyPairByRefreshHash(ctx, []byte("short"))
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
 }
 
 func testKeyPairCreateErrors(t *testing.T, newStore NewStore) {
@@ -157,6 +159,10 @@ func testKeyPairRevoke(t *testing.T, newStore NewStore) {
 	assert.False(t, revoked(b1).IsZero())
 	assert.True(t, revoked(c1).IsZero())
 
+	n, err = s.RevokeKeyPairs(ctx, auth.KeySelector{ID: uuid.NewString()}, at2)
+	require.NoError(t, err, "an unknown pair is no error")
+	assert.Zero(t, n)
+
 	_, err = s.RevokeKeyPairs(ctx, auth.KeySelector{}, at2)
 	assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err), "an empty selector revokes nothing")
 	assert.True(t, revoked(c1).IsZero())
@@ -181,4 +187,9 @@ func testKeyPairDeleteExpired(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
 	_, err = s.KeyPairByAuthHash(ctx, fresh.AuthHash)
 	assert.NoError(t, err)
+	_, err = s.KeyPairByRefreshHash(ctx, fresh.RefreshHash)
+	assert.NoError(t, err, "a pair that has not expired stays")
+	n, err = s.DeleteKeyPairs(ctx, old.RefreshExpiresAt)
+	require.NoError(t, err)
+	assert.Zero(t, n, "deleting again deletes nothing")
 }

@@ -67,6 +67,8 @@ func testUserNotFound(t *testing.T, newStore NewStore) {
 
 	_, err := s.UserByID(ctx, uuid.NewString())
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
+	_, err = s.UserByUsername(ctx, b.ID, "nobody")
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
 	_, err = s.UserByUsername(ctx, other.ID, "carol")
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "a user is found in its own brand only")
 	_, err = s.UserByEmail(ctx, other.ID, "carol@example.com")

@@ -97,6 +97,9 @@ func testBrandUpdate(t *testing.T, newStore NewStore) {
 	assert.Equal(t, b, got)
 	_, err = s.BrandByURL(ctx, "old.example.com")
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "the old URL is free again")
+	got, err = s.BrandByURL(ctx, "new.example.com")
+	require.NoError(t, err, "the new URL finds it")
+	assert.Equal(t, b, got)
 }
 
 func testBrandListInCreationOrder(t *testing.T, newStore NewStore) {

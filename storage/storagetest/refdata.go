@@ -1,6 +1,7 @@
 package storagetest
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -106,17 +107,45 @@ func defaultsOf[T any](t *testing.T, get func() ([]T, error)) []T {
 	return v
 }
 
-// assertSelection checks a store's answer (got, total) against the
-// reference implementation's (want, wantTotal), and that it holds the
-// records of every code of in and of none of out.
-func assertSelection[T any](t *testing.T, name string, got []T, total int, want []T, wantTotal int, code func(T) string, in, out []string) {
+// assertAsReference lists f from a store (list) and from the reference
+// implementation (ref), asserts that both answer the same page and total,
+// and returns the store's page.
+func assertAsReference[F, T any](t *testing.T, list func(context.Context, F) ([]T, int, error),
+	ref func(F) ([]T, int), f F, msgAndArgs ...any) []T {
 	t.Helper()
-	assert.Equal(t, want, got, name)
-	assert.Equal(t, wantTotal, total, name)
-	codes := codesOf(got, code)
-	assert.Subset(t, codes, in, name)
-	for _, c := range out {
-		assert.NotContains(t, codes, c, name)
+	got, total, err := list(t.Context(), f)
+	require.NoError(t, err, msgAndArgs...)
+	want, wantTotal := ref(f)
+	assert.Equal(t, wantTotal, total, msgAndArgs...)
+	assert.Equal(t, want, got, msgAndArgs...)
+	return got
+}
+
+// citiesRef returns the reference implementation's answer over all.
+func citiesRef(all []refdata.City) func(refdata.CityFilter) ([]refdata.City, int) {
+	return func(f refdata.CityFilter) ([]refdata.City, int) { return refdata.SelectCities(all, f) }
+}
+
+// filterCase is one filter scenario: the records of every code of in, and
+// of none of out, are in the answer to q.
+type filterCase[Q any] struct {
+	name    string
+	q       Q
+	in, out []string
+}
+
+// assertFilterCases checks a store's answer (list) to each case's query
+// against the reference implementation's (ref), and its codes against the
+// case's in and out.
+func assertFilterCases[Q, F, T any](t *testing.T, cases []filterCase[Q], filter func(*testing.T, Q) F,
+	list func(context.Context, F) ([]T, int, error), ref func(F) ([]T, int), code func(T) string) {
+	t.Helper()
+	for _, c := range cases {
+		codes := codesOf(assertAsReference(t, list, ref, filter(t, c.q), c.name), code)
+		assert.Subset(t, codes, c.in, c.name)
+		for _, o := range c.out {
+			assert.NotContains(t, codes, o, c.name)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage"
 )
 
 // shortNameCities are test cities (in XC, another user-assigned code) whose
@@ -51,6 +52,54 @@ var scriptKeywords = []string{
 	"ရန်ကုန်", "ရန်", "කොළඹ", "කො", "x\u20dd", "x\u20ddv", "x", "\u0dd9", "\u20dd", "नेपाल xd", "tn தமிழ்",
 }
 
+// shortNames are the names of XC cities a Name of one or two runes finds:
+// folded (accents, case, ß → ss, æ → ae, ł → l), whatever the script.
+var shortNames = []struct {
+	name string
+	want []string // in insertion order
+}{
+	{"ü", []string{"ZÜRICH", "Zug", "São Paulo"}},
+	{"zü", []string{"ZÜRICH", "Zug"}},
+	{"Zu", []string{"ZÜRICH", "Zug"}},
+	{"東", []string{"東京", "東大阪"}},
+	{"京", []string{"東京", "京都"}},
+	{"東京", []string{"東京"}},
+	{"ß", []string{"Straße"}},
+	{"SS", []string{"Straße"}},
+	{"Æ", []string{"Ærøskøbing"}},
+	{"ł", []string{"Łódź", "São Paulo"}},
+	{"dz", []string{"Łódź"}},
+	{"Θ", []string{"Αθήνα", "Θεσσαλονίκη"}},
+	{"ΣΣ", []string{"Θεσσαλονίκη"}},
+	{"ή", []string{"Αθήνα", "Θεσσαλονίκη"}},
+	{"мо", []string{"Москва"}},
+	{"'", []string{"N'Djamena"}},
+	{"n'", []string{"N'Djamena"}},
+	{"-", []string{"Saint-Étienne"}},
+	{"t-", []string{"Saint-Étienne"}},
+	{"ÃO", []string{"São Paulo"}},
+	{"ã", []string{"Straße", "Ærøskøbing", "N'Djamena", "Saint-Étienne", "São Paulo"}}, // not Greek α
+	{"q", []string{}},
+	{"ж", []string{}},
+}
+
+// shortNameQueries returns the queries testCityShortNames asks with Name
+// name: with a country, alone, with a state, with Keywords, with every
+// sort, and paged.
+func shortNameQueries(name *string) []refdata.CityQuery {
+	return []refdata.CityQuery{
+		{Name: name, CountryCode: refPtr("XC")},
+		{Name: name},
+		{Name: name, StateCode: refPtr("13")},
+		{Name: name, Keywords: refPtr("xc")},
+		{Name: name, Keywords: refPtr("capital")},
+		{Name: name, SortDataField: refPtr("name"), SortOrder: refPtr("desc"), Page: refdata.Paging{Number: 1, Size: 7}},
+		{Name: name, SortDataField: refPtr("tags")},
+		{Name: name, SortDataField: refPtr("stateCode"), Page: refdata.Paging{Number: 2, Size: 50}},
+		{Name: name, SortOrder: refPtr("desc"), Page: refdata.Paging{Number: 3, Size: 20}},
+	}
+}
+
 func testCityShortNames(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -64,65 +113,17 @@ func testCityShortNames(t *testing.T, newStore NewStore) {
 	added, err := s.UpsertCities(ctx, []refdata.City{renamed, {CountryCode: "XC", StateCode: "ZH", Name: "ZÜRICH"}})
 	require.NoError(t, err)
 	require.Zero(t, added)
-	all := refdata.DedupCities(append(append(defaultsOf(t, refdata.DefaultCities), shortNameCities...),
-		renamed, refdata.City{CountryCode: "XC", StateCode: "ZH", Name: "ZÜRICH"}))
+	all := citiesRef(refdata.DedupCities(append(append(defaultsOf(t, refdata.DefaultCities), shortNameCities...),
+		renamed, refdata.City{CountryCode: "XC", StateCode: "ZH", Name: "ZÜRICH"})))
 
-	// The names of XC cities a Name of one or two runes finds: folded
-	// (accents, case, ß → ss, æ → ae, ł → l), whatever the script.
-	scenarios := []struct {
-		name string
-		want []string // in insertion order
-	}{
-		{"ü", []string{"ZÜRICH", "Zug", "São Paulo"}},
-		{"zü", []string{"ZÜRICH", "Zug"}},
-		{"Zu", []string{"ZÜRICH", "Zug"}},
-		{"東", []string{"東京", "東大阪"}},
-		{"京", []string{"東京", "京都"}},
-		{"東京", []string{"東京"}},
-		{"ß", []string{"Straße"}},
-		{"SS", []string{"Straße"}},
-		{"Æ", []string{"Ærøskøbing"}},
-		{"ł", []string{"Łódź", "São Paulo"}},
-		{"dz", []string{"Łódź"}},
-		{"Θ", []string{"Αθήνα", "Θεσσαλονίκη"}},
-		{"ΣΣ", []string{"Θεσσαλονίκη"}},
-		{"ή", []string{"Αθήνα", "Θεσσαλονίκη"}},
-		{"мо", []string{"Москва"}},
-		{"'", []string{"N'Djamena"}},
-		{"n'", []string{"N'Djamena"}},
-		{"-", []string{"Saint-Étienne"}},
-		{"t-", []string{"Saint-Étienne"}},
-		{"ÃO", []string{"São Paulo"}},
-		{"ã", []string{"Straße", "Ærøskøbing", "N'Djamena", "Saint-Étienne", "São Paulo"}}, // not Greek α
-		{"q", []string{}},
-		{"ж", []string{}},
-	}
-	for _, sc := range scenarios {
-		for _, q := range []refdata.CityQuery{
-			{Name: &sc.name, CountryCode: refPtr("XC")},
-			{Name: &sc.name},
-			{Name: &sc.name, StateCode: refPtr("13")},
-			{Name: &sc.name, Keywords: refPtr("xc")},
-			{Name: &sc.name, Keywords: refPtr("capital")},
-			{Name: &sc.name, SortDataField: refPtr("name"), SortOrder: refPtr("desc"), Page: refdata.Paging{Number: 1, Size: 7}},
-			{Name: &sc.name, SortDataField: refPtr("tags")},
-			{Name: &sc.name, SortDataField: refPtr("stateCode"), Page: refdata.Paging{Number: 2, Size: 50}},
-			{Name: &sc.name, SortOrder: refPtr("desc"), Page: refdata.Paging{Number: 3, Size: 20}},
-		} {
+	for _, sc := range shortNames {
+		for _, q := range shortNameQueries(&sc.name) {
 			f := cityFilter(t, q)
-			got, total, err := s.ListCities(ctx, f)
-			require.NoError(t, err, "%+v", f)
-			want, wantTotal := refdata.SelectCities(all, f)
-			assert.Equal(t, wantTotal, total, "%+v", f)
-			assert.Equal(t, want, got, "%+v", f)
+			assertAsReference(t, s.ListCities, all, f, "%+v", f)
 		}
 		got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{Name: &sc.name, CountryCode: refPtr("XC")}))
 		require.NoError(t, err)
-		names := []string{}
-		for _, c := range got {
-			names = append(names, c.Name)
-		}
-		assert.Equal(t, sc.want, names, "Name=%s", sc.name)
+		assert.Equal(t, sc.want, codesOf(got, cityName), "Name=%s", sc.name)
 	}
 }
 
@@ -132,28 +133,7 @@ func testKeywordsAnyScript(t *testing.T, newStore NewStore) {
 	_, err := s.UpsertCities(ctx, scriptCities)
 	require.NoError(t, err)
 	require.NoError(t, s.UpsertCurrencies(ctx, testCurrencies))
-
-	// Every default country is found by the words of its native name
-	// and of its name, in whatever script.
-	defaults := defaultsOf(t, refdata.DefaultCountries)
-	countries := refdata.NewCountryTable(defaults)
-	for _, c := range defaults {
-		for _, kw := range []string{c.Native, c.Name} {
-			f := countryFilter(t, refdata.CountryQuery{Keywords: &kw})
-			if f.Nothing {
-				continue
-			}
-			got, total, err := s.ListCountries(ctx, f)
-			require.NoError(t, err, "Keywords=%s", kw)
-			want, wantTotal := countries.List(f)
-			assert.Equal(t, wantTotal, total, "Keywords=%s", kw)
-			assert.Equal(t, want, got, "Keywords=%s", kw)
-			assert.Contains(t, codesOf(got, func(c refdata.Country) string { return c.CodeAlpha2 }), c.CodeAlpha2, "Keywords=%s", kw)
-		}
-	}
-
-	currencies := refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), testCurrencies...))
-	cities := refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), scriptCities...))
+	assertCountriesByOwnNames(t, s)
 	for _, c := range scriptCities {
 		kw := c.Name + " " + c.Tags
 		f := cityFilter(t, refdata.CityQuery{Keywords: &kw})
@@ -162,35 +142,54 @@ func testKeywordsAnyScript(t *testing.T, newStore NewStore) {
 		assert.Equal(t, []refdata.City{c}, got, "a city is found by its own name: Keywords=%s", kw)
 	}
 	for _, kw := range scriptKeywords {
-		for _, q := range []refdata.CityQuery{
-			{Keywords: &kw},
-			{Keywords: &kw, CountryCode: refPtr("XD")},
-			{Keywords: &kw, Name: refPtr("x")},
-			{Keywords: &kw, SortDataField: refPtr("name")},
-		} {
-			f := cityFilter(t, q)
+		assertScriptKeyword(t, s, kw)
+	}
+}
+
+// assertCountriesByOwnNames checks that every default country is found by
+// the words of its native name and of its name, in whatever script, as the
+// reference finds it.
+func assertCountriesByOwnNames(t *testing.T, s storage.Storage) {
+	t.Helper()
+	defaults := defaultsOf(t, refdata.DefaultCountries)
+	countries := refdata.NewCountryTable(defaults)
+	for _, c := range defaults {
+		for _, kw := range []string{c.Native, c.Name} {
+			f := countryFilter(t, refdata.CountryQuery{Keywords: &kw})
 			if f.Nothing {
 				continue
 			}
-			got, total, err := s.ListCities(ctx, f)
-			require.NoError(t, err, "%+v", f)
-			want, wantTotal := refdata.SelectCities(cities, f)
-			assert.Equal(t, wantTotal, total, "%+v", f)
-			assert.Equal(t, want, got, "%+v", f)
-		}
-		if f := countryFilter(t, refdata.CountryQuery{Keywords: &kw}); !f.Nothing {
-			got, total, err := s.ListCountries(ctx, f)
-			require.NoError(t, err, "Keywords=%s", kw)
-			want, wantTotal := countries.List(f)
-			assert.Equal(t, wantTotal, total, "Keywords=%s", kw)
-			assert.Equal(t, want, got, "Keywords=%s", kw)
-		}
-		if f := currencyFilter(t, refdata.CurrencyQuery{Keywords: &kw}); !f.Nothing {
-			got, total, err := s.ListCurrencies(ctx, f)
-			require.NoError(t, err, "Keywords=%s", kw)
-			want, wantTotal := currencies.List(f)
-			assert.Equal(t, wantTotal, total, "Keywords=%s", kw)
-			assert.Equal(t, want, got, "Keywords=%s", kw)
+			got := assertAsReference(t, s.ListCountries, countries.List, f, "Keywords=%s", kw)
+			assert.Contains(t, codesOf(got, func(c refdata.Country) string { return c.CodeAlpha2 }), c.CodeAlpha2, "Keywords=%s", kw)
 		}
 	}
 }
+
+// assertScriptKeyword checks that s answers Keywords kw (one of
+// scriptKeywords) over cities (alone and with other filters), countries
+// and currencies as the reference does.
+func assertScriptKeyword(t *testing.T, s storage.Storage, kw string) {
+	t.Helper()
+	cities := citiesRef(refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), scriptCities...)))
+	for _, q := range []refdata.CityQuery{
+		{Keywords: &kw},
+		{Keywords: &kw, CountryCode: refPtr("XD")},
+		{Keywords: &kw, Name: refPtr("x")},
+		{Keywords: &kw, SortDataField: refPtr("name")},
+	} {
+		if f := cityFilter(t, q); !f.Nothing {
+			assertAsReference(t, s.ListCities, cities, f, "%+v", f)
+		}
+	}
+	if f := countryFilter(t, refdata.CountryQuery{Keywords: &kw}); !f.Nothing {
+		countries := refdata.NewCountryTable(defaultsOf(t, refdata.DefaultCountries))
+		assertAsReference(t, s.ListCountries, countries.List, f, "Keywords=%s", kw)
+	}
+	if f := currencyFilter(t, refdata.CurrencyQuery{Keywords: &kw}); !f.Nothing {
+		currencies := refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), testCurrencies...))
+		assertAsReference(t, s.ListCurrencies, currencies.List, f, "Keywords=%s", kw)
+	}
+}
+
+// cityName returns c's name.
+func cityName(c refdata.City) string { return c.Name }

@@ -39,11 +39,7 @@ func testDefaultDatasetLoaded(t *testing.T, newStore NewStore) {
 func testCurrencyFilters(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	require.NoError(t, s.UpsertCurrencies(t.Context(), testCurrencies))
-	scenarios := []struct {
-		name    string
-		q       refdata.CurrencyQuery
-		in, out []string
-	}{
+	cases := []filterCase[refdata.CurrencyQuery]{
 		{"code exact, case-insensitive", refdata.CurrencyQuery{Code: refPtr(" xta ")}, []string{"XTA"}, []string{"XTB"}},
 		{"code is not a substring", refdata.CurrencyQuery{Code: refPtr("XT")}, nil, []string{"XTA", "XTB"}},
 		{"name substring, accents and case", refdata.CurrencyQuery{Name: refPtr("TEST ALP")}, []string{"XTA"}, []string{"XTB"}},
@@ -63,23 +59,13 @@ func testCurrencyFilters(t *testing.T, newStore NewStore) {
 		{"filters combine", refdata.CurrencyQuery{Tags: refPtr("test"), IsCoin: refPtr(true), Keywords: refPtr("alpha")}, []string{"XTA"}, []string{"XTB"}},
 	}
 	oracle := refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), testCurrencies...))
-	for _, sc := range scenarios {
-		f := currencyFilter(t, sc.q)
-		got, total, err := s.ListCurrencies(t.Context(), f)
-		require.NoError(t, err, sc.name)
-		want, wantTotal := oracle.List(f)
-		assertSelection(t, sc.name, got, total, want, wantTotal, func(c refdata.Currency) string { return c.Code }, sc.in, sc.out)
-	}
+	assertFilterCases(t, cases, currencyFilter, s.ListCurrencies, oracle.List, func(c refdata.Currency) string { return c.Code })
 }
 
 func testCountryFilters(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	require.NoError(t, s.UpsertCountries(t.Context(), testCountries))
-	scenarios := []struct {
-		name    string
-		q       refdata.CountryQuery
-		in, out []string
-	}{
+	cases := []filterCase[refdata.CountryQuery]{
 		{"alpha-2", refdata.CountryQuery{CodeAlpha2: refPtr("xa")}, []string{"XA"}, []string{"XB"}},
 		{"alpha-3", refdata.CountryQuery{CodeAlpha3: refPtr("Xbb")}, []string{"XB"}, []string{"XA"}},
 		{"numeric", refdata.CountryQuery{CodeNumeric: refPtr(int32(902))}, []string{"XB"}, []string{"XA"}},
@@ -102,13 +88,7 @@ func testCountryFilters(t *testing.T, newStore NewStore) {
 		{"filters combine", refdata.CountryQuery{Region: refPtr("testamerica"), Tags: refPtr("test"), Keywords: refPtr("beta")}, []string{"XB"}, []string{"XA"}},
 	}
 	oracle := refdata.NewCountryTable(append(defaultsOf(t, refdata.DefaultCountries), testCountries...))
-	for _, sc := range scenarios {
-		f := countryFilter(t, sc.q)
-		got, total, err := s.ListCountries(t.Context(), f)
-		require.NoError(t, err, sc.name)
-		want, wantTotal := oracle.List(f)
-		assertSelection(t, sc.name, got, total, want, wantTotal, func(c refdata.Country) string { return c.CodeAlpha2 }, sc.in, sc.out)
-	}
+	assertFilterCases(t, cases, countryFilter, s.ListCountries, oracle.List, func(c refdata.Country) string { return c.CodeAlpha2 })
 }
 
 func testSortEveryField(t *testing.T, newStore NewStore) {
@@ -120,31 +100,22 @@ func testSortEveryField(t *testing.T, newStore NewStore) {
 	require.NoError(t, err)
 	currencies := refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), testCurrencies...))
 	countries := refdata.NewCountryTable(append(defaultsOf(t, refdata.DefaultCountries), testCountries...))
-	cities := refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), testCities...))
+	cities := citiesRef(refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), testCities...)))
 	for _, order := range []string{"ASC", "descending"} {
 		for _, field := range []string{"id", "CODE", "name", "namePlural", "symbol", "symbolNative",
 			"decimalDigits", "rounding", "isCoin", "isDefault", "tags"} {
 			f := currencyFilter(t, refdata.CurrencyQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: 1, Size: 50}})
-			got, _, err := s.ListCurrencies(ctx, f)
-			require.NoError(t, err)
-			want, _ := currencies.List(f)
-			assert.Equal(t, want, got, "currencies by %s %s", field, order)
+			assertAsReference(t, s.ListCurrencies, currencies.List, f, "currencies by %s %s", field, order)
 		}
 		for _, field := range []string{"id", "region", "subregion", "codeAlpha2", "codeAlpha3", "codeNumeric",
 			"codePhone", "name", "capital", "currency", "tld", "native", "tags"} {
 			f := countryFilter(t, refdata.CountryQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: 1, Size: 50}})
-			got, _, err := s.ListCountries(ctx, f)
-			require.NoError(t, err)
-			want, _ := countries.List(f)
-			assert.Equal(t, want, got, "countries by %s %s", field, order)
+			assertAsReference(t, s.ListCountries, countries.List, f, "countries by %s %s", field, order)
 		}
 		for _, field := range []string{"id", "countryCode", "statecode", "name", "tags"} {
 			for _, page := range []int{0, 3} {
 				f := cityFilter(t, refdata.CityQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: page, Size: 100}})
-				got, _, err := s.ListCities(ctx, f)
-				require.NoError(t, err)
-				want, _ := refdata.SelectCities(cities, f)
-				assert.Equal(t, want, got, "cities by %s %s page %d", field, order, page)
+				assertAsReference(t, s.ListCities, cities, f, "cities by %s %s page %d", field, order, page)
 			}
 		}
 	}
@@ -170,6 +141,8 @@ func testUpsertCurrenciesAndCountries(t *testing.T, newStore NewStore) {
 	require.NoError(t, err)
 	assert.Empty(t, got, "replaced keywords are not searched")
 
+	_, beforeCountries, err := s.ListCountries(ctx, countryFilter(t, refdata.CountryQuery{}))
+	require.NoError(t, err)
 	require.NoError(t, s.UpsertCountries(ctx, testCountries))
 	k := testCountries[1]
 	k.Capital = "Betaville"
@@ -178,6 +151,12 @@ func testUpsertCurrenciesAndCountries(t *testing.T, newStore NewStore) {
 	require.NoError(t, err)
 	assert.Equal(t, []refdata.Country{k}, gotCountries)
 	assert.Equal(t, 1, n)
+	_, n, err = s.ListCountries(ctx, countryFilter(t, refdata.CountryQuery{}))
+	require.NoError(t, err)
+	assert.Equal(t, beforeCountries+2, n)
+	gotCountries, _, err = s.ListCountries(ctx, countryFilter(t, refdata.CountryQuery{Keywords: refPtr("zur"), Tags: refPtr("test")}))
+	require.NoError(t, err)
+	assert.Empty(t, gotCountries, "a replaced capital is not searched")
 }
 
 func testRefDataCancelledContext(t *testing.T, newStore NewStore) {
@@ -192,7 +171,15 @@ func testRefDataCancelledContext(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(err))
 	_, err = s.UpsertCities(ctx, testCities)
 	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(err))
+	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(s.UpsertCurrencies(ctx, testCurrencies)))
+	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(s.UpsertCountries(ctx, testCountries)))
 	got, _, err := s.ListCities(t.Context(), cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA")}))
 	require.NoError(t, err)
 	assert.Empty(t, got, "a cancelled write stores nothing")
+	gotCurrencies, _, err := s.ListCurrencies(t.Context(), currencyFilter(t, refdata.CurrencyQuery{Code: refPtr("XTA")}))
+	require.NoError(t, err)
+	assert.Empty(t, gotCurrencies, "a cancelled write stores nothing")
+	gotCountries, _, err := s.ListCountries(t.Context(), countryFilter(t, refdata.CountryQuery{CodeAlpha2: refPtr("XA")}))
+	require.NoError(t, err)
+	assert.Empty(t, gotCountries, "a cancelled write stores nothing")
 }
