@@ -41,21 +41,21 @@ func testKey(u auth.UserRecord, familyID, deviceID string) auth.KeyPair {
 	}
 }
 
+// seedBrand stores a brand with the given URL.
+func seedBrand(t *testing.T, s storage.Storage, url string) auth.Brand {
+	t.Helper()
+	b := testBrand(url)
+	require.NoError(t, s.CreateBrand(t.Context(), b))
+	return b
+}
+
 // seedUser stores a brand and a user in it.
 func seedUser(t *testing.T, s storage.Storage, username string) (auth.Brand, auth.UserRecord) {
 	t.Helper()
-	b := testBrand(username + ".example.com")
-	require.NoError(t, s.CreateBrand(t.Context(), b))
+	b := seedBrand(t, s, username+".example.com")
 	u := testUser(b.ID, username, username+"@example.com", auth.PermAnalyticsWrite)
 	require.NoError(t, s.CreateUser(t.Context(), u))
 	return b, u
-}
-
-// runAuth runs the auth.Store scenarios: users, key pairs and devices.
-func runAuth(t *testing.T, newStore NewStore) {
-	t.Run("Users", func(t *testing.T) { runUsers(t, newStore) })
-	t.Run("KeyPairs", func(t *testing.T) { runKeyPairs(t, newStore) })
-	t.Run("Devices", func(t *testing.T) { runDevices(t, newStore) })
 }
 
 // testDevice returns a device of u with the given code, created and last
@@ -63,4 +63,21 @@ func runAuth(t *testing.T, newStore NewStore) {
 func testDevice(u auth.UserRecord, code string, at time.Time) auth.Device {
 	return auth.Device{ID: uuid.NewString(), BrandID: u.BrandID, UserID: u.ID, Code: code,
 		Token: "tok", Name: "Phone", AppVersion: "1.0", OS: "iOS", CreatedAt: at, LastSeenAt: at}
+}
+
+// openWithUser opens a fresh store holding a brand and a user of it
+// (seedUser).
+func openWithUser(t *testing.T, newStore NewStore, username string) (storage.Storage, auth.Brand, auth.UserRecord) {
+	t.Helper()
+	s := open(t, newStore)
+	b, u := seedUser(t, s, username)
+	return s, b, u
+}
+
+// seedDevice stores a device of u with the given code (testDevice).
+func seedDevice(t *testing.T, s storage.Storage, u auth.UserRecord, code string) auth.Device {
+	t.Helper()
+	d, _, err := s.UpsertDevice(t.Context(), testDevice(u, code, t0))
+	require.NoError(t, err)
+	return d
 }

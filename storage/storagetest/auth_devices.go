@@ -13,19 +13,9 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// runDevices runs the auth.Store device scenarios.
-func runDevices(t *testing.T, newStore NewStore) {
-	runScenarios(t, newStore, []scenario{
-		{"UpsertAndFind", testDeviceUpsertAndFind},
-		{"ListInCreationOrder", testDeviceListInCreationOrder},
-		{"Revoke", testDeviceRevoke},
-	})
-}
-
 func testDeviceUpsertAndFind(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "rita")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "rita")
 	d := testDevice(u, "ABC-1", t0)
 	got, created, err := s.UpsertDevice(ctx, d)
 	require.NoError(t, err)
@@ -44,6 +34,9 @@ func testDeviceUpsertAndFind(t *testing.T, newStore NewStore) {
 	stored, err := s.DeviceByCode(ctx, u.ID, "ABC-1")
 	require.NoError(t, err)
 	assert.Equal(t, want, stored)
+	list, err := s.ListDevices(ctx, u.ID)
+	require.NoError(t, err)
+	assert.Equal(t, []auth.Device{want}, list, "an upsert of a known code adds no device")
 
 	_, err = s.DeviceByCode(ctx, u.ID, "abc-1")
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "codes compare exactly")
@@ -54,18 +47,13 @@ func testDeviceUpsertAndFind(t *testing.T, newStore NewStore) {
 }
 
 func testDeviceListInCreationOrder(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "sam")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "sam")
 	_, other := seedUser(t, s, "tess")
-	_, _, err := s.UpsertDevice(ctx, testDevice(other, "D0", t0))
-	require.NoError(t, err)
+	seedDevice(t, s, other, "D0")
 	var want []string
 	for i := range 4 {
-		d := testDevice(u, fmt.Sprintf("D%d", i), t0)
-		_, _, err := s.UpsertDevice(ctx, d)
-		require.NoError(t, err)
-		want = append(want, d.ID)
+		want = append(want, seedDevice(t, s, u, fmt.Sprintf("D%d", i)).ID)
 	}
 	list, err := s.ListDevices(ctx, u.ID)
 	require.NoError(t, err)
@@ -77,18 +65,16 @@ func testDeviceListInCreationOrder(t *testing.T, newStore NewStore) {
 }
 
 func testDeviceRevoke(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "uma")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "uma")
 	_, other := seedUser(t, s, "vic")
-	d, _, err := s.UpsertDevice(ctx, testDevice(u, "PHONE", t0))
-	require.NoError(t, err)
+	d := seedDevice(t, s, u, "PHONE")
 	onDevice := testKey(u, "", d.ID)
 	elsewhere := testKey(u, "", "")
 	require.NoError(t, s.CreateKeyPair(ctx, onDevice))
 	require.NoError(t, s.CreateKeyPair(ctx, elsewhere))
 
-	_, err = s.RevokeDevice(ctx, other.ID, d.ID, t0)
+	_, err := s.RevokeDevice(ctx, other.ID, d.ID, t0)
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "another user's device")
 	at := t0.Add(time.Minute)
 	got, err := s.RevokeDevice(ctx, u.ID, d.ID, at)

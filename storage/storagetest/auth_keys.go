@@ -13,22 +13,9 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// runKeyPairs runs the auth.Store key pair scenarios.
-func runKeyPairs(t *testing.T, newStore NewStore) {
-	runScenarios(t, newStore, []scenario{
-		{"CreateAndFind", testKeyPairCreateAndFind},
-		{"CreateErrors", testKeyPairCreateErrors},
-		{"Rotate", testKeyPairRotate},
-		{"ConcurrentRotationsOneWins", testKeyPairConcurrentRotationsOneWins},
-		{"Revoke", testKeyPairRevoke},
-		{"DeleteExpired", testKeyPairDeleteExpired},
-	})
-}
-
 func testKeyPairCreateAndFind(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "kim")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "kim")
 	k := testKey(u, "", "")
 	require.NoError(t, s.CreateKeyPair(ctx, k))
 
@@ -51,15 +38,16 @@ func testKeyPairCreateAndFind(t *testing.T, newStore NewStore) {
 }
 
 func testKeyPairCreateErrors(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "leo")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "leo")
 	k := testKey(u, "", "")
 	require.NoError(t, s.CreateKeyPair(ctx, k))
 
 	dupAuth := testKey(u, "", "")
 	dupAuth.AuthHash = k.AuthHash
 	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.CreateKeyPair(ctx, dupAuth)))
+	_, err := s.KeyPairByRefreshHash(ctx, dupAuth.RefreshHash)
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "a refused create stores nothing")
 	dupRefresh := testKey(u, "", "")
 	dupRefresh.RefreshHash = k.RefreshHash
 	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.CreateKeyPair(ctx, dupRefresh)))
@@ -73,9 +61,8 @@ func testKeyPairCreateErrors(t *testing.T, newStore NewStore) {
 }
 
 func testKeyPairRotate(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "mia")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "mia")
 	old := testKey(u, "", "")
 	require.NoError(t, s.CreateKeyPair(ctx, old))
 	at := t0.Add(time.Minute)
@@ -86,6 +73,9 @@ func testKeyPairRotate(t *testing.T, newStore NewStore) {
 	require.NoError(t, err)
 	assert.True(t, got.RevokedAt.Equal(at))
 	assert.Equal(t, next.ID, got.ReplacedBy)
+	got, err = s.KeyPairByAuthHash(ctx, old.AuthHash)
+	require.NoError(t, err)
+	assert.True(t, got.RevokedAt.Equal(at), "by either hash")
 	got, err = s.KeyPairByAuthHash(ctx, next.AuthHash)
 	require.NoError(t, err)
 	assert.Equal(t, next, got)
@@ -99,9 +89,8 @@ func testKeyPairRotate(t *testing.T, newStore NewStore) {
 }
 
 func testKeyPairConcurrentRotationsOneWins(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "nina")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "nina")
 	old := testKey(u, "", "")
 	require.NoError(t, s.CreateKeyPair(ctx, old))
 	const n = 10
@@ -115,12 +104,14 @@ func testKeyPairConcurrentRotationsOneWins(t *testing.T, newStore NewStore) {
 	ok, conflicts := countOutcomes(t, errs)
 	assert.Equal(t, 1, ok)
 	assert.Equal(t, n-1, conflicts)
+	got, err := s.KeyPairByAuthHash(ctx, old.AuthHash)
+	require.NoError(t, err)
+	assert.NotEmpty(t, got.ReplacedBy, "the old pair names the winner")
 }
 
 func testKeyPairRevoke(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "omar")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "omar")
 	_, other := seedUser(t, s, "pia")
 	a1 := testKey(u, "", "dev-1")
 	a2 := testKey(u, a1.FamilyID, "")
@@ -169,9 +160,8 @@ func testKeyPairRevoke(t *testing.T, newStore NewStore) {
 }
 
 func testKeyPairDeleteExpired(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "quinn")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "quinn")
 	old := testKey(u, "", "")
 	fresh := testKey(u, "", "")
 	fresh.RefreshExpiresAt = old.RefreshExpiresAt.Add(time.Hour)

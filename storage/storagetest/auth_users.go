@@ -15,23 +15,9 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// runUsers runs the auth.Store user scenarios.
-func runUsers(t *testing.T, newStore NewStore) {
-	runScenarios(t, newStore, []scenario{
-		{"CreateAndFind", testUserCreateAndFind},
-		{"NotFound", testUserNotFound},
-		{"Conflicts", testUserConflicts},
-		{"Update", testUserUpdate},
-		{"ConcurrentUpdatesAreAtomic", testUserConcurrentUpdatesAreAtomic},
-		{"ListInCreationOrder", testUserListInCreationOrder},
-		{"CancelledContext", testUserCancelledContext},
-	})
-}
-
 func testUserCreateAndFind(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, b, u := openWithUser(t, newStore, "Alice")
 	ctx := t.Context()
-	b, u := seedUser(t, s, "Alice")
 
 	got, err := s.UserByID(ctx, u.ID)
 	require.NoError(t, err)
@@ -57,11 +43,9 @@ func testUserCreateAndFind(t *testing.T, newStore NewStore) {
 }
 
 func testUserNotFound(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, b, _ := openWithUser(t, newStore, "carol")
 	ctx := t.Context()
-	b, _ := seedUser(t, s, "carol")
-	other := testBrand("elsewhere.example.com")
-	require.NoError(t, s.CreateBrand(ctx, other))
+	other := seedBrand(t, s, "elsewhere.example.com")
 	noEmail := testUser(b.ID, "dave", "")
 	require.NoError(t, s.CreateUser(ctx, noEmail))
 
@@ -82,14 +66,14 @@ func testUserNotFound(t *testing.T, newStore NewStore) {
 }
 
 func testUserConflicts(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, b, u := openWithUser(t, newStore, "frank")
 	ctx := t.Context()
-	b, u := seedUser(t, s, "frank")
-	other := testBrand("other.example.com")
-	require.NoError(t, s.CreateBrand(ctx, other))
+	other := seedBrand(t, s, "other.example.com")
 
 	sameName := testUser(b.ID, "FRANK", "")
 	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.CreateUser(ctx, sameName)))
+	_, err := s.UserByID(ctx, sameName.ID)
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "a refused create stores nothing")
 	sameEmail := testUser(b.ID, "frank2", "Frank@Example.com")
 	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.CreateUser(ctx, sameEmail)))
 	sameID := testUser(b.ID, "frank3", "")
@@ -107,9 +91,8 @@ func testUserConflicts(t *testing.T, newStore NewStore) {
 }
 
 func testUserUpdate(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, b, u := openWithUser(t, newStore, "grace")
 	ctx := t.Context()
-	b, u := seedUser(t, s, "grace")
 	taken := testUser(b.ID, "heidi", "heidi@example.com")
 	require.NoError(t, s.CreateUser(ctx, taken))
 	later := t0.Add(time.Hour)
@@ -137,6 +120,8 @@ func testUserUpdate(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "the old name is free")
 	_, err = s.UserByUsername(ctx, b.ID, "grace2")
 	assert.NoError(t, err)
+	_, err = s.UserByEmail(ctx, b.ID, "grace@example.com")
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "the old email is free")
 
 	_, err = s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error {
 		r.EmailAddress, r.EmailKey = "heidi@example.com", "heidi@example.com"
@@ -155,9 +140,8 @@ func testUserUpdate(t *testing.T, newStore NewStore) {
 }
 
 func testUserConcurrentUpdatesAreAtomic(t *testing.T, newStore NewStore) {
-	s := open(t, newStore)
+	s, _, u := openWithUser(t, newStore, "ivan")
 	ctx := t.Context()
-	_, u := seedUser(t, s, "ivan")
 	const n = 20
 	var wg sync.WaitGroup
 	for i := range n {
@@ -178,10 +162,8 @@ func testUserConcurrentUpdatesAreAtomic(t *testing.T, newStore NewStore) {
 func testUserListInCreationOrder(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
-	b := testBrand("list.example.com")
-	require.NoError(t, s.CreateBrand(ctx, b))
-	other := testBrand("list-other.example.com")
-	require.NoError(t, s.CreateBrand(ctx, other))
+	b := seedBrand(t, s, "list.example.com")
+	other := seedBrand(t, s, "list-other.example.com")
 	require.NoError(t, s.CreateUser(ctx, testUser(other.ID, "stranger", "")))
 	var want []string
 	for i := range 5 {
@@ -200,12 +182,13 @@ func testUserListInCreationOrder(t *testing.T, newStore NewStore) {
 
 func testUserCancelledContext(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
-	b := testBrand("cancel-user.example.com")
-	require.NoError(t, s.CreateBrand(t.Context(), b))
+	b := seedBrand(t, s, "cancel-user.example.com")
 	ctx, cancel := contextCancelled(t)
 	defer cancel()
 	u := testUser(b.ID, "judy", "")
-	assert.Error(t, s.CreateUser(ctx, u))
-	_, err := s.UserByID(t.Context(), u.ID)
+	err := s.CreateUser(ctx, u)
+	assert.Error(t, err)
+	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(err))
+	_, err = s.UserByID(t.Context(), u.ID)
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "a cancelled write stores nothing")
 }

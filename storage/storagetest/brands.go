@@ -23,18 +23,6 @@ func testBrand(url string) auth.Brand {
 	}
 }
 
-func runBrands(t *testing.T, newStore NewStore) {
-	runScenarios(t, newStore, []scenario{
-		{"CreateAndFind", testBrandCreateAndFind},
-		{"NotFound", testBrandNotFound},
-		{"Conflicts", testBrandConflicts},
-		{"Update", testBrandUpdate},
-		{"ListInCreationOrder", testBrandListInCreationOrder},
-		{"ConcurrentCreates", testBrandConcurrentCreates},
-		{"CancelledContext", testBrandCancelledContext},
-	})
-}
-
 func testBrandCreateAndFind(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -65,17 +53,17 @@ func testBrandNotFound(t *testing.T, newStore NewStore) {
 func testBrandConflicts(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
-	a := testBrand("a.example.com")
-	require.NoError(t, s.CreateBrand(ctx, a))
+	a := seedBrand(t, s, "a.example.com")
 
 	sameURL := testBrand("a.example.com")
 	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.CreateBrand(ctx, sameURL)))
+	_, err := s.BrandByID(ctx, sameURL.ID)
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "a refused create stores nothing")
 	sameID := testBrand("other.example.com")
 	sameID.ID = a.ID
 	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.CreateBrand(ctx, sameID)))
 
-	b := testBrand("b.example.com")
-	require.NoError(t, s.CreateBrand(ctx, b))
+	b := seedBrand(t, s, "b.example.com")
 	b.URL = a.URL
 	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.UpdateBrand(ctx, b)))
 
@@ -87,8 +75,7 @@ func testBrandConflicts(t *testing.T, newStore NewStore) {
 func testBrandUpdate(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
-	b := testBrand("old.example.com")
-	require.NoError(t, s.CreateBrand(ctx, b))
+	b := seedBrand(t, s, "old.example.com")
 	b.URL, b.Name, b.Status, b.DefaultCurrency = "new.example.com", "Renamed", auth.StatusInactive, "EUR"
 	require.NoError(t, s.UpdateBrand(ctx, b))
 
@@ -148,6 +135,7 @@ func testBrandCancelledContext(t *testing.T, newStore NewStore) {
 	defer cancel()
 	err := s.CreateBrand(ctx, testBrand("cancel.example.com"))
 	assert.Error(t, err)
+	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(err))
 	_, err = s.BrandByURL(t.Context(), "cancel.example.com")
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "a cancelled write stores nothing")
 }

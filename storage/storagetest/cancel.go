@@ -32,9 +32,7 @@ func runCancellation(t *testing.T, newStore NewStore) {
 		b, u := seedUser(t, s, "cancel")
 		k := testKey(u, "", "")
 		require.NoError(t, s.CreateKeyPair(t.Context(), k))
-		d, _, err := s.UpsertDevice(t.Context(), auth.Device{ID: uuid.NewString(), BrandID: b.ID, UserID: u.ID,
-			Code: "phone", CreatedAt: t0, LastSeenAt: t0})
-		require.NoError(t, err)
+		d := seedDevice(t, s, u, "phone")
 		app := testApp(b.ID, integrations.TypeAnalytics, integT0)
 		an := testAnalytics(b.ID, app.ID, integT0)
 		inTx(t, s, func(tx integrations.Tx) error {

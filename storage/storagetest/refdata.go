@@ -39,26 +39,6 @@ var (
 	}
 )
 
-// runRefData runs the refdata.Store scenarios: the default dataset,
-// filters, sorting and paging of currencies, countries and cities against
-// the reference implementation, upserts and cancellation.
-func runRefData(t *testing.T, newStore NewStore) {
-	runScenarios(t, newStore, []scenario{
-		{"DefaultDatasetLoaded", testDefaultDatasetLoaded},
-		{"CurrencyFilters", testCurrencyFilters},
-		{"CountryFilters", testCountryFilters},
-		{"CityFilters", testCityFilters},
-		{"SortEveryField", testSortEveryField},
-		{"Paging", testPaging},
-		{"CitiesAgainstReference", testCitiesAgainstReference},
-		{"CityShortNames", testCityShortNames},
-		{"KeywordsAnyScript", testKeywordsAnyScript},
-		{"UpsertCities", testUpsertCities},
-		{"UpsertCurrenciesAndCountries", testUpsertCurrenciesAndCountries},
-		{"CancelledContext", testRefDataCancelledContext},
-	})
-}
-
 func currencyFilter(t *testing.T, q refdata.CurrencyQuery) refdata.CurrencyFilter {
 	t.Helper()
 	f, err := q.Filter("USD")
