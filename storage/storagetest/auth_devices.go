@@ -13,6 +13,8 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
+// testDeviceUpsertAndFind checks that UpsertDevice creates a device, then
+// updates it in place by its exact code, and that the user must exist.
 func testDeviceUpsertAndFind(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "rita")
 	ctx := t.Context()
@@ -46,6 +48,8 @@ func testDeviceUpsertAndFind(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "the user must exist")
 }
 
+// testDeviceListInCreationOrder checks that ListDevices lists a user's
+// devices, only, in creation order.
 func testDeviceListInCreationOrder(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "sam")
 	ctx := t.Context()
@@ -64,6 +68,8 @@ func testDeviceListInCreationOrder(t *testing.T, newStore NewStore) {
 	assert.Empty(t, list)
 }
 
+// testDeviceRevoke checks that RevokeDevice revokes a user's own device and
+// its key pairs, keeps the first time, and that an upsert cannot revive it.
 func testDeviceRevoke(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "uma")
 	ctx := t.Context()

@@ -13,6 +13,8 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
+// testKeyPairCreateAndFind checks that a created pair is found by its auth
+// hash and its refresh hash, and by no other bytes.
 func testKeyPairCreateAndFind(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "kim")
 	ctx := t.Context()
@@ -37,6 +39,8 @@ func testKeyPairCreateAndFind(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
 }
 
+// testKeyPairCreateErrors checks that a taken auth hash, refresh hash or ID
+// is KindConflict and stores nothing, and that the user must exist.
 func testKeyPairCreateErrors(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "leo")
 	ctx := t.Context()
@@ -60,6 +64,9 @@ func testKeyPairCreateErrors(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(s.CreateKeyPair(ctx, testKey(ghost, "", ""))))
 }
 
+// testKeyPairRotate checks that a rotation revokes the old pair, names its
+// successor and stores it, and that a revoked or unknown pair cannot
+// rotate.
 func testKeyPairRotate(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "mia")
 	ctx := t.Context()
@@ -88,6 +95,8 @@ func testKeyPairRotate(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(s.RotateKeyPair(ctx, uuid.NewString(), at, again)))
 }
 
+// testKeyPairConcurrentRotationsOneWins checks that of concurrent rotations
+// of one pair exactly one succeeds.
 func testKeyPairConcurrentRotationsOneWins(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "nina")
 	ctx := t.Context()
@@ -109,6 +118,9 @@ func testKeyPairConcurrentRotationsOneWins(t *testing.T, newStore NewStore) {
 	assert.NotEmpty(t, got.ReplacedBy, "the old pair names the winner")
 }
 
+// testKeyPairRevoke checks that RevokeKeyPairs revokes by ID, family, user
+// and device (fields combined with AND), counts only pairs it revokes,
+// keeps the first revocation time and refuses an empty selector.
 func testKeyPairRevoke(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "omar")
 	ctx := t.Context()
@@ -159,6 +171,8 @@ func testKeyPairRevoke(t *testing.T, newStore NewStore) {
 	assert.True(t, revoked(c1).IsZero())
 }
 
+// testKeyPairDeleteExpired checks that DeleteKeyPairs deletes the pairs
+// whose refresh key expired by the cutoff, and only those.
 func testKeyPairDeleteExpired(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "quinn")
 	ctx := t.Context()

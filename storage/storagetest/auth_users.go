@@ -15,6 +15,9 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
+// testUserCreateAndFind checks that a created user is found by ID, username
+// key and email key, that no permissions round-trip as nil, and that a
+// returned record is the caller's copy.
 func testUserCreateAndFind(t *testing.T, newStore NewStore) {
 	s, b, u := openWithUser(t, newStore, "Alice")
 	ctx := t.Context()
@@ -42,6 +45,8 @@ func testUserCreateAndFind(t *testing.T, newStore NewStore) {
 	assert.Nil(t, again.Permissions, "a returned record is the caller's copy")
 }
 
+// testUserNotFound checks that an unknown user, a user of another brand, an
+// empty email key and a user of an unknown brand are KindNotFound.
 func testUserNotFound(t *testing.T, newStore NewStore) {
 	s, b, _ := openWithUser(t, newStore, "carol")
 	ctx := t.Context()
@@ -65,6 +70,9 @@ func testUserNotFound(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "the brand must exist")
 }
 
+// testUserConflicts checks that a taken username key, email key or ID in a
+// brand is KindConflict, while other brands and empty emails do not
+// collide.
 func testUserConflicts(t *testing.T, newStore NewStore) {
 	s, b, u := openWithUser(t, newStore, "frank")
 	ctx := t.Context()
@@ -90,6 +98,9 @@ func testUserConflicts(t *testing.T, newStore NewStore) {
 	assert.Len(t, list, 3)
 }
 
+// testUserUpdate checks that UpdateUser applies fn's changes but not to ID,
+// brand or creation time, frees the old name and email, and changes nothing
+// when fn fails or the change conflicts.
 func testUserUpdate(t *testing.T, newStore NewStore) {
 	s, b, u := openWithUser(t, newStore, "grace")
 	ctx := t.Context()
@@ -139,6 +150,8 @@ func testUserUpdate(t *testing.T, newStore NewStore) {
 	assert.Equal(t, got, stored, "a refused update changes nothing")
 }
 
+// testUserConcurrentUpdatesAreAtomic checks that concurrent updates of one
+// user lose none.
 func testUserConcurrentUpdatesAreAtomic(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "ivan")
 	ctx := t.Context()
@@ -159,6 +172,8 @@ func testUserConcurrentUpdatesAreAtomic(t *testing.T, newStore NewStore) {
 	assert.Len(t, got.Permissions, n+1, "no update is lost")
 }
 
+// testUserListInCreationOrder checks that ListUsers lists a brand's users,
+// only, in creation order.
 func testUserListInCreationOrder(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -180,6 +195,8 @@ func testUserListInCreationOrder(t *testing.T, newStore NewStore) {
 	assert.Empty(t, list)
 }
 
+// testUserCancelledContext checks that a create under a cancelled context
+// fails KindUnavailable and stores nothing.
 func testUserCancelledContext(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	b := seedBrand(t, s, "cancel-user.example.com")

@@ -23,6 +23,8 @@ func testBrand(url string) auth.Brand {
 	}
 }
 
+// testBrandCreateAndFind checks that a created brand is found by its ID and
+// its URL, as stored.
 func testBrandCreateAndFind(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -39,6 +41,8 @@ func testBrandCreateAndFind(t *testing.T, newStore NewStore) {
 	assert.Equal(t, b.ID, got.ID)
 }
 
+// testBrandNotFound checks that an unknown brand, by ID, by URL or in an
+// update, is KindNotFound.
 func testBrandNotFound(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -50,6 +54,8 @@ func testBrandNotFound(t *testing.T, newStore NewStore) {
 	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
 }
 
+// testBrandConflicts checks that a taken URL or ID is KindConflict, on
+// create and on update, and that a refused write stores nothing.
 func testBrandConflicts(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -72,6 +78,8 @@ func testBrandConflicts(t *testing.T, newStore NewStore) {
 	assert.Equal(t, b.ID, got.ID)
 }
 
+// testBrandUpdate checks that an update replaces every field and frees the
+// old URL.
 func testBrandUpdate(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -89,6 +97,8 @@ func testBrandUpdate(t *testing.T, newStore NewStore) {
 	assert.Equal(t, b, got)
 }
 
+// testBrandListInCreationOrder checks that ListBrands is empty on a fresh
+// store and lists brands in creation order.
 func testBrandListInCreationOrder(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -107,6 +117,8 @@ func testBrandListInCreationOrder(t *testing.T, newStore NewStore) {
 	assert.Equal(t, want, got)
 }
 
+// testBrandConcurrentCreates checks that concurrent creates of one URL
+// store it once, and every other brand.
 func testBrandConcurrentCreates(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -129,6 +141,8 @@ func testBrandConcurrentCreates(t *testing.T, newStore NewStore) {
 	assert.Len(t, list, n+1)
 }
 
+// testBrandCancelledContext checks that a create under a cancelled context
+// fails KindUnavailable and stores nothing.
 func testBrandCancelledContext(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx, cancel := contextCancelled(t)

@@ -106,6 +106,25 @@ func citiesRef(all []refdata.City) func(refdata.CityFilter) ([]refdata.City, int
 	return func(f refdata.CityFilter) ([]refdata.City, int) { return refdata.SelectCities(all, f) }
 }
 
+// reference is the reference implementation's lists over the default
+// dataset plus some records.
+type reference struct {
+	currencies func(refdata.CurrencyFilter) ([]refdata.Currency, int)
+	countries  func(refdata.CountryFilter) ([]refdata.Country, int)
+	cities     func(refdata.CityFilter) ([]refdata.City, int)
+}
+
+// newReference returns the reference over the default dataset plus
+// currencies, countries and cities (upserted in that order).
+func newReference(t *testing.T, currencies []refdata.Currency, countries []refdata.Country, cities []refdata.City) reference {
+	t.Helper()
+	return reference{
+		currencies: refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), currencies...)).List,
+		countries:  refdata.NewCountryTable(append(defaultsOf(t, refdata.DefaultCountries), countries...)).List,
+		cities:     citiesRef(refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), cities...))),
+	}
+}
+
 // filterCase is one filter scenario: the records of every code of in, and
 // of none of out, are in the answer to q.
 type filterCase[Q any] struct {

@@ -1,6 +1,7 @@
 package storagetest
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -100,6 +101,9 @@ func shortNameQueries(name *string) []refdata.CityQuery {
 	}
 }
 
+// testCityShortNames checks Name filters of one or two runes, in any
+// script, against the reference implementation, alone and with every other
+// filter, sort and page.
 func testCityShortNames(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -113,8 +117,8 @@ func testCityShortNames(t *testing.T, newStore NewStore) {
 	added, err := s.UpsertCities(ctx, []refdata.City{renamed, {CountryCode: "XC", StateCode: "ZH", Name: "ZÜRICH"}})
 	require.NoError(t, err)
 	require.Zero(t, added)
-	all := citiesRef(refdata.DedupCities(append(append(defaultsOf(t, refdata.DefaultCities), shortNameCities...),
-		renamed, refdata.City{CountryCode: "XC", StateCode: "ZH", Name: "ZÜRICH"})))
+	all := newReference(t, nil, nil, slices.Concat(shortNameCities,
+		[]refdata.City{renamed, {CountryCode: "XC", StateCode: "ZH", Name: "ZÜRICH"}})).cities
 
 	for _, sc := range shortNames {
 		for _, q := range shortNameQueries(&sc.name) {
@@ -127,6 +131,9 @@ func testCityShortNames(t *testing.T, newStore NewStore) {
 	}
 }
 
+// testKeywordsAnyScript checks Keywords in scripts with combining marks:
+// every default country by its own names, every script city by its own
+// name, and scriptKeywords against the reference implementation.
 func testKeywordsAnyScript(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -141,8 +148,9 @@ func testKeywordsAnyScript(t *testing.T, newStore NewStore) {
 		require.NoError(t, err, "Keywords=%s", kw)
 		assert.Equal(t, []refdata.City{c}, got, "a city is found by its own name: Keywords=%s", kw)
 	}
+	ref := newReference(t, testCurrencies, nil, scriptCities)
 	for _, kw := range scriptKeywords {
-		assertScriptKeyword(t, s, kw)
+		assertScriptKeyword(t, s, ref, kw)
 	}
 }
 
@@ -167,10 +175,9 @@ func assertCountriesByOwnNames(t *testing.T, s storage.Storage) {
 
 // assertScriptKeyword checks that s answers Keywords kw (one of
 // scriptKeywords) over cities (alone and with other filters), countries
-// and currencies as the reference does.
-func assertScriptKeyword(t *testing.T, s storage.Storage, kw string) {
+// and currencies as ref does.
+func assertScriptKeyword(t *testing.T, s storage.Storage, ref reference, kw string) {
 	t.Helper()
-	cities := citiesRef(refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), scriptCities...)))
 	for _, q := range []refdata.CityQuery{
 		{Keywords: &kw},
 		{Keywords: &kw, CountryCode: refPtr("XD")},
@@ -178,16 +185,14 @@ func assertScriptKeyword(t *testing.T, s storage.Storage, kw string) {
 		{Keywords: &kw, SortDataField: refPtr("name")},
 	} {
 		if f := cityFilter(t, q); !f.Nothing {
-			assertAsReference(t, s.ListCities, cities, f, "%+v", f)
+			assertAsReference(t, s.ListCities, ref.cities, f, "%+v", f)
 		}
 	}
 	if f := countryFilter(t, refdata.CountryQuery{Keywords: &kw}); !f.Nothing {
-		countries := refdata.NewCountryTable(defaultsOf(t, refdata.DefaultCountries))
-		assertAsReference(t, s.ListCountries, countries.List, f, "Keywords=%s", kw)
+		assertAsReference(t, s.ListCountries, ref.countries, f, "Keywords=%s", kw)
 	}
 	if f := currencyFilter(t, refdata.CurrencyQuery{Keywords: &kw}); !f.Nothing {
-		currencies := refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), testCurrencies...))
-		assertAsReference(t, s.ListCurrencies, currencies.List, f, "Keywords=%s", kw)
+		assertAsReference(t, s.ListCurrencies, ref.currencies, f, "Keywords=%s", kw)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"github.com/brandbase/brandbase/refdata"
 )
 
+// testDefaultDatasetLoaded checks that a fresh store holds the default
+// dataset: its version and every currency, country and city.
 func testDefaultDatasetLoaded(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -36,6 +38,8 @@ func testDefaultDatasetLoaded(t *testing.T, newStore NewStore) {
 	assert.Equal(t, refdata.DedupCities(cities), allCities(t, s), "every city, in file order")
 }
 
+// testCurrencyFilters checks every currency filter against the reference
+// implementation and the test records it must and must not find.
 func testCurrencyFilters(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	require.NoError(t, s.UpsertCurrencies(t.Context(), testCurrencies))
@@ -58,10 +62,12 @@ func testCurrencyFilters(t *testing.T, newStore NewStore) {
 		{"keywords prefix only", refdata.CurrencyQuery{Keywords: refPtr("eta")}, nil, []string{"XTA", "XTB"}},
 		{"filters combine", refdata.CurrencyQuery{Tags: refPtr("test"), IsCoin: refPtr(true), Keywords: refPtr("alpha")}, []string{"XTA"}, []string{"XTB"}},
 	}
-	oracle := refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), testCurrencies...))
-	assertFilterCases(t, cases, currencyFilter, s.ListCurrencies, oracle.List, func(c refdata.Currency) string { return c.Code })
+	oracle := newReference(t, testCurrencies, nil, nil)
+	assertFilterCases(t, cases, currencyFilter, s.ListCurrencies, oracle.currencies, func(c refdata.Currency) string { return c.Code })
 }
 
+// testCountryFilters checks every country filter against the reference
+// implementation and the test records it must and must not find.
 func testCountryFilters(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	require.NoError(t, s.UpsertCountries(t.Context(), testCountries))
@@ -87,10 +93,12 @@ func testCountryFilters(t *testing.T, newStore NewStore) {
 		{"keywords native", refdata.CountryQuery{Keywords: refPtr("betalandia")}, []string{"XB"}, []string{"XA"}},
 		{"filters combine", refdata.CountryQuery{Region: refPtr("testamerica"), Tags: refPtr("test"), Keywords: refPtr("beta")}, []string{"XB"}, []string{"XA"}},
 	}
-	oracle := refdata.NewCountryTable(append(defaultsOf(t, refdata.DefaultCountries), testCountries...))
-	assertFilterCases(t, cases, countryFilter, s.ListCountries, oracle.List, func(c refdata.Country) string { return c.CodeAlpha2 })
+	oracle := newReference(t, nil, testCountries, nil)
+	assertFilterCases(t, cases, countryFilter, s.ListCountries, oracle.countries, func(c refdata.Country) string { return c.CodeAlpha2 })
 }
 
+// testSortEveryField checks every sort field of currencies, countries and
+// cities, both ways, against the reference implementation.
 func testSortEveryField(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -98,29 +106,29 @@ func testSortEveryField(t *testing.T, newStore NewStore) {
 	require.NoError(t, s.UpsertCountries(ctx, testCountries))
 	_, err := s.UpsertCities(ctx, testCities)
 	require.NoError(t, err)
-	currencies := refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), testCurrencies...))
-	countries := refdata.NewCountryTable(append(defaultsOf(t, refdata.DefaultCountries), testCountries...))
-	cities := citiesRef(refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), testCities...)))
+	ref := newReference(t, testCurrencies, testCountries, testCities)
 	for _, order := range []string{"ASC", "descending"} {
 		for _, field := range []string{"id", "CODE", "name", "namePlural", "symbol", "symbolNative",
 			"decimalDigits", "rounding", "isCoin", "isDefault", "tags"} {
 			f := currencyFilter(t, refdata.CurrencyQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: 1, Size: 50}})
-			assertAsReference(t, s.ListCurrencies, currencies.List, f, "currencies by %s %s", field, order)
+			assertAsReference(t, s.ListCurrencies, ref.currencies, f, "currencies by %s %s", field, order)
 		}
 		for _, field := range []string{"id", "region", "subregion", "codeAlpha2", "codeAlpha3", "codeNumeric",
 			"codePhone", "name", "capital", "currency", "tld", "native", "tags"} {
 			f := countryFilter(t, refdata.CountryQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: 1, Size: 50}})
-			assertAsReference(t, s.ListCountries, countries.List, f, "countries by %s %s", field, order)
+			assertAsReference(t, s.ListCountries, ref.countries, f, "countries by %s %s", field, order)
 		}
 		for _, field := range []string{"id", "countryCode", "statecode", "name", "tags"} {
 			for _, page := range []int{0, 3} {
 				f := cityFilter(t, refdata.CityQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: page, Size: 100}})
-				assertAsReference(t, s.ListCities, cities, f, "cities by %s %s page %d", field, order, page)
+				assertAsReference(t, s.ListCities, ref.cities, f, "cities by %s %s page %d", field, order, page)
 			}
 		}
 	}
 }
 
+// testUpsertCurrenciesAndCountries checks that upserts add new currencies
+// and countries and replace known ones, search included.
 func testUpsertCurrenciesAndCountries(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
@@ -159,6 +167,8 @@ func testUpsertCurrenciesAndCountries(t *testing.T, newStore NewStore) {
 	assert.Empty(t, gotCountries, "a replaced capital is not searched")
 }
 
+// testRefDataCancelledContext checks that lists and upserts under a
+// cancelled context fail KindUnavailable and store nothing.
 func testRefDataCancelledContext(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx, cancel := contextCancelled(t)
