@@ -11,6 +11,7 @@ import (
 	"github.com/brandbase/brandbase/storage"
 )
 
+// refPtr returns a pointer to a copy of v.
 func refPtr[T any](v T) *T { return &v }
 
 // Test records. Their codes are ISO's user-assigned ones (XA, XTA, ...), so
@@ -39,6 +40,7 @@ var (
 	}
 )
 
+// currencyFilter validates q (with USD as the default currency).
 func currencyFilter(t *testing.T, q refdata.CurrencyQuery) refdata.CurrencyFilter {
 	t.Helper()
 	f, err := q.Filter("USD")
@@ -46,6 +48,7 @@ func currencyFilter(t *testing.T, q refdata.CurrencyQuery) refdata.CurrencyFilte
 	return f
 }
 
+// countryFilter validates q.
 func countryFilter(t *testing.T, q refdata.CountryQuery) refdata.CountryFilter {
 	t.Helper()
 	f, err := q.Filter()
@@ -53,6 +56,7 @@ func countryFilter(t *testing.T, q refdata.CountryQuery) refdata.CountryFilter {
 	return f
 }
 
+// cityFilter validates q.
 func cityFilter(t *testing.T, q refdata.CityQuery) refdata.CityFilter {
 	t.Helper()
 	f, err := q.Filter()
@@ -60,6 +64,7 @@ func cityFilter(t *testing.T, q refdata.CityQuery) refdata.CityFilter {
 	return f
 }
 
+// withPage returns q asking for page number of the given size.
 func withPage(q refdata.CityQuery, number, size int) refdata.CityQuery {
 	q.Page = refdata.Paging{Number: number, Size: size}
 	return q
@@ -80,6 +85,7 @@ func allCities(t *testing.T, s storage.Storage) []refdata.City {
 	}
 }
 
+// defaultsOf returns the default dataset's records that get returns.
 func defaultsOf[T any](t *testing.T, get func() ([]T, error)) []T {
 	t.Helper()
 	v, err := get()
@@ -101,11 +107,6 @@ func assertAsReference[F, T any](t *testing.T, list func(context.Context, F) ([]
 	return got
 }
 
-// citiesRef returns the reference implementation's answer over all.
-func citiesRef(all []refdata.City) func(refdata.CityFilter) ([]refdata.City, int) {
-	return func(f refdata.CityFilter) ([]refdata.City, int) { return refdata.SelectCities(all, f) }
-}
-
 // reference is the reference implementation's lists over the default
 // dataset plus some records.
 type reference struct {
@@ -118,10 +119,11 @@ type reference struct {
 // currencies, countries and cities (upserted in that order).
 func newReference(t *testing.T, currencies []refdata.Currency, countries []refdata.Country, cities []refdata.City) reference {
 	t.Helper()
+	all := refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), cities...))
 	return reference{
 		currencies: refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), currencies...)).List,
 		countries:  refdata.NewCountryTable(append(defaultsOf(t, refdata.DefaultCountries), countries...)).List,
-		cities:     citiesRef(refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), cities...))),
+		cities:     func(f refdata.CityFilter) ([]refdata.City, int) { return refdata.SelectCities(all, f) },
 	}
 }
 

@@ -11,6 +11,12 @@
 //
 // Each subtest gets a fresh store from newStore and closes it when done.
 // Assertions are on error kinds (envelope.KindOf), never on driver text.
+//
+// Each scenario is a named function of the file of its concern
+// (testUserConflicts in auth_users.go, testCityShortNames in
+// refdata_scripts.go, ...), listed in suite.go under the subtest name it
+// runs as; one runs alone with, for example,
+// go test -run 'TestConformance/Auth/Users/Conflicts'.
 package storagetest
 
 import (
