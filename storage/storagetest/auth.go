@@ -1,11 +1,13 @@
 package storagetest
 
 import (
+	"context"
 	"crypto/sha256"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/auth"
@@ -80,4 +82,18 @@ func seedDevice(t *testing.T, s storage.Storage, u auth.UserRecord, code string)
 	d, _, err := s.UpsertDevice(t.Context(), testDevice(u, code, t0))
 	require.NoError(t, err)
 	return d
+}
+
+// assertListedInOrder checks that list(owner) answers the records whose
+// IDs are want, in that order, and that list of an unknown owner answers
+// none.
+func assertListedInOrder[T any](t *testing.T, list func(context.Context, string) ([]T, error), owner string,
+	want []string, id func(T) string) {
+	t.Helper()
+	got, err := list(t.Context(), owner)
+	require.NoError(t, err)
+	assert.Equal(t, want, codesOf(got, id))
+	got, err = list(t.Context(), uuid.NewString())
+	require.NoError(t, err)
+	assert.Empty(t, got, "an unknown owner has none")
 }

@@ -52,20 +52,13 @@ func testDeviceUpsertAndFind(t *testing.T, newStore NewStore) {
 // devices, only, in creation order.
 func testDeviceListInCreationOrder(t *testing.T, newStore NewStore) {
 	s, _, u := openWithUser(t, newStore, "sam")
-	ctx := t.Context()
 	_, other := seedUser(t, s, "tess")
 	seedDevice(t, s, other, "D0")
 	var want []string
 	for i := range 4 {
 		want = append(want, seedDevice(t, s, u, fmt.Sprintf("D%d", i)).ID)
 	}
-	list, err := s.ListDevices(ctx, u.ID)
-	require.NoError(t, err)
-	got := codesOf(list, func(r auth.Device) string { return r.ID })
-	assert.Equal(t, want, got)
-	list, err = s.ListDevices(ctx, uuid.NewString())
-	require.NoError(t, err)
-	assert.Empty(t, list)
+	assertListedInOrder(t, s.ListDevices, u.ID, want, func(r auth.Device) string { return r.ID })
 }
 
 // testDeviceRevoke checks that RevokeDevice revokes a user's own device and

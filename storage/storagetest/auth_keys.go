@@ -86,6 +86,9 @@ func testKeyPairRotate(t *testing.T, newStore NewStore) {
 	got, err = s.KeyPairByAuthHash(ctx, next.AuthHash)
 	require.NoError(t, err)
 	assert.Equal(t, next, got)
+	got, err = s.KeyPairByRefreshHash(ctx, next.RefreshHash)
+	require.NoError(t, err)
+	assert.Equal(t, next, got, "the successor by either hash")
 
 	again := testKey(u, old.FamilyID, "")
 	assert.Equal(t, envelope.KindConflict, envelope.KindOf(s.RotateKeyPair(ctx, old.ID, at, again)),
@@ -196,4 +199,6 @@ func testKeyPairDeleteExpired(t *testing.T, newStore NewStore) {
 	n, err = s.DeleteKeyPairs(ctx, old.RefreshExpiresAt)
 	require.NoError(t, err)
 	assert.Zero(t, n, "deleting again deletes nothing")
+	assert.Equal(t, envelope.KindNotFound, envelope.KindOf(s.RotateKeyPair(ctx, old.ID, t0, testKey(u, old.FamilyID, ""))),
+		"a deleted pair cannot rotate")
 }

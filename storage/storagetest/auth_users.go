@@ -148,6 +148,9 @@ func testUserUpdate(t *testing.T, newStore NewStore) {
 	stored, err = s.UserByID(ctx, u.ID)
 	require.NoError(t, err)
 	assert.Equal(t, got, stored, "a refused update changes nothing")
+	list, err := s.ListUsers(ctx, b.ID)
+	require.NoError(t, err)
+	assert.Contains(t, list, got, "the list holds the updated record")
 }
 
 // testUserConcurrentUpdatesAreAtomic checks that concurrent updates of one
@@ -186,13 +189,7 @@ func testUserListInCreationOrder(t *testing.T, newStore NewStore) {
 		require.NoError(t, s.CreateUser(ctx, u))
 		want = append(want, u.ID)
 	}
-	list, err := s.ListUsers(ctx, b.ID)
-	require.NoError(t, err)
-	got := codesOf(list, func(r auth.UserRecord) string { return r.ID })
-	assert.Equal(t, want, got)
-	list, err = s.ListUsers(ctx, uuid.NewString())
-	require.NoError(t, err)
-	assert.Empty(t, list)
+	assertListedInOrder(t, s.ListUsers, b.ID, want, func(r auth.UserRecord) string { return r.ID })
 }
 
 // testUserCancelledContext checks that a create under a cancelled context
