@@ -13,26 +13,23 @@ import (
 // the caller, and revalidated (by ETag) before reuse.
 const cacheIntegration = "private, no-cache"
 
-// registerIntegrations mounts the analytics and payment-gateway routes
-// (spec 4.5 and 4.6, and GET on both). Without an integrations service they
-// are not mounted (404).
-func (h *Handler) registerIntegrations() {
-	if h.svc.Integrations == nil {
-		return
-	}
-	svc := h.svc.Integrations
-	putAnalytics := putRecord(h,
+// putAnalytics answers PUT /api/v1/app-integrations/analytics/{id} (spec
+// 4.5); the route table mounts it only with an integrations service.
+func putAnalytics(h *Handler) http.HandlerFunc {
+	return putRecord(h,
 		func(ctx context.Context, actor auth.Principal, brandID, id string, b *AnalyticsUpdateRequest, pre integrations.Precondition) (integrations.Analytics, error) {
-			return svc.UpdateAnalytics(ctx, actor, brandID, id, b.AnalyticsInput, pre)
+			return h.svc.Integrations.UpdateAnalytics(ctx, actor, brandID, id, b.AnalyticsInput, pre)
 		})
-	putPaymentGateway := putRecord(h,
+}
+
+// putPaymentGateway answers PUT
+// /api/v1/app-integrations/payment-gateway/{id} (spec 4.6); the route table
+// mounts it only with an integrations service.
+func putPaymentGateway(h *Handler) http.HandlerFunc {
+	return putRecord(h,
 		func(ctx context.Context, actor auth.Principal, brandID, id string, b *PaymentGatewayUpdateRequest, pre integrations.Precondition) (integrations.PaymentGateway, error) {
-			return svc.UpdatePaymentGateway(ctx, actor, brandID, id, b.PaymentGatewayInput, pre)
+			return h.svc.Integrations.UpdatePaymentGateway(ctx, actor, brandID, id, b.PaymentGatewayInput, pre)
 		})
-	h.mux.Handle("GET /api/v1/app-integrations/analytics/{id}", h.withAuthKey(getRecord(h, svc.Analytics)))
-	h.mux.Handle("PUT /api/v1/app-integrations/analytics/{id}", h.withAuthKey(h.rateLimited(limitUpdates, putAnalytics)))
-	h.mux.Handle("GET /api/v1/app-integrations/payment-gateway/{id}", h.withAuthKey(getRecord(h, svc.PaymentGateway)))
-	h.mux.Handle("PUT /api/v1/app-integrations/payment-gateway/{id}", h.withAuthKey(h.rateLimited(limitUpdates, putPaymentGateway)))
 }
 
 // BodyIdentity is the part of an update body that names who the update acts

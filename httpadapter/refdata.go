@@ -13,19 +13,12 @@ import (
 // depends on the brand (isDefault), so shared caches must not reuse it.
 const cacheReferenceData = "private, max-age=300"
 
-// registerRefData mounts the three reference-data lists (spec 4.2-4.4).
-// Their encoded answers are cached (see listCache).
-func (h *Handler) registerRefData() {
-	cache := newListCache(listCacheBytes)
-	h.mux.Handle("GET /api/v1/currencies", h.withBrand(h.rateLimited(limitLists, h.serveList(cache, true, h.listCurrencies))))
-	h.mux.Handle("GET /api/v1/countries", h.withBrand(h.rateLimited(limitLists, h.serveList(cache, false, h.listCountries))))
-	h.mux.Handle("GET /api/v1/cities", h.withBrand(h.rateLimited(limitLists, h.serveList(cache, false, h.listCities))))
-}
-
-// serveList answers a list route with the page list computes, from cache
-// when the same query was answered since the reference data last changed.
-// perBrand says the answer depends on the brand's default currency.
-func (h *Handler) serveList(cache *listCache, perBrand bool, list func(r *http.Request) (any, error)) http.HandlerFunc {
+// serveList answers a list route (spec 4.2-4.4) with the page list
+// computes, from h's list cache when the same query was answered since the
+// reference data last changed. perBrand says the answer depends on the
+// brand's default currency.
+func (h *Handler) serveList(perBrand bool, list func(r *http.Request) (any, error)) http.HandlerFunc {
+	cache := h.lists
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		key := r.URL.Path + "?" + r.URL.RawQuery
