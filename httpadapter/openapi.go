@@ -78,37 +78,6 @@ var fieldDocs = map[string]map[string]string{
 	},
 }
 
-// queryParamDocs describe the list query parameters (DESIGN.md 4).
-var queryParamDocs = map[string]string{
-	"Code":          "Exact, any case.",
-	"CodeAlpha2":    "Exact, any case.",
-	"CodeAlpha3":    "Exact, any case.",
-	"CountryCode":   "ISO 3166-1 alpha-2, exact, any case.",
-	"StateCode":     "ISO 3166-2 subdivision without the country prefix, exact, any case.",
-	"Currency":      "ISO 4217 code, exact, any case.",
-	"Tld":           "Exact, any case, with or without its dot.",
-	"CodePhone":     "Exact, with or without +.",
-	"CodeNumeric":   "Exact.",
-	"DecimalDigits": "Exact.",
-	"Rounding":      "Exact.",
-	"IsCoin":        "true for cryptocurrencies.",
-	"Name":          "Substring, any case, accents ignored.",
-	"NamePlural":    "Substring, any case, accents ignored.",
-	"Symbol":        "Substring, any case, accents ignored.",
-	"SymbolNative":  "Substring, any case, accents ignored.",
-	"Capital":       "Substring, any case, accents ignored.",
-	"Native":        "Substring, any case, accents ignored.",
-	"Region":        "Substring, any case, accents ignored.",
-	"Subregion":     "Substring, any case, accents ignored.",
-	"Tags":          "Comma-separated; matches when any of them is one of the record's tags.",
-	"Keywords":      "Free text: every word must be the start of a word of the record (its name, codes, tags and, for countries, native name and capital), case and accents ignored.",
-	"SortDataField": "A field name of the item, any case; default ID. Ties break by ID.",
-	"SortOrder":     "ASC or DESC (any case; ascending and descending too); default ASC.",
-	"PageNumber":    "From 0; default 0. A page past the end has no items.",
-	"PageSize": "1 to " + strconv.Itoa(refdata.MaxPageSize) + "; 0 or absent means " + strconv.Itoa(refdata.DefaultPageSize) +
-		"; a larger size is clamped and pageSize says the size used.",
-}
-
 // headerDocs describe the request headers of routes.
 var headerDocs = map[string]string{
 	"X-Device-Code":        "Unique identifier of the device; with it the login registers or updates the device (spec 5.5).",
@@ -160,7 +129,7 @@ func (op route) errorCodes() map[int][]string {
 		add(413, "body_too_large")
 		add(415, "unsupported_media_type")
 	}
-	if op.query != nil {
+	if len(op.query) > 0 {
 		add(400, "invalid_type", "out_of_range", "invalid_enum", "too_long")
 	}
 	if op.limit != 0 {
@@ -281,7 +250,7 @@ func (h *Handler) openAPIOperation(s *schemas, op route, method, path string) ma
 	for _, name := range pathParams(path) {
 		params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
 	}
-	if op.query != nil {
+	if len(op.query) > 0 {
 		params = append(params, s.queryParams(op.query)...)
 	}
 	headers := slices.Clone(op.headers)
@@ -423,33 +392,20 @@ func (s *schemas) requestBody(t reflect.Type) map[string]any {
 	return ref
 }
 
-// pagingType is the type of the page selection of a query.
-var pagingType = reflect.TypeFor[refdata.Paging]()
-
-// queryParams returns the query parameters of the refdata query type t:
-// each pointer field is the parameter of its name, and the Paging field
-// is PageNumber and PageSize.
-func (s *schemas) queryParams(t reflect.Type) []any {
+// queryParams returns the OpenAPI parameters of a list's declared query
+// parameters: the schema of each from its type, its description from its
+// declaration.
+func (s *schemas) queryParams(params []refdata.Param) []any {
 	var out []any
-	param := func(name string, schema map[string]any) {
-		doc, ok := queryParamDocs[name]
-		if !ok {
-			s.fail(fmt.Errorf("httpadapter: openapi: no description of query parameter %s", name))
+	for _, p := range params {
+		schema := s.ref(p.Type, modeRequest)
+		if p.Kind == refdata.ParamPage {
+			schema["minimum"], schema["default"] = 0, 0
+			if p.Name == "PageSize" {
+				schema["default"] = refdata.DefaultPageSize
+			}
 		}
-		out = append(out, map[string]any{"name": name, "in": "query", "description": doc, "schema": schema})
-	}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		switch {
-		case !f.IsExported():
-		case f.Type == pagingType:
-			param("PageNumber", map[string]any{"type": "integer", "format": "int32", "minimum": 0, "default": 0})
-			param("PageSize", map[string]any{"type": "integer", "format": "int32", "minimum": 0, "default": refdata.DefaultPageSize})
-		case f.Type.Kind() == reflect.Pointer:
-			param(f.Name, s.ref(f.Type.Elem(), modeRequest))
-		default:
-			s.fail(fmt.Errorf("httpadapter: openapi: query field %s.%s of type %v has no parameter mapping", t.Name(), f.Name, f.Type))
-		}
+		out = append(out, map[string]any{"name": p.Name, "in": "query", "description": p.Doc, "schema": schema})
 	}
 	return out
 }

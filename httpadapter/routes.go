@@ -44,8 +44,9 @@ type route struct {
 	access      access
 	// integrations: the route exists only when Services.Integrations is set.
 	integrations bool
-	// query is a refdata query type whose fields are the query parameters.
-	query reflect.Type
+	// query are the query parameters, as the refdata query type declares
+	// them.
+	query []refdata.Param
 	// headers are request headers beyond Brand-URL and Auth-Key.
 	headers []string
 	// body is the request body's type; nil without a body.
@@ -80,25 +81,25 @@ var routes = []route{
 		pattern: "GET /api/v1/currencies", id: "listCurrencies", tag: tagRefData,
 		summary:     "List currencies",
 		description: "A page of the ISO 4217 currencies and common cryptocurrencies (spec 4.2). isDefault marks the brand's default currency.",
-		access:      accessBrand, query: reflect.TypeFor[refdata.CurrencyQuery](),
+		access:      accessBrand, query: refdata.Params[refdata.CurrencyQuery](),
 		data: reflect.TypeFor[refdata.Page[refdata.Currency]](), etag: etagRead, limit: limitLists,
-		serve: func(h *Handler) http.HandlerFunc { return h.serveList(true, h.listCurrencies) },
+		serve: func(h *Handler) http.HandlerFunc { return h.serveList(true, listQuery(h.listCurrencies)) },
 	},
 	{
 		pattern: "GET /api/v1/countries", id: "listCountries", tag: tagRefData,
 		summary:     "List countries",
 		description: "A page of the ISO 3166-1 countries (spec 4.3).",
-		access:      accessBrand, query: reflect.TypeFor[refdata.CountryQuery](),
+		access:      accessBrand, query: refdata.Params[refdata.CountryQuery](),
 		data: reflect.TypeFor[refdata.Page[refdata.Country]](), etag: etagRead, limit: limitLists,
-		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, h.listCountries) },
+		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, listQuery(h.svc.RefData.ListCountries)) },
 	},
 	{
 		pattern: "GET /api/v1/cities", id: "listCities", tag: tagRefData,
 		summary:     "List cities",
 		description: "A page of cities (spec 4.4); without SortDataField in the order they were loaded. A city has no id.",
-		access:      accessBrand, query: reflect.TypeFor[refdata.CityQuery](),
+		access:      accessBrand, query: refdata.Params[refdata.CityQuery](),
 		data: reflect.TypeFor[refdata.Page[refdata.City]](), etag: etagRead, limit: limitLists,
-		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, h.listCities) },
+		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, listQuery(h.svc.RefData.ListCities)) },
 	},
 	{
 		pattern: "POST /api/v1/users/auth", id: "login", tag: tagAuth,
