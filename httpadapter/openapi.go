@@ -245,7 +245,24 @@ func (h *Handler) openAPIOperation(s *schemas, op route, method, path string) ma
 	case accessAuthKey:
 		out["security"] = []any{map[string]any{"BrandURL": []any{}, "AuthKey": []any{}}}
 	}
+	if params := s.parameters(op, path); len(params) > 0 {
+		out["parameters"] = params
+	}
+	if op.body != nil {
+		out["requestBody"] = map[string]any{
+			"required": true,
+			"content":  map[string]any{"application/json": map[string]any{"schema": s.requestBody(op.body)}},
+		}
+	}
+	// The responses last: component names depend on the order types are
+	// first met (a request type named after an answer's gets "Input").
+	out["responses"] = s.responses(op)
+	return out
+}
 
+// parameters returns the parameters of op, mounted at path: its path
+// parameters, its query parameters and the request headers it reads.
+func (s *schemas) parameters(op route, path string) []any {
 	var params []any
 	for _, name := range pathParams(path) {
 		params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
@@ -267,17 +284,13 @@ func (h *Handler) openAPIOperation(s *schemas, op route, method, path string) ma
 		}
 		params = append(params, map[string]any{"name": name, "in": "header", "description": doc, "schema": map[string]any{"type": "string"}})
 	}
-	if len(params) > 0 {
-		out["parameters"] = params
-	}
+	return params
+}
 
-	if op.body != nil {
-		out["requestBody"] = map[string]any{
-			"required": true,
-			"content":  map[string]any{"application/json": map[string]any{"schema": s.requestBody(op.body)}},
-		}
-	}
-
+// responses returns the responses object of op: its success (with the
+// headers its ETag use and limit imply), 304 where it reads with ETags, and
+// one answer per error status with the codes it may carry.
+func (s *schemas) responses(op route) map[string]any {
 	ok := map[string]any{"description": statusDocs[200]}
 	okHeaders := map[string]any{}
 	if op.etag != etagNone {
@@ -310,8 +323,7 @@ func (h *Handler) openAPIOperation(s *schemas, op route, method, path string) ma
 		}
 		responses[strconv.Itoa(status)] = r
 	}
-	out["responses"] = responses
-	return out
+	return responses
 }
 
 func jsonContent(schema map[string]any) map[string]any {
