@@ -101,10 +101,10 @@ var (
 
 // paramsOf returns the declaration of Q's parameters.
 func paramsOf[Q Query]() *paramSet {
-	switch any(*new(Q)).(type) {
-	case CurrencyQuery:
+	switch any((*Q)(nil)).(type) {
+	case *CurrencyQuery:
 		return currencyParams
-	case CountryQuery:
+	case *CountryQuery:
 		return countryParams
 	default:
 		return cityParams
@@ -207,8 +207,8 @@ func Params[Q Query]() []Param {
 	return out
 }
 
-// filter validates the query qv (a Q) and normalises it into the filter
-// fv (an addressable F), one declared parameter after the other, adding a
+// filter validates the query qv (an addressable Q) and normalises it into
+// the filter fv (an addressable F), one declared parameter after the other, adding a
 // field error to v for each bad one.
 func (ps *paramSet) filter(qv, fv reflect.Value, v *envelope.Validation) {
 	for _, d := range ps.decls {
@@ -226,17 +226,17 @@ func (ps *paramSet) filter(qv, fv reflect.Value, v *envelope.Validation) {
 			t, _ := text(d.Name, s, v)
 			out.SetString(NormalizeTld(t))
 		case ParamTags:
-			out.Set(reflect.ValueOf(tagList(d.Name, s, v)))
+			*out.Addr().Interface().(*[]string) = tagList(d.Name, s, v)
 		case ParamKeywords:
 			words, nothing := terms(d.Name, s, v)
-			out.Set(reflect.ValueOf(words))
+			*out.Addr().Interface().(*[]string) = words
 			fv.Field(ps.nothing).SetBool(nothing)
 		case ParamSort:
-			out.Set(reflect.ValueOf(sortField(d.Name, s, ps.sortable, v)))
+			out.SetString(string(sortField(d.Name, s, ps.sortable, v)))
 		case ParamOrder:
 			out.SetBool(sortDesc(d.Name, s, v))
 		case ParamPage:
-			out.Set(reflect.ValueOf(in.Interface().(Paging).normalize(v)))
+			*out.Addr().Interface().(*Paging) = in.Addr().Interface().(*Paging).normalize(v)
 		case ParamExact:
 			if f, ok := in.Interface().(*float64); ok && f != nil && (math.IsNaN(*f) || math.IsInf(*f, 0)) {
 				v.Add(d.Name, "invalid_type", d.Name+" must be a finite number.")
@@ -301,7 +301,7 @@ func ParseQuery[Q Query](get func(name string) (string, bool)) (Q, error) {
 // the order of the query type's fields.
 func filterQuery[Q Query, F any](q Q, f *F) error {
 	var v envelope.Validation
-	paramsOf[Q]().filter(reflect.ValueOf(q), reflect.ValueOf(f).Elem(), &v)
+	paramsOf[Q]().filter(reflect.ValueOf(&q).Elem(), reflect.ValueOf(f).Elem(), &v)
 	return v.Err()
 }
 
