@@ -125,8 +125,7 @@ func cancellableCalls(s storage.Storage, c cancelled) map[string]func(ctx contex
 			_, err := s.ListAppIntegrations(ctx, integrations.AppIntegrationFilter{BrandID: b.ID})
 			return err
 		},
-		"AnalyticsByID": func(ctx context.Context) error { _, err := s.AnalyticsByID(ctx, b.ID, an.ID); return err },
-		"ConfigByID":    func(ctx context.Context) error { _, err := s.ConfigByID(ctx, an.Kind, b.ID, an.ID); return err },
+		"ConfigByID": func(ctx context.Context) error { _, err := s.ConfigByID(ctx, an.Kind, b.ID, an.ID); return err },
 		"ListConfigs": func(ctx context.Context) error {
 			_, err := s.ListConfigs(ctx, integrations.ConfigFilter{BrandID: b.ID})
 			return err
