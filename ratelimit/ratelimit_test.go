@@ -310,25 +310,17 @@ func BenchmarkAllow(b *testing.B) {
 // BenchmarkAllowFlood measures Allow when every request comes from a new
 // client and no bucket is ever full again: once the cap is reached, each
 // request falls to its shard's overflow bucket.
-func BenchmarkAllowFlood(b *testing.B) {
-	l := ratelimit.New(ratelimit.Config{MaxBuckets: 1024})
-	keys := make([]string, 1<<16)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("10.1.%d.%d", i/256, i%256)
-	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		sinkDecision, _ = l.Allow(context.Background(), keys[i%len(keys)], listPolicy, t0)
-		i++
-	}
-}
+func BenchmarkAllowFlood(b *testing.B) { benchNewClients(b, 0) }
 
 // BenchmarkAllowChurn measures Allow when every request comes from a new
 // client and the oldest buckets are full again (1 ms between requests, a
 // list bucket refills a token in 20 ms), so that each new bucket takes the
 // place of a dropped one.
-func BenchmarkAllowChurn(b *testing.B) {
+func BenchmarkAllowChurn(b *testing.B) { benchNewClients(b, time.Millisecond) }
+
+// benchNewClients sends one request from each of 65,536 clients in turn to
+// a limiter capped at 1,024 buckets, step apart.
+func benchNewClients(b *testing.B, step time.Duration) {
 	l := ratelimit.New(ratelimit.Config{MaxBuckets: 1024})
 	keys := make([]string, 1<<16)
 	for i := range keys {
@@ -338,7 +330,7 @@ func BenchmarkAllowChurn(b *testing.B) {
 	i := 0
 	now := t0
 	for b.Loop() {
-		now = now.Add(time.Millisecond)
+		now = now.Add(step)
 		sinkDecision, _ = l.Allow(context.Background(), keys[i%len(keys)], listPolicy, now)
 		i++
 	}
