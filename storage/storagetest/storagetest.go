@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Auth", func(t *testing.T) { runAuth(t, newStore) })
 	t.Run("Integrations", func(t *testing.T) { runIntegrations(t, newStore) })
 	t.Run("Cancellation", func(t *testing.T) { runCancellation(t, newStore) })
+	t.Run("ErrorsReadTheSame", func(t *testing.T) { testErrorsReadTheSame(t, newStore) })
 }
 
 // open returns a fresh store that is closed when t ends.
