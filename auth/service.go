@@ -197,7 +197,7 @@ func NewService(store Store, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
-	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand)
+	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand, s.log)
 	s.keys = newCache[[32]byte, cachedKey](s.cacheTTL, s.cacheSize)
 	s.devices = newCache[deviceKey, bool](s.cacheTTL, s.cacheSize)
 	s.brands = newCache[string, Brand](s.cacheTTL, s.cacheSize)

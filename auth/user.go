@@ -71,7 +71,9 @@ type NewUser struct {
 	Password string
 	// PasswordHash imports an existing hash instead of Password: an argon2id
 	// PHC string or a bcrypt hash ($2a$, $2b$, $2y$). A bcrypt hash is
-	// replaced by an argon2id one on the user's first login.
+	// replaced by an argon2id one on the user's first login. A hash asking
+	// for more than 4 times the service's argon2id memory, passes or lanes,
+	// or a bcrypt cost above 12, is refused (code too_costly).
 	PasswordHash string
 	// Permissions granted to the user; see [Service.Grant] for the rules.
 	Permissions []Permission
@@ -191,9 +193,7 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 	}
 	validatePhone(&v, "phoneNumber", nu.PhoneNumber)
 	if nu.PasswordHash != "" {
-		if _, _, _, err := parseArgon2id(nu.PasswordHash); err != nil && !isBcrypt(nu.PasswordHash) {
-			v.Add("passwordHash", "invalid_format", "The password hash must be an argon2id PHC string or a bcrypt hash.")
-		}
+		s.hasher.validateImport(&v, "passwordHash", nu.PasswordHash)
 	} else {
 		validatePassword(&v, "password", nu.Password)
 	}
