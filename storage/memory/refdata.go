@@ -21,6 +21,12 @@ type refData struct {
 	revision   uint64
 }
 
+var _ refindex.InMemory = (*Store)(nil)
+
+// RefDataInMemory implements refindex.InMemory: a memory Store answers its
+// lists from its own index and needs no snapshot in front of it.
+func (s *Store) RefDataInMemory() bool { return true }
+
 // defaultRefData is the embedded default dataset, built once.
 var defaultRefData = sync.OnceValues(func() (refData, error) {
 	currencies, err := refdata.DefaultCurrencies()
