@@ -126,11 +126,16 @@ func (t *CityIndex) Len() int { return len(t.recs) }
 // List.
 func Of(cs []refdata.City) *CityIndex {
 	t := NewCityIndex()
+	t.upsertAll(cs)
+	return t
+}
+
+// upsertAll upserts cs in order, then finishes the batch.
+func (t *CityIndex) upsertAll(cs []refdata.City) {
 	for _, c := range cs {
 		t.Upsert(c)
 	}
 	t.FinishBatch()
-	return t
 }
 
 func (t *CityIndex) intern(s string) string {

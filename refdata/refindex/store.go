@@ -305,21 +305,34 @@ func (s *Store) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	currencies, err := readAll(0, func(p refdata.Paging) ([]refdata.Currency, int, error) {
+	var currencies []refdata.Currency
+	err = readAll(0, func(p refdata.Paging) ([]refdata.Currency, int, error) {
 		return s.Store.ListCurrencies(ctx, refdata.CurrencyFilter{Sort: refdata.FieldID, Page: p})
-	})
+	}, func(page []refdata.Currency) { currencies = append(currencies, page...) })
 	if err != nil {
 		return fmt.Errorf("refindex: reading currencies: %w", err)
 	}
-	countries, err := readAll(0, func(p refdata.Paging) ([]refdata.Country, int, error) {
+	var countries []refdata.Country
+	err = readAll(0, func(p refdata.Paging) ([]refdata.Country, int, error) {
 		return s.Store.ListCountries(ctx, refdata.CountryFilter{Sort: refdata.FieldID, Page: p})
-	})
+	}, func(page []refdata.Country) { countries = append(countries, page...) })
 	if err != nil {
 		return fmt.Errorf("refindex: reading countries: %w", err)
 	}
-	cities, err := readAll(s.opts.MaxCities, func(p refdata.Paging) ([]refdata.City, int, error) {
+	// Cities are indexed page by page while the next page is read.
+	cities, pages := NewCityIndex(), make(chan []refdata.City, 1)
+	indexed := make(chan struct{})
+	go func() {
+		defer close(indexed)
+		for page := range pages {
+			cities.upsertAll(page)
+		}
+	}()
+	err = readAll(s.opts.MaxCities, func(p refdata.Paging) ([]refdata.City, int, error) {
 		return s.Store.ListCities(ctx, refdata.CityFilter{Sort: refdata.FieldID, Page: p})
-	})
+	}, func(page []refdata.City) { pages <- page })
+	close(pages)
+	<-indexed
 	tooMany := errors.Is(err, ErrTooManyCities)
 	if err != nil && !tooMany {
 		return fmt.Errorf("refindex: reading cities: %w", err)
@@ -334,35 +347,33 @@ func (s *Store) build(ctx context.Context) error {
 	snap := &snapshot{rev: rev, gen: gen}
 	if !tooMany {
 		snap.currencies, snap.countries = refdata.NewCurrencyTable(currencies), refdata.NewCountryTable(countries)
-		snap.cities = Of(cities)
+		snap.cities = cities
 	}
 	s.snap.Store(snap)
 	return nil
 }
 
-// readAll reads every record of a list, page by page, in ID order. It
-// fails with the store's error, with ErrTooManyCities when the list holds
-// more than limit records (0: no limit), and when a page is short of the
-// records the total promises.
-func readAll[T any](limit int, list func(refdata.Paging) ([]T, int, error)) ([]T, error) {
-	var out []T
+// readAll reads every record of a list, page by page in ID order, and
+// gives each page to add. It fails with the store's error, with
+// ErrTooManyCities when the list holds more than limit records (0: no
+// limit), and when a page is short of the records the total promises.
+func readAll[T any](limit int, list func(refdata.Paging) ([]T, int, error), add func([]T)) error {
+	read := 0
 	for n := 0; ; n++ {
 		items, total, err := list(refdata.Paging{Number: n, Size: readPageSize})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if limit > 0 && total > limit {
-			return nil, ErrTooManyCities
+			return ErrTooManyCities
 		}
-		if out == nil {
-			out = make([]T, 0, total)
-		}
-		out = append(out, items...)
-		if len(out) >= total {
-			return out, nil
+		add(items)
+		read += len(items)
+		if read >= total {
+			return nil
 		}
 		if len(items) != readPageSize {
-			return nil, fmt.Errorf("refindex: a page of %d records where %d were asked: the store changed or clamps pages", len(items), readPageSize)
+			return fmt.Errorf("refindex: a page of %d records where %d were asked: the store changed or clamps pages", len(items), readPageSize)
 		}
 	}
 }
