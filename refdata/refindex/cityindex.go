@@ -62,11 +62,16 @@ type CityIndex struct {
 }
 
 // NewCityIndex returns an empty index.
-func NewCityIndex() *CityIndex {
+func NewCityIndex() *CityIndex { return newCityIndexSized(0) }
+
+// newCityIndexSized returns an empty index with room for n cities.
+func newCityIndexSized(n int) *CityIndex {
+	foldAt := make([]uint32, 1, n+1)
 	return &CityIndex{
-		foldAt: []uint32{0}, seed: maphash.MakeSeed(), byKey: map[uint64]int32{}, collided: map[string]int32{},
+		recs: make([]refdata.City, 0, n), folds: make([]byte, 0, 12*n), foldAt: foldAt,
+		seed: maphash.MakeSeed(), byKey: make(map[uint64]int32, n), collided: map[string]int32{},
 		byCountry: map[string][]int32{}, byState: map[string][]int32{}, byBoth: map[string][]int32{},
-		grams: map[uint64][]int32{}, words: wordIndex{ids: map[string]int32{}}, interned: map[string]string{},
+		grams: make(map[uint64][]int32, n/4), words: wordIndex{ids: make(map[string]int32, n/8)}, interned: map[string]string{},
 	}
 }
 
@@ -125,7 +130,7 @@ func (t *CityIndex) Len() int { return len(t.recs) }
 // Of returns the index of cs (normalised), upserted in order, ready for
 // List.
 func Of(cs []refdata.City) *CityIndex {
-	t := NewCityIndex()
+	t := newCityIndexSized(len(cs))
 	t.upsertAll(cs)
 	return t
 }

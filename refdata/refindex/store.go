@@ -308,20 +308,20 @@ func (s *Store) build(ctx context.Context) error {
 	var currencies []refdata.Currency
 	err = readAll(0, func(p refdata.Paging) ([]refdata.Currency, int, error) {
 		return s.Store.ListCurrencies(ctx, refdata.CurrencyFilter{Sort: refdata.FieldID, Page: p})
-	}, func(page []refdata.Currency) { currencies = append(currencies, page...) })
+	}, func(page []refdata.Currency, _ int) { currencies = append(currencies, page...) })
 	if err != nil {
 		return fmt.Errorf("refindex: reading currencies: %w", err)
 	}
 	var countries []refdata.Country
 	err = readAll(0, func(p refdata.Paging) ([]refdata.Country, int, error) {
 		return s.Store.ListCountries(ctx, refdata.CountryFilter{Sort: refdata.FieldID, Page: p})
-	}, func(page []refdata.Country) { countries = append(countries, page...) })
+	}, func(page []refdata.Country, _ int) { countries = append(countries, page...) })
 	if err != nil {
 		return fmt.Errorf("refindex: reading countries: %w", err)
 	}
 	// Cities are indexed page by page while the next page is read.
-	cities, pages := NewCityIndex(), make(chan []refdata.City, 1)
-	indexed := make(chan struct{})
+	var cities *CityIndex
+	pages, indexed := make(chan []refdata.City, 1), make(chan struct{})
 	go func() {
 		defer close(indexed)
 		for page := range pages {
@@ -330,7 +330,12 @@ func (s *Store) build(ctx context.Context) error {
 	}()
 	err = readAll(s.opts.MaxCities, func(p refdata.Paging) ([]refdata.City, int, error) {
 		return s.Store.ListCities(ctx, refdata.CityFilter{Sort: refdata.FieldID, Page: p})
-	}, func(page []refdata.City) { pages <- page })
+	}, func(page []refdata.City, total int) {
+		if cities == nil {
+			cities = newCityIndexSized(total)
+		}
+		pages <- page
+	})
 	close(pages)
 	<-indexed
 	tooMany := errors.Is(err, ErrTooManyCities)
@@ -354,10 +359,10 @@ func (s *Store) build(ctx context.Context) error {
 }
 
 // readAll reads every record of a list, page by page in ID order, and
-// gives each page to add. It fails with the store's error, with
+// gives each page to add with the number of records of the list. It fails with the store's error, with
 // ErrTooManyCities when the list holds more than limit records (0: no
 // limit), and when a page is short of the records the total promises.
-func readAll[T any](limit int, list func(refdata.Paging) ([]T, int, error), add func([]T)) error {
+func readAll[T any](limit int, list func(refdata.Paging) ([]T, int, error), add func(page []T, total int)) error {
 	read := 0
 	for n := 0; ; n++ {
 		items, total, err := list(refdata.Paging{Number: n, Size: readPageSize})
@@ -367,7 +372,7 @@ func readAll[T any](limit int, list func(refdata.Paging) ([]T, int, error), add 
 		if limit > 0 && total > limit {
 			return ErrTooManyCities
 		}
-		add(items)
+		add(items, total)
 		read += len(items)
 		if read >= total {
 			return nil
