@@ -1,8 +1,10 @@
 package brandbase_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +13,8 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
 )
 
@@ -64,4 +68,41 @@ func TestOpenStore(t *testing.T) {
 	}
 	_, err := brandbase.OpenStore(t.Context(), "bad?path")
 	assert.Error(t, err)
+}
+
+// countingStore counts the city lists that reach the store; embedding the
+// interface hides the memory store's refindex.InMemory, as a persistent
+// store has none.
+type countingStore struct {
+	storage.Storage
+	cityLists atomic.Int64
+}
+
+func (s *countingStore) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
+	s.cityLists.Add(1)
+	return s.Storage.ListCities(ctx, f)
+}
+
+// TestRefDataIndex checks that New answers the lists of a store not in
+// memory from the index once warm, and leaves them to the store with
+// Config.NoRefDataIndex.
+func TestRefDataIndex(t *testing.T) {
+	t.Parallel()
+	for _, off := range []bool{false, true} {
+		m, err := memory.New(t.Context())
+		require.NoError(t, err)
+		store := &countingStore{Storage: m}
+		app, err := brandbase.New(store, brandbase.Config{NoRefDataIndex: off})
+		require.NoError(t, err)
+		require.NoError(t, app.WarmUp(t.Context()))
+		before := store.cityLists.Load()
+		page, err := app.RefData.ListCities(t.Context(), refdata.CityQuery{Name: new("paris")})
+		require.NoError(t, err)
+		assert.NotEmpty(t, page.Items)
+		want := int64(0)
+		if off {
+			want = 1
+		}
+		assert.Equal(t, want, store.cityLists.Load()-before, "NoRefDataIndex=%v: lists reaching the store", off)
+	}
 }
