@@ -1,6 +1,8 @@
 package httpadapter_test
 
 import (
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +20,8 @@ import (
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
+	"github.com/brandbase/brandbase/refdata/refindex"
+	"github.com/brandbase/brandbase/storage"
 )
 
 // coldSample is how many queries of each kind are answered first to give
@@ -55,30 +59,48 @@ func BenchmarkColdListsHTTP(b *testing.B) {
 				_, err := store.UpsertCities(ctx, cities[i:min(i+5000, len(cities))])
 				require.NoError(b, err)
 			}
-			loaded := time.Now()
-			app, err := brandbase.New(store, brandbase.Config{})
+			b.Logf("loaded %d cities in %v", len(cities), time.Since(start).Round(time.Millisecond))
+			_, err := auth.NewService(store).CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 			require.NoError(b, err)
-			require.NoError(b, app.WarmUp(ctx))
-			b.Logf("loaded %d cities in %v, index ready in %v", len(cities), loaded.Sub(start).Round(time.Millisecond),
-				time.Since(loaded).Round(time.Millisecond))
-			_, err = app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
-			require.NoError(b, err)
-			h, err := app.Handler(httpadapter.WithoutRateLimits())
-			require.NoError(b, err)
-			for _, k := range kinds {
-				b.Run(k.name, func(b *testing.B) { benchCold(b, h, k) })
+			configs := []struct {
+				name string
+				cfg  brandbase.Config
+			}{{"", brandbase.Config{}}}
+			if _, inMemory := store.(refindex.InMemory); !inMemory {
+				configs = append(configs, struct {
+					name string
+					cfg  brandbase.Config
+				}{"-noindex", brandbase.Config{NoRefDataIndex: true}})
+			}
+			for _, c := range configs {
+				h := coldHandler(b, store, c.cfg)
+				for _, k := range kinds {
+					b.Run(k.name+c.name, func(b *testing.B) { benchCold(b, h, k) })
+				}
 			}
 		})
 	}
 }
 
-// benchCold times the baseline, then h over k's queries not in the sample.
+// coldHandler returns the handler of an App on store, its index (if any)
+// built, without rate limits. Request logs are discarded: the
+// baseline writes none.
+func coldHandler(b *testing.B, store storage.Storage, cfg brandbase.Config) http.Handler {
+	app, err := brandbase.New(store, cfg)
+	require.NoError(b, err)
+	start := time.Now()
+	require.NoError(b, app.WarmUp(b.Context()))
+	b.Logf("index ready in %v", time.Since(start).Round(time.Millisecond))
+	h, err := app.Handler(httpadapter.WithoutRateLimits(), httpadapter.WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(b, err)
+	return h
+}
+
+// benchCold times the baseline, then h over k's queries not in the sample:
+// in process (a recorder), then over loopback HTTP (one kept-alive
+// connection; the query strings carry via=loopback, so that none was
+// answered before).
 func benchCold(b *testing.B, h http.Handler, k coldKind) {
-	get := func(q string) *http.Request {
-		r := httptest.NewRequest("GET", k.path+"?"+q, nil)
-		r.Header.Set("Brand-URL", "shop.example.com")
-		return r
-	}
 	type answer struct {
 		body   []byte
 		header http.Header
@@ -87,7 +109,7 @@ func benchCold(b *testing.B, h http.Handler, k coldKind) {
 	size := 0
 	for i := range sample {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, get(k.queries[i]))
+		h.ServeHTTP(rec, coldRequest(k.path, k.queries[i]))
 		require.Equal(b, http.StatusOK, rec.Code, k.queries[i])
 		sample[i] = answer{rec.Body.Bytes(), rec.Header()}
 		size += rec.Body.Len()
@@ -104,29 +126,64 @@ func benchCold(b *testing.B, h http.Handler, k coldKind) {
 		_, _ = w.Write(a.body)
 	})
 	queries := k.queries[coldSample:]
-	var baselineNs float64
-	serve := func(b *testing.B, h http.Handler) float64 {
-		i := 0
-		for b.Loop() {
-			q := queries[i%len(queries)]
-			if round := i / len(queries); round > 0 {
-				q += "&PageNumber=" + strconv.Itoa(round)
+	for _, via := range []string{"inprocess", "loopback"} {
+		var baselineNs float64
+		serve := func(b *testing.B, h http.Handler) float64 {
+			do := coldTransport(b, via, h)
+			i := 0
+			for b.Loop() {
+				q := queries[i%len(queries)] + "&via=" + via
+				if round := i / len(queries); round > 0 {
+					q += "&PageNumber=" + strconv.Itoa(round)
+				}
+				benchSink += do(coldRequest(k.path, q))
+				i++
 			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, get(q))
-			benchSink += rec.Body.Len()
-			i++
+			b.SetBytes(int64(size))
+			return float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 		}
-		b.SetBytes(int64(size))
-		return float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+		b.Run(via+"/baseline", func(b *testing.B) { baselineNs = serve(b, baseline) })
+		b.Run(via+"/handler", func(b *testing.B) {
+			ns := serve(b, h)
+			if baselineNs > 0 {
+				b.ReportMetric(baselineNs/ns, "share")
+			}
+		})
 	}
-	b.Run("baseline", func(b *testing.B) { baselineNs = serve(b, baseline) })
-	b.Run("handler", func(b *testing.B) {
-		ns := serve(b, h)
-		if baselineNs > 0 {
-			b.ReportMetric(baselineNs/ns, "share")
+}
+
+// coldRequest returns a GET of path?query for the benchmark's brand.
+func coldRequest(path, query string) *http.Request {
+	r := httptest.NewRequest("GET", path+"?"+query, nil)
+	r.Header.Set("Brand-URL", "shop.example.com")
+	return r
+}
+
+// coldTransport returns a function that has h serve a request and returns
+// the length of the body: through a recorder ("inprocess"), or through an
+// HTTP server on loopback and a client ("loopback"), closed when b ends.
+func coldTransport(b *testing.B, via string, h http.Handler) func(*http.Request) int {
+	if via == "inprocess" {
+		return func(r *http.Request) int {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			return rec.Body.Len()
 		}
-	})
+	}
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	client := srv.Client()
+	return func(r *http.Request) int {
+		req, err := http.NewRequestWithContext(b.Context(), "GET", srv.URL+r.URL.RequestURI(), nil)
+		require.NoError(b, err)
+		req.Header = r.Header
+		resp, err := client.Do(req)
+		require.NoError(b, err)
+		n, err := io.Copy(io.Discard, resp.Body)
+		require.NoError(b, err)
+		require.NoError(b, resp.Body.Close())
+		return int(n)
+	}
 }
 
 // coldKinds returns the kinds of query timed, each with its distinct

@@ -135,42 +135,34 @@ func (s *Store) RefDataInMemory() bool { return true }
 // ListCurrencies implements refdata.Store: from the snapshot, or the
 // wrapped store's answer and error when there is none.
 func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([]refdata.Currency, int, error) {
-	snap, err := s.current(ctx)
-	if err != nil || snap == nil { // the store answers, or fails as it does
-		return s.Store.ListCurrencies(ctx, f)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, 0, err
-	}
-	items, total := snap.currencies.List(f)
-	return items, total, nil
+	return list(ctx, s, f, s.Store.ListCurrencies, func(sn *snapshot) ([]refdata.Currency, int) { return sn.currencies.List(f) })
 }
 
 // ListCountries implements refdata.Store: from the snapshot, or the
 // wrapped store's answer and error when there is none.
 func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]refdata.Country, int, error) {
-	snap, err := s.current(ctx)
-	if err != nil || snap == nil { // the store answers, or fails as it does
-		return s.Store.ListCountries(ctx, f)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, 0, err
-	}
-	items, total := snap.countries.List(f)
-	return items, total, nil
+	return list(ctx, s, f, s.Store.ListCountries, func(sn *snapshot) ([]refdata.Country, int) { return sn.countries.List(f) })
 }
 
 // ListCities implements refdata.Store: from the snapshot, or the wrapped
 // store's answer and error when there is none.
 func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
+	return list(ctx, s, f, s.Store.ListCities, func(sn *snapshot) ([]refdata.City, int) { return sn.cities.List(f) })
+}
+
+// list answers a list call from the current snapshot, or by the store's
+// method when there is none (or the revision cannot be read: the store
+// then fails as it does). It fails with ctx.Err() when ctx has ended.
+func list[F, T any](ctx context.Context, s *Store, f F, store func(context.Context, F) ([]T, int, error),
+	fromSnapshot func(*snapshot) ([]T, int)) ([]T, int, error) {
 	snap, err := s.current(ctx)
-	if err != nil || snap == nil { // the store answers, or fails as it does
-		return s.Store.ListCities(ctx, f)
+	if err != nil || snap == nil {
+		return store(ctx, f)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	items, total := snap.cities.List(f)
+	items, total := fromSnapshot(snap)
 	return items, total, nil
 }
 

@@ -102,29 +102,27 @@ func TestListsFromSnapshot(t *testing.T) {
 	reads := sp.reads.Load()
 	for _, q := range cityQueries {
 		f := cityFilter(t, q)
-		want, wantTotal, err := m.ListCities(ctx, f)
-		require.NoError(t, err)
-		got, total, err := ix.ListCities(ctx, f)
-		require.NoError(t, err)
-		assert.Equal(t, want, got, "%+v", q)
-		assert.Equal(t, wantTotal, total, "%+v", q)
+		assertSameAnswer(t, m.ListCities, ix.ListCities, f)
 	}
 	cf, err := refdata.CurrencyQuery{Name: ptr("dollar"), SortDataField: ptr("name")}.Filter("USD")
 	require.NoError(t, err)
-	wantCur, _, err := m.ListCurrencies(ctx, cf)
-	require.NoError(t, err)
-	gotCur, _, err := ix.ListCurrencies(ctx, cf)
-	require.NoError(t, err)
-	assert.Equal(t, wantCur, gotCur)
+	assertSameAnswer(t, m.ListCurrencies, ix.ListCurrencies, cf)
 	kf, err := refdata.CountryQuery{Region: ptr("europe"), SortDataField: ptr("capital")}.Filter()
 	require.NoError(t, err)
-	wantCo, _, err := m.ListCountries(ctx, kf)
-	require.NoError(t, err)
-	gotCo, _, err := ix.ListCountries(ctx, kf)
-	require.NoError(t, err)
-	assert.Equal(t, wantCo, gotCo)
+	assertSameAnswer(t, m.ListCountries, ix.ListCountries, kf)
 	assert.Zero(t, sp.queries.Load(), "no query reached the store")
 	assert.Equal(t, reads, sp.reads.Load(), "no second build")
+}
+
+// assertSameAnswer checks that got answers f as want does.
+func assertSameAnswer[F, T any](t *testing.T, want, got func(context.Context, F) ([]T, int, error), f F) {
+	t.Helper()
+	wantItems, wantTotal, err := want(t.Context(), f)
+	require.NoError(t, err)
+	gotItems, total, err := got(t.Context(), f)
+	require.NoError(t, err)
+	assert.Equal(t, wantItems, gotItems, "%+v", f)
+	assert.Equal(t, wantTotal, total, "%+v", f)
 }
 
 // TestWritesAnsweredAtOnce checks that a write through the Store, and one
