@@ -206,11 +206,14 @@ func (s *Store) Ready(ctx context.Context) error {
 			return err
 		}
 		gen := s.gen.Load()
-		if snap := s.snap.Load(); snap != nil && snap.rev == rev && snap.gen == gen && snap.failedAt.IsZero() {
-			if snap.cities == nil {
-				return ErrTooManyCities
+		if snap := s.snap.Load(); snap != nil {
+			if snap.rev == rev && snap.gen == gen && snap.failedAt.IsZero() {
+				if snap.cities == nil {
+					return ErrTooManyCities
+				}
+				return nil
 			}
-			return nil
+			s.snap.CompareAndSwap(snap, nil) // stale: free it before the next is built
 		}
 		b := s.startBuild(ctx, rev, gen)
 		select {
