@@ -78,6 +78,10 @@ const (
 	CodeDeviceRevoked      = "device_revoked"
 )
 
+// maxIdentifierLen bounds the username and email address of a login, in
+// bytes.
+const maxIdentifierLen = 254
+
 // maxKeyLen bounds an Auth-Key or refresh key worth hashing; issued keys are
 // 43 characters.
 const maxKeyLen = 256
@@ -175,10 +179,10 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	if username == "" && email == "" {
 		v.Add("username", "required", "A username or an emailAddress is required.")
 	}
-	if len(username) > 254 {
+	if len(username) > maxIdentifierLen {
 		v.Add("username", "too_long", "The username must be at most 254 characters.")
 	}
-	if len(email) > 254 {
+	if len(email) > maxIdentifierLen {
 		v.Add("emailAddress", "too_long", "The emailAddress must be at most 254 characters.")
 	}
 	switch {
@@ -198,15 +202,8 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	if err != nil {
 		return Session{}, err
 	}
-	var (
-		user  UserRecord
-		found bool
-	)
-	if username != "" {
-		user, err = s.store.UserByUsername(ctx, brand.ID, FoldKey(username))
-	} else {
-		user, err = s.store.UserByEmail(ctx, brand.ID, FoldKey(email))
-	}
+	var found bool
+	user, err := s.loginUser(ctx, brand.ID, username, email)
 	switch {
 	case err == nil:
 		found = user.BrandID == brand.ID && (username == "" || email == "" || user.EmailKey == FoldKey(email))
@@ -252,6 +249,36 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	s.emit(ctx, Event{Type: EventUserAuthenticated, At: now, BrandID: brand.ID, UserID: user.ID,
 		Username: user.Username, KeyID: pair.ID, Device: device, NewDevice: newDevice})
 	return sess, nil
+}
+
+// loginUser looks up the user a login names in brandID: by username, or
+// by email address when there is no username (both trimmed).
+func (s *Service) loginUser(ctx context.Context, brandID, username, email string) (UserRecord, error) {
+	if username != "" {
+		return s.store.UserByUsername(ctx, brandID, FoldKey(username))
+	}
+	return s.store.UserByEmail(ctx, brandID, FoldKey(email))
+}
+
+// LoginUserID returns the ID of the user of brand whose password
+// [Service.Login] would check for req, or "" when req's identifier names no
+// user (or is one Login refuses as too long). It checks no password and
+// costs one store lookup, so that a caller can charge a per-user budget
+// before the costly check, whichever identifier the login spells the user
+// by. It returns the store's errors but [ErrUserNotFound].
+func (s *Service) LoginUserID(ctx context.Context, brand Brand, req LoginRequest) (string, error) {
+	username, email := strings.TrimSpace(req.Username), strings.TrimSpace(req.EmailAddress)
+	if username == "" && email == "" || len(username) > maxIdentifierLen || len(email) > maxIdentifierLen {
+		return "", nil
+	}
+	user, err := s.loginUser(ctx, brand.ID, username, email)
+	if errors.Is(err, ErrUserNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return user.ID, nil
 }
 
 // storeSessionError maps the store's refusal of a new pair whose device or
