@@ -31,7 +31,7 @@ var requestRules = map[reflect.Type]struct {
 }{
 	reflect.TypeFor[LoginRequest]():                {required: []string{"password"}, oneOf: []string{"username", "emailAddress"}},
 	reflect.TypeFor[RefreshRequest]():              {required: []string{"refreshAuthKey"}},
-	reflect.TypeFor[AnalyticsUpdateRequest]():      {required: []string{"appIntegrationId", "trackingId"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
+	reflect.TypeFor[AnalyticsUpdateRequest]():      {required: []string{"appIntegrationId", "trackingId", "apiKey"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
 	reflect.TypeFor[PaymentGatewayUpdateRequest](): {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
 }
 
