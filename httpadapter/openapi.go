@@ -126,7 +126,7 @@ func (op route) errorCodes() map[int][]string {
 		add(403, auth.CodeDeviceRevoked)
 	}
 	if op.body != nil {
-		add(400, "malformed_json")
+		add(400, "malformed_json", "invalid_type", "duplicate_field")
 		add(413, "body_too_large")
 		add(415, "unsupported_media_type")
 	}
