@@ -69,8 +69,10 @@ func TestBodyFieldErrors(t *testing.T) {
 			status: 200},
 		{name: "login: keys colliding", method: "POST", path: func(*integFixture) string { return "/api/v1/users/auth" },
 			headers: jsonHeaders("shop.example.com"),
-			body:    func(*integFixture) string { return `{"username":"admin","UserName":"viewer","password":"` + adminPassword + `"}` },
-			status:  400, errs: []string{"username:duplicate_field"}},
+			body: func(*integFixture) string {
+				return `{"username":"admin","UserName":"viewer","password":"` + adminPassword + `"}`
+			},
+			status: 400, errs: []string{"username:duplicate_field"}},
 		{name: "refresh without body or Content-Type", method: "POST", path: func(*integFixture) string { return refresh },
 			headers: map[string]string{"Brand-URL": "shop.example.com"},
 			status:  400, errs: []string{"refreshAuthKey:required"}},
