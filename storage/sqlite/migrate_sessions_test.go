@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +14,27 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/storage/sqlite"
 )
+
+// oldDatabase makes the database at path as the migrations named (the
+// first ones, in order) left it, and returns it open on one connection.
+func oldDatabase(t *testing.T, path string, migrations []string) *sql.DB {
+	t.Helper()
+	ctx := t.Context()
+	old, err := sql.Open("sqlite", path+"?_pragma=foreign_keys(1)")
+	require.NoError(t, err)
+	old.SetMaxOpenConns(1)
+	_, err = old.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT`)
+	require.NoError(t, err)
+	for i, name := range migrations {
+		body, err := os.ReadFile(filepath.Join("migrations", name))
+		require.NoError(t, err)
+		_, err = old.ExecContext(ctx, string(body))
+		require.NoError(t, err, name)
+		_, err = old.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, i+1, name)
+		require.NoError(t, err)
+	}
+	return old
+}
 
 // TestMigrationEndsSessionsOfRevokedDevices opens a database at the schema
 // before session epochs (0006), holding a live pair on a revoked device (a
@@ -23,19 +45,8 @@ func TestMigrationEndsSessionsOfRevokedDevices(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open("sqlite", path+"?_pragma=foreign_keys(1)")
-	require.NoError(t, err)
-	old.SetMaxOpenConns(1)
-	_, err = old.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT`)
-	require.NoError(t, err)
-	for i, name := range append(oldMigrations, "0005_integration_configs.sql") {
-		body, err := os.ReadFile(filepath.Join("migrations", name))
-		require.NoError(t, err)
-		_, err = old.ExecContext(ctx, string(body))
-		require.NoError(t, err, name)
-		_, err = old.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, i+1, name)
-		require.NoError(t, err)
-	}
+	old := oldDatabase(t, path, slices.Concat(oldMigrations, []string{"0005_integration_configs.sql"}))
+	var err error
 	hash := func(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
 	for _, q := range []struct {
 		query string
