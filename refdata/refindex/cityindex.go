@@ -377,7 +377,6 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 	if hasCode {
 		driver, size = byCode, len(codes)
 	}
-	const few = 256 // checking this many is cheaper than reading another index
 	var names []int32
 	nameExact := false
 	if f.Name != "" && size > few {
@@ -395,15 +394,17 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 			driver, size = byWords, count
 		}
 	}
-	// The checks are those of refdata.CityFilter.MatchFolded, each done
-	// by the cheapest means at hand.
+	// The checks of refdata.CityFilter.MatchFolded, by the cheapest means.
 	out := make([]int32, 0, min(size, 4096))
 	checkCodes := (f.CountryCode != "" || f.StateCode != "") && driver != byCode
 	checkName := f.Name != "" && !(driver == byName && nameExact)
 	checkWords := words != nil && driver != byWords
 	checkTerms := len(f.Keywords) > 0 && (words == nil || !wordsExact || t.staleWords)
-	if driver == byName && !checkCodes && !checkName && !checkWords && !checkTerms {
-		return names // the index's list is the answer: shared, read only
+	if !checkCodes && !checkName && !checkWords && !checkTerms && (driver == byName || driver == byCode) {
+		if driver == byName { // an index's list is the answer: shared, read only
+			return names
+		}
+		return codes
 	}
 	check := func(i int32) {
 		if checkCodes {
@@ -444,6 +445,10 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 	}
 	return out
 }
+
+// few is a number of candidates that checking costs less than reading
+// another index.
+const few = 256
 
 // codeCandidates returns the ascending positions of the cities with f's
 // country and state codes, and false when f has neither.
