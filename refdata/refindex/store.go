@@ -42,7 +42,7 @@ type Options struct {
 	// call is answered by the wrapped store while the snapshot is built in
 	// the background, so no call waits longer than the store takes.
 	Wait bool
-	// MaxCities bounds the memory a snapshot takes (about 350 bytes a city,
+	// MaxCities bounds the memory a snapshot takes (about 320 bytes a city,
 	// see README): a store holding more cities is not indexed and answers
 	// its lists itself. 0 means no limit.
 	MaxCities int
