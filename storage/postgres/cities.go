@@ -72,7 +72,7 @@ func planCities(f refdata.CityFilter) (listQuery, bool) {
 func allCities(f refdata.CityFilter) listQuery {
 	q := listQuery{count: `SELECT cities FROM refdata_state WHERE id = 1`}
 	switch {
-	case f.Sort != refdata.FieldID:
+	case f.Sort != refdata.FieldID && f.Sort != "":
 		q.page = `SELECT ` + cityColumns + ` FROM cities` + orderBy(cityOrder[f.Sort], "seq", f.Desc)
 		return paged(q, f.Page)
 	case f.Desc: // seq is dense: 1..cities

@@ -114,8 +114,12 @@ func (w *filter) where() string {
 }
 
 // orderBy returns the ORDER BY clause for key then tie, both reversed when
-// desc.
+// desc; by tie alone when key is "" (a filter built by hand, without a
+// sort field).
 func orderBy(key, tie string, desc bool) string {
+	if key == "" {
+		key = tie
+	}
 	dir := ""
 	if desc {
 		dir = " DESC"
