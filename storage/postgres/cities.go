@@ -38,12 +38,21 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 	return list(ctx, s, q, f.Page, nothing, scanCity)
 }
 
+// cityReadTx begins the transaction of a filtered city list: readTx, in
+// which the planner uses an index whenever one applies (every filter has
+// one): its estimates of GIN indexes (trigrams, grams, tsvector prefixes)
+// chose a scan of the whole table for filters that many cities match,
+// which costs more than the index and grows with the table.
+const cityReadTx = readTx + `; SET LOCAL enable_seqscan = off`
+
 // planCities returns the queries of f, and whether no city can match.
 func planCities(f refdata.CityFilter) (listQuery, bool) {
 	if f.Unfiltered() {
 		return allCities(f), false
 	}
 	var w filter
+	var q listQuery
+	q.begin = cityReadTx
 	w.eq("country_code", f.CountryCode)
 	w.eq("state_code", f.StateCode)
 	nameAlone := false
@@ -60,7 +69,7 @@ func planCities(f refdata.CityFilter) (listQuery, bool) {
 		}
 	}
 	w.keywords("search", f.Keywords, f.Nothing)
-	q := listQuery{count: `SELECT count(*) FROM cities` + w.where(), countArgs: w.args}
+	q.count, q.countArgs = `SELECT count(*) FROM cities`+w.where(), w.args
 	if nameAlone {
 		q.count, q.countArgs = `SELECT coalesce((SELECT n FROM cities_grams_n WHERE gram = $1), 0)`, []any{f.Name}
 	}

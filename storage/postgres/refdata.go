@@ -131,13 +131,19 @@ func orderBy(key, tie string, desc bool) string {
 }
 
 // listQuery is the pair of queries of one list: the count of the matches
-// and the page.
+// and the page, and the statement that begins their transaction ("": the
+// default, readTx).
 type listQuery struct {
 	count     string
 	countArgs []any
 	page      string
 	pageArgs  []any
+	begin     string
 }
+
+// readTx begins the transaction of a list: read-only and repeatable-read,
+// so that its count and page see the same data.
+const readTx = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
 
 // paged returns q with the page's LIMIT and OFFSET added to the page query.
 func paged(q listQuery, p refdata.Paging) listQuery {
@@ -156,7 +162,11 @@ func list[T any](ctx context.Context, s *Store, q listQuery, p refdata.Paging, n
 	}
 	out := []T{}
 	total := 0
-	err := s.inTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	begin := q.begin
+	if begin == "" {
+		begin = readTx
+	}
+	err := s.inTx(ctx, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, q.count, q.countArgs...).Scan(&total); err != nil {
 			return err
 		}
