@@ -206,6 +206,13 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		if _, err := tx.Exec(ctx, `UPDATE refdata_state SET cities = cities + $1 WHERE id = 1`, added); err != nil {
 			return false, err
 		}
+		changed := added > 0 || updated.RowsAffected() > 0
+		if changed {
+			if _, err := tx.Exec(ctx, `SELECT gin_clean_pending_list(i::regclass)
+				FROM unnest('{cities_name_trgm,cities_grams,cities_prefixes}'::text[]) i`); err != nil {
+				return false, err
+			}
+		}
 		if bulkLoad(added, base) {
 			// Autovacuum analyses the table up to a minute later: until
 			// then the planner would estimate the new rows from the old
@@ -214,7 +221,7 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 				return false, err
 			}
 		}
-		return added > 0 || updated.RowsAffected() > 0, nil
+		return changed, nil
 	})
 	if err != nil {
 		return 0, err
