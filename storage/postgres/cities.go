@@ -40,10 +40,11 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 
 // cityReadTx begins the transaction of a filtered city list: readTx, in
 // which the planner uses an index whenever one applies (every filter has
-// one): its estimates of GIN indexes (trigrams, grams, prefixes)
-// chose a scan of the whole table for filters that many cities match,
-// which costs more than the index and grows with the table.
-const cityReadTx = readTx + `; SET LOCAL enable_seqscan = off`
+// one): its estimates of GIN indexes (trigrams, grams, prefixes) chose a
+// scan of the whole table for filters that many cities match, which costs
+// more than the index and grows with the table. Nor does it start
+// parallel workers, whose start costs more than these queries.
+const cityReadTx = readTx + `; SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0`
 
 // planCities returns the queries of f, and whether no city can match.
 func planCities(f refdata.CityFilter) (listQuery, bool) {
