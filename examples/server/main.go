@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -47,6 +48,7 @@ type options struct {
 	rateLimit bool
 	passwords demoPasswords
 	cities    string // -import-cities: a cities file to import before serving
+	cors      string // -cors-origins: comma-separated allowed origins, * for any
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -60,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.passwords.viewer, "viewer-password", "", "demo viewer password on first start (random when empty)")
 	fs.StringVar(&o.passwords.other, "other-password", "", "second brand's admin password on first start (random when empty)")
 	fs.StringVar(&o.cities, "import-cities", "", "CSV or JSON cities file to import before serving (progress on stderr)")
+	fs.StringVar(&o.cors, "cors-origins", "", "comma-separated origins allowed to call the API from a browser (CORS), * for any; off when empty")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -109,6 +112,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	opts := []httpadapter.Option{httpadapter.WithLogger(logger)}
 	if !o.rateLimit {
 		opts = append(opts, httpadapter.WithoutRateLimits())
+	}
+	if o.cors != "" {
+		opts = append(opts, httpadapter.WithCORS(strings.Split(o.cors, ",")...))
 	}
 	api, err := app.Handler(opts...)
 	if err != nil {
