@@ -149,14 +149,17 @@ func goodCSVRows(data []byte, known map[string]bool) []refdata.City {
 	return refdata.DedupCities(good)
 }
 
-// stored reports whether svc lists city c exactly.
+// stored reports whether svc lists city c: its codes and name, and its
+// tags among the stored ones (an import adds tags to those a city has;
+// a tag that would take its list past 200 bytes is dropped).
 func stored(t *testing.T, svc *refdata.Service, c refdata.City) bool {
 	t.Helper()
 	p, err := svc.ListCities(t.Context(), refdata.CityQuery{CountryCode: &c.CountryCode, StateCode: &c.StateCode,
 		Name: &c.Name, Page: refdata.Paging{Size: refdata.MaxPageSize}})
 	require.NoError(t, err)
 	for _, got := range p.Items {
-		if got == c {
+		if got.CountryCode == c.CountryCode && got.StateCode == c.StateCode && got.Name == c.Name &&
+			refdata.MergeTags(got.Tags, c.Tags) == got.Tags {
 			return true
 		}
 	}

@@ -91,19 +91,55 @@ func isASCIIAlnum(s string, digits bool) bool {
 
 // CityKey returns the natural key of a normalised city: its country code,
 // state code and folded name. Two cities with the same key are the same
-// city; an import replaces the stored one's name and tags.
+// city; an import replaces the stored one's name and adds its tags to the
+// stored ones (MergeTags).
 func CityKey(c City) string { return c.CountryCode + "\x00" + c.StateCode + "\x00" + Fold(c.Name) }
+
+// MergeTags returns the tags of a stored city after an upsert of the same
+// city with tags added: stored as they are, then each tag of added (trimmed)
+// that stored does not hold (compared folded, as the Tags filter does),
+// comma-separated, as long as the list stays within the 200 bytes a city's
+// tags may take (a tag that would not fit is dropped). Stored tags are never
+// removed, so an import never degrades the stored data: a city imported
+// without tags keeps its own.
+func MergeTags(stored, added string) string {
+	if strings.TrimSpace(added) == "" {
+		return stored
+	}
+	have := TagKey(stored)
+	out := stored
+	for t := range strings.SplitSeq(added, ",") {
+		t = strings.TrimSpace(t)
+		k := Fold(t)
+		if k == "" || strings.Contains(have, ","+k+",") {
+			continue
+		}
+		next := t
+		if strings.TrimSpace(out) != "" {
+			next = out + "," + t
+		}
+		if len(next) > maxCityTags {
+			continue
+		}
+		out = next
+		if have == "" {
+			have = ","
+		}
+		have += k + ","
+	}
+	return out
+}
 
 // DedupCities returns cs with one city per natural key (CityKey), as a
 // store holds them after UpsertCities(cs): at the place of the key's first
-// occurrence, with the name and tags of its last.
+// occurrence, with the name of its last and the tags of all (MergeTags).
 func DedupCities(cs []City) []City {
 	out := make([]City, 0, len(cs))
 	at := make(map[string]int, len(cs))
 	for _, c := range cs {
 		k := CityKey(c)
 		if i, ok := at[k]; ok {
-			out[i].Name, out[i].Tags = c.Name, c.Tags
+			out[i].Name, out[i].Tags = c.Name, MergeTags(out[i].Tags, c.Tags)
 			continue
 		}
 		at[k] = len(out)
@@ -153,8 +189,8 @@ type ImportReport struct {
 	// Added is the number of new cities stored.
 	Added int `json:"added"`
 	// Updated is the number of good rows whose city was already stored
-	// (its name and tags were replaced; the same city twice in the input
-	// counts here too).
+	// (its name was replaced and its tags added to the stored ones; the
+	// same city twice in the input counts here too).
 	Updated int `json:"updated"`
 	// Skipped is the number of bad rows, which were not imported.
 	Skipped int `json:"skipped"`

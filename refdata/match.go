@@ -33,6 +33,7 @@ func flag(b bool) float64 {
 // keys read, computed once.
 type currencyView struct {
 	rec                                    Currency
+	created                                int // place in the order of storage
 	name, namePlural, symbol, symbolNative string // folded
 	tagKey                                 string
 	search                                 string
@@ -92,6 +93,8 @@ func (f CurrencyFilter) key(v *currencyView) sortKey {
 		return sortKey{n: flag(c.Code == f.DefaultCode)}
 	case FieldTags:
 		return sortKey{s: v.tagKey}
+	case FieldCreatedDate:
+		return sortKey{n: float64(v.created)}
 	}
 	return sortKey{s: c.ID}
 }
@@ -100,6 +103,7 @@ func (f CurrencyFilter) key(v *currencyView) sortKey {
 // keys read.
 type countryView struct {
 	rec                                      Country
+	created                                  int // place in the order of storage
 	region, subregion, name, capital, native string // folded
 	tagKey                                   string
 	search                                   string
@@ -169,6 +173,8 @@ func (f CountryFilter) key(v *countryView) sortKey {
 		return sortKey{s: v.native}
 	case FieldTags:
 		return sortKey{s: v.tagKey}
+	case FieldCreatedDate:
+		return sortKey{n: float64(v.created)}
 	}
 	return sortKey{s: c.ID}
 }
@@ -255,13 +261,15 @@ type CurrencyTable struct {
 	byCode map[string]int
 }
 
-// NewCurrencyTable returns the table of cs; of records with the same ID the
-// last one wins.
+// NewCurrencyTable returns the table of cs, given in the order they were
+// stored (FieldCreatedDate); of records with the same ID the last one
+// wins, at the place of the first.
 func NewCurrencyTable(cs []Currency) *CurrencyTable {
-	cs = dedupByID(cs, func(c Currency) string { return c.ID })
+	cs, created := dedupByID(cs, func(c Currency) string { return c.ID })
 	t := &CurrencyTable{views: make([]currencyView, len(cs)), byCode: make(map[string]int, len(cs))}
 	for i, c := range cs {
 		t.views[i] = viewCurrency(c)
+		t.views[i].created = created[i]
 		t.byCode[c.Code] = i
 	}
 	return t
@@ -270,6 +278,13 @@ func NewCurrencyTable(cs []Currency) *CurrencyTable {
 // Records returns the table's currencies ordered by ID.
 func (t *CurrencyTable) Records() []Currency {
 	return records(t.views, currencyRecord)
+}
+
+// RecordsByCreation returns the table's currencies in the order they were
+// stored: NewCurrencyTable(append(t.RecordsByCreation(), more...)) is t
+// with more upserted.
+func (t *CurrencyTable) RecordsByCreation() []Currency {
+	return byCreation(t.views, currencyRecord, func(v *currencyView) int { return v.created })
 }
 
 func currencyRecord(v *currencyView) Currency { return v.rec }
@@ -295,13 +310,15 @@ type CountryTable struct {
 	byCode map[string]int
 }
 
-// NewCountryTable returns the table of cs; of records with the same ID the
-// last one wins.
+// NewCountryTable returns the table of cs, given in the order they were
+// stored (FieldCreatedDate); of records with the same ID the last one
+// wins, at the place of the first.
 func NewCountryTable(cs []Country) *CountryTable {
-	cs = dedupByID(cs, func(c Country) string { return c.ID })
+	cs, created := dedupByID(cs, func(c Country) string { return c.ID })
 	t := &CountryTable{views: make([]countryView, len(cs)), byCode: make(map[string]int, 2*len(cs))}
 	for i, c := range cs {
 		t.views[i] = viewCountry(c)
+		t.views[i].created = created[i]
 		t.byCode["2:"+c.CodeAlpha2] = i
 		t.byCode["3:"+c.CodeAlpha3] = i
 	}
@@ -311,6 +328,13 @@ func NewCountryTable(cs []Country) *CountryTable {
 // Records returns the table's countries ordered by ID.
 func (t *CountryTable) Records() []Country {
 	return records(t.views, countryRecord)
+}
+
+// RecordsByCreation returns the table's countries in the order they were
+// stored: NewCountryTable(append(t.RecordsByCreation(), more...)) is t
+// with more upserted.
+func (t *CountryTable) RecordsByCreation() []Country {
+	return byCreation(t.views, countryRecord, func(v *countryView) int { return v.created })
 }
 
 func countryRecord(v *countryView) Country { return v.rec }
@@ -357,19 +381,38 @@ func listViews[V, R any](views []V, rec func(*V) R, match func(*V) bool, key fun
 	return out, total
 }
 
-// dedupByID returns recs sorted by ID, keeping the last of records with the
-// same ID.
-func dedupByID[T any](recs []T, id func(T) string) []T {
-	out := slices.Clone(recs)
-	slices.SortStableFunc(out, func(a, b T) int { return strings.Compare(id(a), id(b)) })
-	w := 0
-	for i := range out {
-		if w > 0 && id(out[w-1]) == id(out[i]) {
-			out[w-1] = out[i]
+// byCreation returns the record of each view, in the order of created
+// (a permutation of 0..len(views)-1).
+func byCreation[V, R any](views []V, rec func(*V) R, created func(*V) int) []R {
+	out := make([]R, len(views))
+	for i := range views {
+		out[created(&views[i])] = rec(&views[i])
+	}
+	return out
+}
+
+// dedupByID returns recs (in the order they were stored) with one record
+// per ID, the last of those with the same ID, sorted by ID, and the place
+// of each in the order of storage: that of the first record with its ID.
+func dedupByID[T any](recs []T, id func(T) string) ([]T, []int) {
+	stored := make([]T, 0, len(recs))
+	at := make(map[string]int, len(recs))
+	for _, r := range recs {
+		if i, ok := at[id(r)]; ok {
+			stored[i] = r
 			continue
 		}
-		out[w] = out[i]
-		w++
+		at[id(r)] = len(stored)
+		stored = append(stored, r)
 	}
-	return out[:w]
+	created := make([]int, len(stored))
+	for i := range created {
+		created[i] = i
+	}
+	slices.SortFunc(created, func(a, b int) int { return strings.Compare(id(stored[a]), id(stored[b])) })
+	out := make([]T, len(stored))
+	for i, c := range created {
+		out[i] = stored[c]
+	}
+	return out, created
 }

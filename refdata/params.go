@@ -52,7 +52,8 @@ var kindDocs = map[ParamKind]string{
 	ParamTags:      "Comma-separated; matches when any of them is one of the record's tags.",
 	ParamKeywords: "Free text: every word must be the start of a word of the record (its name, codes, tags and, " +
 		"for countries, native name and capital), case and accents ignored.",
-	ParamSort:  "A field name of the item, any case; default ID. Ties break by ID.",
+	ParamSort: "A field name of the item, or createdDate (the order the records were stored in), any case; " +
+		"default ID. Ties break by ID.",
 	ParamOrder: "ASC or DESC (any case; ascending and descending too); default ASC.",
 }
 

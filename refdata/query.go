@@ -90,15 +90,20 @@ const (
 	FieldNative        Field = "native"
 	FieldCountryCode   Field = "countryCode"
 	FieldStateCode     Field = "stateCode"
+	// FieldCreatedDate is the order in which records were stored (the
+	// embedded dataset's order for its records); an upsert that replaces
+	// a record keeps its place. Every list sorts by it; for cities it is
+	// their id order (insertion order).
+	FieldCreatedDate Field = "createdDate"
 )
 
 // The fields each resource sorts by.
 var (
 	currencyFields = []Field{FieldID, FieldCode, FieldName, FieldNamePlural, FieldSymbol, FieldSymbolNative,
-		FieldDecimalDigits, FieldRounding, FieldIsCoin, FieldIsDefault, FieldTags}
+		FieldDecimalDigits, FieldRounding, FieldIsCoin, FieldIsDefault, FieldTags, FieldCreatedDate}
 	countryFields = []Field{FieldID, FieldRegion, FieldSubregion, FieldCodeAlpha2, FieldCodeAlpha3,
-		FieldCodeNumeric, FieldCodePhone, FieldName, FieldCapital, FieldCurrency, FieldTld, FieldNative, FieldTags}
-	cityFields = []Field{FieldID, FieldCountryCode, FieldStateCode, FieldName, FieldTags}
+		FieldCodeNumeric, FieldCodePhone, FieldName, FieldCapital, FieldCurrency, FieldTld, FieldNative, FieldTags, FieldCreatedDate}
+	cityFields = []Field{FieldID, FieldCountryCode, FieldStateCode, FieldName, FieldTags, FieldCreatedDate}
 )
 
 // sortField resolves the sort parameter param (SortDataField),
@@ -236,7 +241,8 @@ type CurrencyQuery struct {
 	IsCoin        *bool    `query:"exact" doc:"true for cryptocurrencies."`
 	Keywords      *string  `query:"keywords"` // every word prefix-matches a word of name, code, tags or keywords
 	// SortDataField is one of id (default), code, name, namePlural, symbol,
-	// symbolNative, decimalDigits, rounding, isCoin, isDefault, tags;
+	// symbolNative, decimalDigits, rounding, isCoin, isDefault, tags,
+	// createdDate (the order the currencies were stored in);
 	// case-insensitive.
 	SortDataField *string `query:"sort"`
 	// SortOrder is ASC (default) or DESC; case-insensitive, ascending and
@@ -297,7 +303,8 @@ type CountryQuery struct {
 	Tags        *string `query:"tags"`      // any of these comma-separated tags
 	Keywords    *string `query:"keywords"`  // every word prefix-matches a word of name, codes, native, capital, tags or keywords
 	// SortDataField is id (default) or any other field of Country, by its
-	// JSON name; case-insensitive.
+	// JSON name, or createdDate (the order the countries were stored in);
+	// case-insensitive.
 	SortDataField *string `query:"sort"`
 	// SortOrder is ASC (default) or DESC.
 	SortOrder *string `query:"order"`
@@ -339,7 +346,8 @@ type CityQuery struct {
 	StateCode   *string `query:"code" doc:"ISO 3166-2 subdivision without the country prefix, exact, any case."`
 	Name        *string `query:"substring"` // case- and accent-insensitive substring
 	// SortDataField is id (default: insertion order, as cities have no
-	// id), countryCode, stateCode, name or tags; case-insensitive.
+	// id), countryCode, stateCode, name, tags or createdDate (insertion
+	// order too); case-insensitive.
 	SortDataField *string `query:"sort"`
 	// SortOrder is ASC (default) or DESC.
 	SortOrder *string `query:"order"`
@@ -353,9 +361,11 @@ type CityFilter struct {
 	Name                   string
 	Keywords               []string
 	Nothing                bool // as CurrencyFilter.Nothing
-	Sort                   Field
-	Desc                   bool
-	Page                   Paging
+	// Sort is never FieldCreatedDate: a city's place in insertion order is
+	// its id order, and Filter says FieldID for it.
+	Sort Field
+	Desc bool
+	Page Paging
 }
 
 // Filter validates q and returns its normalised form. It fails with
@@ -363,6 +373,9 @@ type CityFilter struct {
 func (q CityQuery) Filter() (CityFilter, error) {
 	var f CityFilter
 	err := filterQuery(q, &f)
+	if f.Sort == FieldCreatedDate {
+		f.Sort = FieldID
+	}
 	return f, err
 }
 

@@ -1,6 +1,10 @@
 package refdata
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"slices"
+)
 
 // Store is what the reference-data service needs from storage. Every method
 // is atomic and safe for concurrent use; failures are KindInternal
@@ -12,7 +16,9 @@ import "context"
 // List methods receive a filter the Service has validated and normalised
 // (see CurrencyFilter, CountryFilter, CityFilter): they return the page it
 // selects, ordered as it says with ties broken by ID (cities: by insertion
-// order), and the number of records that match the whole filter. A page past
+// order), and the number of records that match the whole filter.
+// FieldCreatedDate sorts currencies and countries in the order they were
+// stored (see UpsertCurrencies). A page past
 // the end is empty. The records a store is given have been normalised by
 // this package (codes upper-case, Tld with its dot, CodePhone with its "+");
 // stores compare filter values with stored values as they are. The
@@ -23,19 +29,27 @@ type Store interface {
 	// ListCurrencies returns the page of currencies f selects and the
 	// number of matches.
 	ListCurrencies(ctx context.Context, f CurrencyFilter) ([]Currency, int, error)
-	// UpsertCurrencies inserts the currencies, replacing any with the same ID.
+	// UpsertCurrencies inserts the currencies in order, replacing any with
+	// the same ID (of currencies with the same ID in cs, the last). A new
+	// currency takes the next place in the order of storage
+	// (FieldCreatedDate); a replaced one keeps its place.
 	UpsertCurrencies(ctx context.Context, cs []Currency) error
 	// ListCountries returns the page of countries f selects and the number
 	// of matches.
 	ListCountries(ctx context.Context, f CountryFilter) ([]Country, int, error)
-	// UpsertCountries inserts the countries, replacing any with the same ID.
+	// UpsertCountries inserts the countries in order, replacing any with
+	// the same ID, and keeps their order of storage as UpsertCurrencies
+	// does.
 	UpsertCountries(ctx context.Context, cs []Country) error
 	// ListCities returns the page of cities f selects and the number of
 	// matches.
 	ListCities(ctx context.Context, f CityFilter) ([]City, int, error)
 	// UpsertCities inserts the cities in order, in one transaction. A city
-	// whose natural key (CityKey) is already stored replaces the stored
-	// name and tags and keeps its place in the insertion order. It returns
+	// whose natural key (CityKey) is already stored (or given earlier in
+	// cs) replaces the stored name, adds its tags to the stored ones
+	// (MergeTags: stored first, then those not already there; a city
+	// without tags keeps the stored ones) and keeps its place in the
+	// insertion order: an import never degrades stored data. It returns
 	// how many cities were added (not replaced).
 	UpsertCities(ctx context.Context, cs []City) (added int, err error)
 	// DatasetVersion returns the version of the default dataset the store
@@ -47,4 +61,42 @@ type Store interface {
 	// data of the store changes (any Upsert that changes something), so
 	// that answers computed from it can be cached until then.
 	RefDataRevision(ctx context.Context) (uint64, error)
+}
+
+// DatasetOrder returns ids (of stored currencies or countries) in the order
+// of storage (FieldCreatedDate) a store gives records it held before it
+// recorded that order: the embedded dataset's records first, in the
+// dataset's order (as LoadDefault stores them), then the others in the
+// order given. It fails when the embedded dataset cannot be read.
+func DatasetOrder(ids []string) ([]string, error) {
+	currencies, err := defaultCurrencies()
+	if err != nil {
+		return nil, err
+	}
+	countries, err := defaultCountries()
+	if err != nil {
+		return nil, err
+	}
+	place := make(map[string]int, len(currencies)+len(countries))
+	for i, c := range currencies {
+		place[c.ID] = i
+	}
+	for i, c := range countries {
+		place[c.ID] = i
+	}
+	out := slices.Clone(ids)
+	slices.SortStableFunc(out, func(a, b string) int {
+		pa, ina := place[a]
+		pb, inb := place[b]
+		switch {
+		case ina && inb:
+			return cmp.Compare(pa, pb)
+		case ina:
+			return -1
+		case inb:
+			return 1
+		}
+		return 0
+	})
+	return out, nil
 }

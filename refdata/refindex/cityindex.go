@@ -176,15 +176,16 @@ func (t *CityIndex) find(h uint64, c *refdata.City, fold string) (int32, bool) {
 	return i, ok
 }
 
-// Upsert stores c (normalised), replacing the name and tags of the city
-// with its natural key, and reports whether c was added. Strings are
-// copied, so that c may point into a larger buffer (a CSV line).
+// Upsert stores c (normalised), replacing the name of the city with its
+// natural key and adding c's tags to its own (refdata.MergeTags), and
+// reports whether c was added. Strings are copied, so that c may point
+// into a larger buffer (a CSV line).
 func (t *CityIndex) Upsert(c refdata.City) bool {
 	fold := refdata.Fold(c.Name)
 	h := t.hash(&c, fold)
 	if i, ok := t.find(h, &c, fold); ok {
 		r := &t.recs[i]
-		if r.Tags != c.Tags {
+		if c.Tags = refdata.MergeTags(r.Tags, c.Tags); r.Tags != c.Tags {
 			for _, w := range refdata.Words(c.Tags) {
 				t.words.add(w, i)
 			}

@@ -68,7 +68,7 @@ type Options struct {
 // 1 s on SQLite and PostgreSQL). A write through this Store (Upsert*)
 // drops the snapshot before it returns. When the snapshot is missing or
 // stale, one build reads the whole reference data through the store's own
-// List methods (pages in ID order, between two reads of the revision that
+// List methods (pages in the order of storage, between two reads of the revision that
 // must agree) and indexes it; meanwhile calls are answered by the store
 // (or wait, with Options.Wait). At most one snapshot is held (a stale one
 // is dropped before the next is built), plus the one being built.
@@ -302,14 +302,14 @@ func (s *Store) build(ctx context.Context) error {
 	}
 	var currencies []refdata.Currency
 	err = readAll(0, func(p refdata.Paging) ([]refdata.Currency, int, error) {
-		return s.Store.ListCurrencies(ctx, refdata.CurrencyFilter{Sort: refdata.FieldID, Page: p})
+		return s.Store.ListCurrencies(ctx, refdata.CurrencyFilter{Sort: refdata.FieldCreatedDate, Page: p})
 	}, func(page []refdata.Currency, _ int) { currencies = append(currencies, page...) })
 	if err != nil {
 		return fmt.Errorf("refindex: reading currencies: %w", err)
 	}
 	var countries []refdata.Country
 	err = readAll(0, func(p refdata.Paging) ([]refdata.Country, int, error) {
-		return s.Store.ListCountries(ctx, refdata.CountryFilter{Sort: refdata.FieldID, Page: p})
+		return s.Store.ListCountries(ctx, refdata.CountryFilter{Sort: refdata.FieldCreatedDate, Page: p})
 	}, func(page []refdata.Country, _ int) { countries = append(countries, page...) })
 	if err != nil {
 		return fmt.Errorf("refindex: reading countries: %w", err)
@@ -353,7 +353,9 @@ func (s *Store) build(ctx context.Context) error {
 	return nil
 }
 
-// readAll reads every record of a list, page by page in ID order, and
+// readAll reads every record of a list, page by page in a stable order
+// (currencies and countries in their order of storage, which their tables
+// keep; cities in insertion order), and
 // gives each page to add with the number of records of the list. It fails with the store's error, with
 // ErrTooManyCities when the list holds more than limit records (0: no
 // limit), and when a page is short of the records the total promises.

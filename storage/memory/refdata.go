@@ -64,14 +64,15 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 	return items, total, nil
 }
 
-// UpsertCurrencies implements refdata.Store.
+// UpsertCurrencies implements refdata.Store: the table is rebuilt from
+// the stored currencies in their order of storage, then cs.
 func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	all := s.ref.currencies.Records()
+	all := s.ref.currencies.RecordsByCreation()
 	for _, c := range cs {
 		c.IsDefault = false
 		all = append(all, c)
@@ -100,7 +101,7 @@ func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ref.countries = refdata.NewCountryTable(append(s.ref.countries.Records(), cs...))
+	s.ref.countries = refdata.NewCountryTable(append(s.ref.countries.RecordsByCreation(), cs...))
 	s.ref.revision++
 	return nil
 }

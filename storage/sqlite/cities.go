@@ -197,8 +197,8 @@ func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter) ([]refd
 }
 
 // UpsertCities implements refdata.Store: each city is looked up by its
-// natural key, then inserted (with its search rows) or, when its name or
-// tags differ, updated in place.
+// natural key, then inserted (with its search rows) or, when its name
+// differs or it adds tags, updated in place.
 func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
 	added := 0
 	err := s.writeRefData(ctx, func(tx *sql.Tx) error {
@@ -263,7 +263,8 @@ func newCityWriter(ctx context.Context, tx *sql.Tx) (*cityWriter, error) {
 func (w *cityWriter) close() { w.closeAll() }
 
 // upsert inserts c or, when its natural key is taken, replaces the stored
-// name and tags if they differ.
+// name and adds c's tags to the stored ones (refdata.MergeTags) if that
+// changes them.
 func (w *cityWriter) upsert(ctx context.Context, c refdata.City) error {
 	fold := refdata.Fold(c.Name)
 	seq, err := scanColumn[int64](w.insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags)))
@@ -282,6 +283,7 @@ func (w *cityWriter) upsert(ctx context.Context, c refdata.City) error {
 	if err := w.find.QueryRowContext(ctx, c.CountryCode, c.StateCode, fold).Scan(&seq, &name, &tags); err != nil {
 		return err
 	}
+	c.Tags = refdata.MergeTags(tags, c.Tags)
 	if name == c.Name && tags == c.Tags {
 		return nil
 	}

@@ -136,7 +136,8 @@ func testCitiesAgainstReference(t *testing.T, newStore NewStore) {
 }
 
 // testUpsertCities checks that UpsertCities adds new cities at the end,
-// replaces a known one in place (search and sort included), moves the
+// updates a known one in place (its name replaced, its tags added to the
+// stored ones; search and sort included), moves the
 // revision and affects no other store.
 func testUpsertCities(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
@@ -154,11 +155,13 @@ func testUpsertCities(t *testing.T, newStore NewStore) {
 	assert.Zero(t, added, "the same cities again add nothing")
 	assert.Equal(t, append(before, testCities...), allCities(t, s))
 
-	// Same natural key (country, state, folded name): replaced in place.
+	// Same natural key (country, state, folded name): the name replaced in
+	// place, the tags added to the stored ones.
 	renamed := refdata.City{CountryCode: "XA", StateCode: "RJ", Name: "ZETA PÖRT", Tags: "harbour"}
 	added, err = s.UpsertCities(ctx, []refdata.City{renamed, renamed})
 	require.NoError(t, err)
 	assert.Zero(t, added)
+	renamed.Tags = "seaside,harbour"
 	want := append(before, testCities...)
 	want[len(before)+1] = renamed
 	assert.Equal(t, want, allCities(t, s), "replaced, keeping its place")
@@ -172,10 +175,15 @@ func testUpsertCities(t *testing.T, newStore NewStore) {
 		return got
 	}
 	assert.Equal(t, []refdata.City{renamed}, byTag("harb"), "new tags are searched")
-	assert.Empty(t, byTag("seas"), "old tags are not")
+	assert.Equal(t, []refdata.City{renamed}, byTag("seas"), "stored tags are kept")
+	// Tags added to a city without any move it in the order by tags.
+	santo := testCities[2]
+	santo.Tags = "aaa"
+	_, err = s.UpsertCities(ctx, []refdata.City{santo})
+	require.NoError(t, err)
 	got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA"), SortDataField: refPtr("tags")}))
 	require.NoError(t, err)
-	assert.Equal(t, []refdata.City{testCities[2], testCities[0], renamed}, got, "tags order follows the change")
+	assert.Equal(t, []refdata.City{santo, testCities[0], renamed}, got, "tags order follows the change")
 
 	other := open(t, newStore)
 	assert.Equal(t, before, allCities(t, other), "another store is not affected")
