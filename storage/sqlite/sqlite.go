@@ -99,7 +99,8 @@ func (s *Store) Close() error {
 }
 
 // migrate applies, in order and each in its own transaction, every embedded
-// migration the database has not applied yet.
+// migration the database has not applied yet (its SQL, then its Go step in
+// migrationSteps, if any).
 func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT`); err != nil {
@@ -128,6 +129,11 @@ func (s *Store) migrate(ctx context.Context) error {
 			}
 			if _, err := exec(ctx, tx, nil, string(body)); err != nil {
 				return err
+			}
+			if step := migrationSteps[version]; step != nil {
+				if err := step(ctx, tx); err != nil {
+					return err
+				}
 			}
 			_, err = exec(ctx, tx, nil, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, version, base)
 			return err

@@ -23,6 +23,7 @@ var currencyOrder = map[refdata.Field]string{
 	refdata.FieldNamePlural: "name_plural_fold", refdata.FieldSymbol: "symbol_fold",
 	refdata.FieldSymbolNative: "symbol_native_fold", refdata.FieldDecimalDigits: "decimal_digits",
 	refdata.FieldRounding: "rounding", refdata.FieldIsCoin: "is_coin", refdata.FieldTags: "tags_key",
+	refdata.FieldCreatedDate: "seq",
 }
 
 // scanCurrency reads a row of currencyColumns.
@@ -92,6 +93,7 @@ var countryOrder = map[refdata.Field]string{
 	refdata.FieldCodeNumeric: "code_numeric", refdata.FieldCodePhone: "code_phone",
 	refdata.FieldName: "name_fold", refdata.FieldCapital: "capital_fold", refdata.FieldCurrency: "currency",
 	refdata.FieldTld: "tld", refdata.FieldNative: "native_fold", refdata.FieldTags: "tags_key",
+	refdata.FieldCreatedDate: "seq",
 }
 
 // scanCountry reads a row of countryColumns.
@@ -145,8 +147,9 @@ func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error
 }
 
 // upsertQuery returns the statement that inserts a row of columns (a
-// comma-separated list starting with id) into table or, when its id is
-// stored, replaces every other column; it returns the row's rowid.
+// comma-separated list starting with id) into table, at the end of the
+// order of storage (seq), or, when its id is stored, replaces every other
+// column but seq; it returns the row's rowid.
 func upsertQuery(table, columns string) string {
 	cols := strings.Split(columns, ",")
 	marks := make([]string, len(cols))
@@ -157,8 +160,38 @@ func upsertQuery(table, columns string) string {
 			set = append(set, cols[i]+" = excluded."+cols[i])
 		}
 	}
-	return `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES (` + strings.Join(marks, ", ") +
-		`) ON CONFLICT (id) DO UPDATE SET ` + strings.Join(set, ", ") + ` RETURNING rowid`
+	return `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `, seq) VALUES (` + strings.Join(marks, ", ") +
+		`, (SELECT coalesce(max(seq), 0) + 1 FROM ` + table + `)) ON CONFLICT (id) DO UPDATE SET ` +
+		strings.Join(set, ", ") + ` RETURNING rowid`
+}
+
+// migrationSteps are the Go steps of migrations, by version: each runs in
+// its migration's transaction, after its SQL.
+var migrationSteps = map[int]func(context.Context, *sql.Tx) error{7: numberStored}
+
+// numberStored numbers the currencies and countries stored before their
+// order of storage was recorded (seq NULL), after the others: in the
+// embedded dataset's order (refdata.DatasetOrder), then in rowid order.
+func numberStored(ctx context.Context, tx *sql.Tx) error {
+	for _, table := range []string{"currencies", "countries"} {
+		ids, err := queryAll(ctx, tx, scanColumn[string], `SELECT id FROM `+table+` WHERE seq IS NULL ORDER BY rowid`)
+		if err != nil {
+			return err
+		}
+		if ids, err = refdata.DatasetOrder(ids); err != nil {
+			return err
+		}
+		last, err := scanColumn[int64](tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM `+table))
+		if err != nil {
+			return err
+		}
+		for i, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET seq = ? WHERE id = ?`, last+int64(i)+1, id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // upsertSearchable upserts recs in one transaction of reference data: each

@@ -38,6 +38,10 @@ func runRefData(t *testing.T, newStore NewStore) {
 		{"UpsertCities", testUpsertCities},
 		{"UpsertCurrenciesAndCountries", testUpsertCurrenciesAndCountries},
 		{"CancelledContext", testRefDataCancelledContext},
+		{"CreatedDateCurrencies", testCreatedDateCurrencies},
+		{"CreatedDateCountries", testCreatedDateCountries},
+		{"CreatedDateCities", testCreatedDateCities},
+		{"ImportKeepsTags", testImportKeepsTags},
 	})
 }
 

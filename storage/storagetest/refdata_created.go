@@ -1,0 +1,182 @@
+package storagetest
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// The scenarios of the order of storage (SortDataField=createdDate) and of
+// imports that must not degrade stored data.
+
+// createdOrders are the SortOrder values the createdDate scenarios run with.
+var createdOrders = []string{"asc", "DESC"}
+
+// testCreatedDateCurrencies checks that currencies sort by createdDate in
+// the order they were stored: the default dataset's in its order, then
+// new ones in the order of their upserts, a replaced one keeping its
+// place; DESC reverses it all; filters and pages apply as to any sort.
+func testCreatedDateCurrencies(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	// Stored in the reverse of their ID order, then the first replaced.
+	stored := []refdata.Currency{testCurrencies[1], testCurrencies[0]}
+	require.NoError(t, s.UpsertCurrencies(ctx, stored))
+	renamed := testCurrencies[1]
+	renamed.Name = "Test Beta Renamed"
+	require.NoError(t, s.UpsertCurrencies(ctx, []refdata.Currency{renamed}))
+	ref := newReference(t, append(stored, renamed), nil, nil)
+
+	defaults := defaultsOf(t, refdata.DefaultCurrencies)
+	want := append(slices.Clone(defaults), renamed, testCurrencies[0])
+	for _, order := range createdOrders {
+		got := assertAsReference(t, s.ListCurrencies, ref.currencies, currencyFilter(t, refdata.CurrencyQuery{
+			SortDataField: refPtr("createdDate"), SortOrder: refPtr(order), Page: refdata.Paging{Size: refdata.MaxPageSize}}), order)
+		w := slices.Clone(want)
+		if order == "DESC" {
+			slices.Reverse(w)
+		}
+		assert.Equal(t, w, got, "every currency in the order of storage, %s", order)
+
+		got = assertAsReference(t, s.ListCurrencies, ref.currencies, currencyFilter(t, refdata.CurrencyQuery{
+			Tags: refPtr("test"), SortDataField: refPtr("CREATEDDATE"), SortOrder: refPtr(order)}), "filtered "+order)
+		assert.Equal(t, []string{"XTB", "XTA"}, sortedIf(order, codesOf(got, func(c refdata.Currency) string { return c.Code })))
+		for _, page := range []int{0, 1, 3} {
+			assertAsReference(t, s.ListCurrencies, ref.currencies, currencyFilter(t, refdata.CurrencyQuery{
+				SortDataField: refPtr("createdDate"), SortOrder: refPtr(order), Page: refdata.Paging{Number: page, Size: 70}}),
+				"page %d %s", page, order)
+		}
+	}
+}
+
+// testCreatedDateCountries checks the createdDate order of countries as
+// testCreatedDateCurrencies does for currencies.
+func testCreatedDateCountries(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	stored := []refdata.Country{testCountries[1], testCountries[0]}
+	require.NoError(t, s.UpsertCountries(ctx, stored))
+	renamed := testCountries[1]
+	renamed.Capital = "Betaville"
+	require.NoError(t, s.UpsertCountries(ctx, []refdata.Country{renamed}))
+	ref := newReference(t, nil, append(stored, renamed), nil)
+
+	defaults := defaultsOf(t, refdata.DefaultCountries)
+	want := append(slices.Clone(defaults), renamed, testCountries[0])
+	for _, order := range createdOrders {
+		got := assertAsReference(t, s.ListCountries, ref.countries, countryFilter(t, refdata.CountryQuery{
+			SortDataField: refPtr("createdDate"), SortOrder: refPtr(order), Page: refdata.Paging{Size: refdata.MaxPageSize}}), order)
+		w := slices.Clone(want)
+		if order == "DESC" {
+			slices.Reverse(w)
+		}
+		assert.Equal(t, w, got, "every country in the order of storage, %s", order)
+
+		got = assertAsReference(t, s.ListCountries, ref.countries, countryFilter(t, refdata.CountryQuery{
+			Region: refPtr("testamerica"), SortDataField: refPtr("createddate"), SortOrder: refPtr(order)}), "filtered "+order)
+		assert.Equal(t, []string{"XB", "XA"}, sortedIf(order, codesOf(got, func(c refdata.Country) string { return c.CodeAlpha2 })))
+		for _, page := range []int{0, 1, 4} {
+			assertAsReference(t, s.ListCountries, ref.countries, countryFilter(t, refdata.CountryQuery{
+				SortDataField: refPtr("createdDate"), SortOrder: refPtr(order), Page: refdata.Paging{Number: page, Size: 60}}),
+				"page %d %s", page, order)
+		}
+	}
+}
+
+// testCreatedDateCities checks that cities sort by createdDate in
+// insertion order, as by id: the dataset's, then the upserted ones, a
+// replaced one keeping its place.
+func testCreatedDateCities(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	_, err := s.UpsertCities(ctx, testCities)
+	require.NoError(t, err)
+	_, err = s.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "SP", Name: "SANTO ZETA", Tags: "new"}})
+	require.NoError(t, err)
+	ref := newReference(t, nil, nil, append(slices.Clone(testCities), refdata.City{CountryCode: "XA", StateCode: "SP", Name: "SANTO ZETA", Tags: "new"}))
+	for _, order := range createdOrders {
+		for _, q := range []refdata.CityQuery{
+			{Page: refdata.Paging{Number: 2, Size: 1000}},
+			{CountryCode: refPtr("xa")},
+			{Keywords: refPtr("zeta")},
+		} {
+			q.SortDataField, q.SortOrder = refPtr("createdDate"), refPtr(order)
+			got := assertAsReference(t, s.ListCities, ref.cities, cityFilter(t, q), "cities by createdDate %s %+v", order, q)
+			q.SortDataField = refPtr("id")
+			byID, _, err := s.ListCities(ctx, cityFilter(t, q))
+			require.NoError(t, err)
+			assert.Equal(t, byID, got, "createdDate is insertion order, as id")
+		}
+		got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA"),
+			SortDataField: refPtr("createdDate"), SortOrder: refPtr(order)}))
+		require.NoError(t, err)
+		assert.Equal(t, []string{"São Zétaville", "Zeta Port", "SANTO ZETA"},
+			sortedIf(order, codesOf(got, func(c refdata.City) string { return c.Name })), "a replaced city keeps its place")
+	}
+}
+
+// sortedIf returns s in ascending order of storage: reversed when order
+// is DESC.
+func sortedIf(order string, s []string) []string {
+	if strings.EqualFold(order, "desc") {
+		s = slices.Clone(s)
+		slices.Reverse(s)
+	}
+	return s
+}
+
+// dr5hnDir returns the directory of the dr5hn fixtures (refdata/testdata/dr5hn).
+func dr5hnDir(t *testing.T) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	require.True(t, ok)
+	return filepath.Join(filepath.Dir(file), "..", "..", "refdata", "testdata", "dr5hn")
+}
+
+// testImportKeepsTags checks that importing dr5hn's files (no tags
+// column) over the default dataset, through the importer, keeps every
+// built-in city's tags (Andorra la Vella stays a capital), and that
+// imported tags are added after the stored ones.
+func testImportKeepsTags(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	svc := refdata.NewService(s)
+	for _, name := range []string{"cities.csv", "cities-17.csv", "cities.json"} {
+		f, err := os.Open(filepath.Join(dr5hnDir(t), name))
+		require.NoError(t, err)
+		report, err := svc.ImportCities(ctx, f, refdata.ImportOptions{BatchSize: 2})
+		require.NoError(t, f.Close())
+		require.NoError(t, err, name)
+		require.Positive(t, report.Updated, "%s updates built-in cities", name)
+	}
+	stored := map[string]refdata.City{}
+	for _, c := range allCities(t, s) {
+		stored[refdata.CityKey(c)] = c
+	}
+	for _, c := range refdata.DedupCities(defaultsOf(t, refdata.DefaultCities)) {
+		if !assert.Equal(t, c.Tags, stored[refdata.CityKey(c)].Tags, "%s keeps its tags", c.Name) {
+			break
+		}
+	}
+	andorra := refdata.City{CountryCode: "AD", StateCode: "07", Name: "Andorra la Vella", Tags: "capital"}
+	assert.Equal(t, andorra, stored[refdata.CityKey(andorra)])
+
+	file := "countryCode,stateCode,name,tags\nAD,07,ANDORRA LA VELLA,\"hub, Capital\"\nAD,07,Andorra la Vella,\n"
+	_, err := svc.ImportCities(ctx, strings.NewReader(file), refdata.ImportOptions{})
+	require.NoError(t, err)
+	got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("AD"), StateCode: refPtr("07")}))
+	require.NoError(t, err)
+	assert.Equal(t, []refdata.City{{CountryCode: "AD", StateCode: "07", Name: "Andorra la Vella", Tags: "capital,hub"}}, got,
+		"new tags after the stored ones, a tag already held (any case) not repeated, a row without tags removing none")
+	hub, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("AD"), Keywords: refPtr("hub")}))
+	require.NoError(t, err)
+	assert.Equal(t, got, hub, "added tags are searched")
+}
