@@ -164,7 +164,8 @@ func runePairs(needle string) []string {
 
 // UpsertCities implements refdata.Store. City upserts run one at a time
 // (they lock the refdata_state row), which keeps seq dense: the cities
-// (deduplicated as refdata.DedupCities does) are copied (COPY) into a
+// (deduplicated as refdata.DedupCities does, each stored one's tags
+// merged in front of its own: refdata.MergeTags) are copied (COPY) into a
 // temporary table, the stored ones whose name or tags differ are updated
 // in place, the others inserted in order with the next seqs, and the gram
 // counters and the number of cities follow. It bumps the revision and
@@ -178,7 +179,11 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		if err := tx.QueryRow(ctx, `SELECT cities FROM refdata_state WHERE id = 1 FOR UPDATE`).Scan(&base); err != nil {
 			return false, err
 		}
-		if err := stageCities(ctx, tx, cs); err != nil {
+		merged, err := withStoredTags(ctx, tx, cs)
+		if err != nil {
+			return false, err
+		}
+		if err := stageCities(ctx, tx, merged); err != nil {
 			return false, err
 		}
 		updated, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, tags_key = i.tags_key,
@@ -213,6 +218,32 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		return 0, err
 	}
 	return int(added), nil
+}
+
+// withStoredTags returns cs with the tags of each city already stored
+// merged in front of its own (refdata.MergeTags). The caller holds the
+// lock of city upserts, so that they stay the stored ones until it
+// commits.
+func withStoredTags(ctx context.Context, tx pgx.Tx, cs []refdata.City) ([]refdata.City, error) {
+	cc, sc, nf := make([]string, len(cs)), make([]string, len(cs)), make([]string, len(cs))
+	for i, c := range cs {
+		cc[i], sc[i], nf[i] = c.CountryCode, c.StateCode, refdata.Fold(c.Name)
+	}
+	rows, err := tx.Query(ctx, `SELECT k.i, c.tags
+		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY k(cc, sc, nf, i)
+		JOIN cities c ON c.country_code = k.cc COLLATE "C" AND c.state_code = k.sc COLLATE "C"
+			AND c.name_fold = k.nf COLLATE "C"`, cc, sc, nf)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(cs)
+	var i int64
+	var tags string
+	_, err = pgx.ForEachRow(rows, []any{&i, &tags}, func() error {
+		out[i-1].Tags = refdata.MergeTags(tags, out[i-1].Tags)
+		return nil
+	})
+	return out, err
 }
 
 // stageCities copies cs, with their derived columns, into a new temporary

@@ -229,6 +229,11 @@ func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
 			if _, err := tx.Exec(ctx, m.body); err != nil {
 				return err
 			}
+			if step := migrationSteps[m.version]; step != nil {
+				if err := step(ctx, tx); err != nil {
+					return err
+				}
+			}
 			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name)
 			return err
 		})

@@ -280,6 +280,7 @@ var currencyOrder = map[refdata.Field]string{
 	refdata.FieldNamePlural: "name_plural_fold", refdata.FieldSymbol: "symbol_fold",
 	refdata.FieldSymbolNative: "symbol_native_fold", refdata.FieldDecimalDigits: "decimal_digits",
 	refdata.FieldRounding: "rounding", refdata.FieldIsCoin: "is_coin", refdata.FieldTags: "tags_key",
+	refdata.FieldCreatedDate: "seq",
 }
 
 func scanCurrency(row scanner) (refdata.Currency, error) {
@@ -320,13 +321,14 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 }
 
 // UpsertCurrencies implements refdata.Store: of currencies with the same ID
-// the last is stored. It bumps the revision and notifies ChangeRefData
+// the last is stored, at the place of the first; new ones take the next
+// seqs in the order given. It bumps the revision and notifies ChangeRefData
 // when a row changed.
 func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
 	query := upsertSQL("currencies", currencyColumns)
 	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
 		var rows [][]any
-		for _, c := range refdata.NewCurrencyTable(cs).Records() {
+		for _, c := range refdata.NewCurrencyTable(cs).RecordsByCreation() {
 			rows = append(rows, []any{c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
 				c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, refdata.Fold(c.Name),
 				refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol), refdata.Fold(c.SymbolNative),
@@ -346,6 +348,7 @@ var countryOrder = map[refdata.Field]string{
 	refdata.FieldCodeNumeric: "code_numeric", refdata.FieldCodePhone: "code_phone",
 	refdata.FieldName: "name_fold", refdata.FieldCapital: "capital_fold", refdata.FieldCurrency: "currency",
 	refdata.FieldTld: "tld", refdata.FieldNative: "native_fold", refdata.FieldTags: "tags_key",
+	refdata.FieldCreatedDate: "seq",
 }
 
 func scanCountry(row scanner) (refdata.Country, error) {
@@ -381,13 +384,14 @@ func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]r
 }
 
 // UpsertCountries implements refdata.Store: of countries with the same ID
-// the last is stored. It bumps the revision and notifies ChangeRefData
+// the last is stored, at the place of the first; new ones take the next
+// seqs in the order given. It bumps the revision and notifies ChangeRefData
 // when a row changed.
 func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
 	query := upsertSQL("countries", countryColumns)
 	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
 		var rows [][]any
-		for _, c := range refdata.NewCountryTable(cs).Records() {
+		for _, c := range refdata.NewCountryTable(cs).RecordsByCreation() {
 			rows = append(rows, []any{c.ID, c.Region, c.Subregion, c.CodeAlpha2, c.CodeAlpha3,
 				c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords,
 				refdata.Fold(c.Region), refdata.Fold(c.Subregion), refdata.Fold(c.Name), refdata.Fold(c.Capital),
@@ -395,4 +399,36 @@ func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error
 		}
 		return upsertRows(ctx, tx, query, rows)
 	})
+}
+
+// migrationSteps are the Go steps of migrations, by version: each runs in
+// its migration's transaction, after its SQL.
+var migrationSteps = map[int]func(context.Context, pgx.Tx) error{6: numberStored}
+
+// numberStored numbers the currencies and countries stored before their
+// order of storage was recorded again, from their seq sequence: in the
+// embedded dataset's order (refdata.DatasetOrder), then in the order the
+// migration gave the others.
+func numberStored(ctx context.Context, tx pgx.Tx) error {
+	for _, table := range []string{"currencies", "countries"} {
+		rows, err := tx.Query(ctx, `SELECT id FROM `+table+` ORDER BY seq`)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		if ids, err = refdata.DatasetOrder(ids); err != nil {
+			return err
+		}
+		var b pgx.Batch
+		for _, id := range ids {
+			b.Queue(`UPDATE `+table+` SET seq = nextval(pg_get_serial_sequence('`+table+`', 'seq')) WHERE id = $1`, id)
+		}
+		if err := tx.SendBatch(ctx, &b).Close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
