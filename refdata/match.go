@@ -33,7 +33,7 @@ func flag(b bool) float64 {
 // keys read, computed once.
 type currencyView struct {
 	rec                                    Currency
-	created                                int // place in the order of storage
+	created                                int    // place in the order of storage
 	name, namePlural, symbol, symbolNative string // folded
 	tagKey                                 string
 	search                                 string
@@ -103,7 +103,7 @@ func (f CurrencyFilter) key(v *currencyView) sortKey {
 // keys read.
 type countryView struct {
 	rec                                      Country
-	created                                  int // place in the order of storage
+	created                                  int    // place in the order of storage
 	region, subregion, name, capital, native string // folded
 	tagKey                                   string
 	search                                   string
