@@ -96,15 +96,18 @@ func isASCIIAlnum(s string, digits bool) bool {
 func CityKey(c City) string { return c.CountryCode + "\x00" + c.StateCode + "\x00" + Fold(c.Name) }
 
 // MergeTags returns the tags of a stored city after an upsert of the same
-// city with tags added: stored as they are, then each tag of added (trimmed)
-// that stored does not hold (compared folded, as the Tags filter does),
+// city with tags added: added as it is when stored has no tag; else stored
+// as it is, then each tag of added (trimmed) that stored does not hold (compared folded, as the Tags filter does),
 // comma-separated, as long as the list stays within the 200 bytes a city's
 // tags may take (a tag that would not fit is dropped). Stored tags are never
 // removed, so an import never degrades the stored data: a city imported
 // without tags keeps its own.
 func MergeTags(stored, added string) string {
-	if strings.TrimSpace(added) == "" {
+	switch {
+	case strings.TrimSpace(added) == "":
 		return stored
+	case TagKey(stored) == "":
+		return added
 	}
 	have := TagKey(stored)
 	out := stored
