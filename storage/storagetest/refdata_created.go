@@ -1,6 +1,7 @@
 package storagetest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,6 +21,38 @@ import (
 // createdOrders are the SortOrder values the createdDate scenarios run with.
 var createdOrders = []string{"asc", "DESC"}
 
+// createdCase is the createdDate scenario of one list: the store's list
+// and the reference's, the query of the whole list sorted by
+// createdDate in an order, on a page (the test records alone when
+// filtered), and the codes of the test records in their order of storage.
+type createdCase[F, T any] struct {
+	list  func(context.Context, F) ([]T, int, error)
+	ref   func(F) ([]T, int)
+	query func(t *testing.T, order string, filtered bool, page refdata.Paging) F
+	code  func(T) string
+	want  []T      // every record in the order of storage
+	test  []string // the codes of the test records in that order
+}
+
+// assertCreatedOrder checks c's list sorted by createdDate, both ways,
+// whole, filtered and paged, against the reference and c.want.
+func assertCreatedOrder[F, T any](t *testing.T, c createdCase[F, T]) {
+	t.Helper()
+	for _, order := range createdOrders {
+		got := assertAsReference(t, c.list, c.ref, c.query(t, order, false, refdata.Paging{Size: refdata.MaxPageSize}), order)
+		want := slices.Clone(c.want)
+		if order == "DESC" {
+			slices.Reverse(want)
+		}
+		assert.Equal(t, want, got, "every record in the order of storage, %s", order)
+		got = assertAsReference(t, c.list, c.ref, c.query(t, order, true, refdata.Paging{}), "filtered "+order)
+		assert.Equal(t, c.test, sortedIf(order, codesOf(got, c.code)), "filtered %s", order)
+		for _, page := range []int{0, 1, 3} {
+			assertAsReference(t, c.list, c.ref, c.query(t, order, false, refdata.Paging{Number: page, Size: 70}), "page %d %s", page, order)
+		}
+	}
+}
+
 // testCreatedDateCurrencies checks that currencies sort by createdDate in
 // the order they were stored: the default dataset's in its order, then
 // new ones in the order of their upserts, a replaced one keeping its
@@ -33,28 +66,19 @@ func testCreatedDateCurrencies(t *testing.T, newStore NewStore) {
 	renamed := testCurrencies[1]
 	renamed.Name = "Test Beta Renamed"
 	require.NoError(t, s.UpsertCurrencies(ctx, []refdata.Currency{renamed}))
-	ref := newReference(t, append(stored, renamed), nil, nil)
-
-	defaults := defaultsOf(t, refdata.DefaultCurrencies)
-	want := append(slices.Clone(defaults), renamed, testCurrencies[0])
-	for _, order := range createdOrders {
-		got := assertAsReference(t, s.ListCurrencies, ref.currencies, currencyFilter(t, refdata.CurrencyQuery{
-			SortDataField: refPtr("createdDate"), SortOrder: refPtr(order), Page: refdata.Paging{Size: refdata.MaxPageSize}}), order)
-		w := slices.Clone(want)
-		if order == "DESC" {
-			slices.Reverse(w)
-		}
-		assert.Equal(t, w, got, "every currency in the order of storage, %s", order)
-
-		got = assertAsReference(t, s.ListCurrencies, ref.currencies, currencyFilter(t, refdata.CurrencyQuery{
-			Tags: refPtr("test"), SortDataField: refPtr("CREATEDDATE"), SortOrder: refPtr(order)}), "filtered "+order)
-		assert.Equal(t, []string{"XTB", "XTA"}, sortedIf(order, codesOf(got, func(c refdata.Currency) string { return c.Code })))
-		for _, page := range []int{0, 1, 3} {
-			assertAsReference(t, s.ListCurrencies, ref.currencies, currencyFilter(t, refdata.CurrencyQuery{
-				SortDataField: refPtr("createdDate"), SortOrder: refPtr(order), Page: refdata.Paging{Number: page, Size: 70}}),
-				"page %d %s", page, order)
-		}
-	}
+	assertCreatedOrder(t, createdCase[refdata.CurrencyFilter, refdata.Currency]{
+		list: s.ListCurrencies, ref: newReference(t, append(stored, renamed), nil, nil).currencies,
+		query: func(t *testing.T, order string, filtered bool, page refdata.Paging) refdata.CurrencyFilter {
+			q := refdata.CurrencyQuery{SortDataField: refPtr("createdDate"), SortOrder: &order, Page: page}
+			if filtered {
+				q.Tags, q.SortDataField = refPtr("test"), refPtr("CREATEDDATE")
+			}
+			return currencyFilter(t, q)
+		},
+		code: func(c refdata.Currency) string { return c.Code },
+		want: append(defaultsOf(t, refdata.DefaultCurrencies), renamed, testCurrencies[0]),
+		test: []string{"XTB", "XTA"},
+	})
 }
 
 // testCreatedDateCountries checks the createdDate order of countries as
@@ -67,28 +91,19 @@ func testCreatedDateCountries(t *testing.T, newStore NewStore) {
 	renamed := testCountries[1]
 	renamed.Capital = "Betaville"
 	require.NoError(t, s.UpsertCountries(ctx, []refdata.Country{renamed}))
-	ref := newReference(t, nil, append(stored, renamed), nil)
-
-	defaults := defaultsOf(t, refdata.DefaultCountries)
-	want := append(slices.Clone(defaults), renamed, testCountries[0])
-	for _, order := range createdOrders {
-		got := assertAsReference(t, s.ListCountries, ref.countries, countryFilter(t, refdata.CountryQuery{
-			SortDataField: refPtr("createdDate"), SortOrder: refPtr(order), Page: refdata.Paging{Size: refdata.MaxPageSize}}), order)
-		w := slices.Clone(want)
-		if order == "DESC" {
-			slices.Reverse(w)
-		}
-		assert.Equal(t, w, got, "every country in the order of storage, %s", order)
-
-		got = assertAsReference(t, s.ListCountries, ref.countries, countryFilter(t, refdata.CountryQuery{
-			Region: refPtr("testamerica"), SortDataField: refPtr("createddate"), SortOrder: refPtr(order)}), "filtered "+order)
-		assert.Equal(t, []string{"XB", "XA"}, sortedIf(order, codesOf(got, func(c refdata.Country) string { return c.CodeAlpha2 })))
-		for _, page := range []int{0, 1, 4} {
-			assertAsReference(t, s.ListCountries, ref.countries, countryFilter(t, refdata.CountryQuery{
-				SortDataField: refPtr("createdDate"), SortOrder: refPtr(order), Page: refdata.Paging{Number: page, Size: 60}}),
-				"page %d %s", page, order)
-		}
-	}
+	assertCreatedOrder(t, createdCase[refdata.CountryFilter, refdata.Country]{
+		list: s.ListCountries, ref: newReference(t, nil, append(stored, renamed), nil).countries,
+		query: func(t *testing.T, order string, filtered bool, page refdata.Paging) refdata.CountryFilter {
+			q := refdata.CountryQuery{SortDataField: refPtr("createdDate"), SortOrder: &order, Page: page}
+			if filtered {
+				q.Region, q.SortDataField = refPtr("testamerica"), refPtr("createddate")
+			}
+			return countryFilter(t, q)
+		},
+		code: func(c refdata.Country) string { return c.CodeAlpha2 },
+		want: append(defaultsOf(t, refdata.DefaultCountries), renamed, testCountries[0]),
+		test: []string{"XB", "XA"},
+	})
 }
 
 // testCreatedDateCities checks that cities sort by createdDate in
