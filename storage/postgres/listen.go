@@ -1,0 +1,254 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// kindAll is the kind of the change that says "anything may have changed":
+// the listener delivers it when it cannot vouch that no notification was
+// lost.
+const kindAll = "all"
+
+// Timings of the listener (see listener).
+const (
+	// listenRetry is how often, while the listening connection is down,
+	// every subscriber is told that anything may have changed. It bounds
+	// the staleness of the caches during an outage.
+	listenRetry = 500 * time.Millisecond
+	// listenMinBackoff and listenMaxBackoff bound the wait between two
+	// attempts to reconnect; it doubles after each failed attempt.
+	listenMinBackoff = 100 * time.Millisecond
+	listenMaxBackoff = 5 * time.Second
+	// listenHealth is how long the listener waits for a notification
+	// before it pings the server, and how long a ping or a connection
+	// attempt may take: a connection that died silently is noticed within
+	// twice this.
+	listenHealth = 2 * time.Second
+)
+
+// listener keeps one dedicated connection LISTENing on a channel and
+// delivers the changes notified on it to its subscribers, in the order the
+// server sends them.
+//
+// A notification sent while the connection is down is lost, so the
+// listener never lets a subscriber trust its cache across an outage: when
+// the connection is lost it delivers a change of kind "all" at once, again
+// every listenRetry while it is down, and once more after it is listening
+// again. It reconnects with backoff until it is closed.
+type listener struct {
+	cfg     *pgx.ConnConfig
+	channel string
+	log     *slog.Logger
+
+	// Timings, the constants above unless a test shortens them.
+	retry, minBackoff, maxBackoff, health time.Duration
+
+	mu   sync.Mutex
+	subs map[uint64]func(Change)
+	next uint64
+
+	pid atomic.Uint32 // backend of the current connection; 0 when down
+	// listening is true while notifications can be trusted: from the
+	// first LISTEN, and again once the "all" that follows a reconnection
+	// has been delivered.
+	listening atomic.Bool
+	cancel    context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// newListener returns a listener that will connect with a copy of cfg and
+// listen on channel, logging its outages to log. Start it with start.
+func newListener(cfg *pgx.ConnConfig, channel string, log *slog.Logger) *listener {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &listener{
+		cfg: cfg.Copy(), channel: channel, log: log,
+		retry: listenRetry, minBackoff: listenMinBackoff, maxBackoff: listenMaxBackoff, health: listenHealth,
+		subs: map[uint64]func(Change){}, done: make(chan struct{}),
+	}
+}
+
+// start connects and LISTENs once, within ctx, and then keeps listening in
+// the background until close. It fails, and nothing runs, when that first
+// connection or LISTEN fails.
+func (l *listener) start(ctx context.Context) error {
+	conn, err := l.connect(ctx)
+	if err != nil {
+		close(l.done)
+		return err
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	l.cancel = cancel
+	l.listening.Store(true)
+	go l.run(runCtx, conn)
+	return nil
+}
+
+// close stops the listener and waits until it has closed its connection.
+// It is safe to call more than once.
+func (l *listener) close() {
+	l.closeOnce.Do(func() {
+		if l.cancel != nil {
+			l.cancel()
+		}
+	})
+	<-l.done
+}
+
+// subscribe registers fn to receive every change from now on, until the
+// returned function is called. fn runs on the listener's goroutine, one
+// change at a time: it must return quickly and must not call subscribe.
+func (l *listener) subscribe(fn func(Change)) (unsubscribe func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id := l.next
+	l.next++
+	l.subs[id] = fn
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.subs, id)
+	}
+}
+
+// deliver calls every subscriber with c.
+func (l *listener) deliver(c Change) {
+	l.mu.Lock()
+	fns := make([]func(Change), 0, len(l.subs))
+	for _, fn := range l.subs {
+		fns = append(fns, fn)
+	}
+	l.mu.Unlock()
+	for _, fn := range fns {
+		fn(c)
+	}
+}
+
+// run receives on conn until it fails, reconnects, and so on until ctx
+// ends.
+func (l *listener) run(ctx context.Context, conn *pgx.Conn) {
+	defer close(l.done)
+	for conn != nil {
+		err := l.receive(ctx, conn)
+		l.listening.Store(false)
+		l.pid.Store(0)
+		closeCtx, cancel := context.WithTimeout(context.Background(), l.health)
+		_ = conn.Close(closeCtx) // the connection is lost or being dropped
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		l.log.Warn("postgres: the listening connection was lost; caches are dropped until it is back",
+			"channel", l.channel, "error", err)
+		conn = l.reconnect(ctx)
+	}
+}
+
+// receive delivers the notifications that arrive on conn until the
+// connection fails (or does not answer a ping after health without a
+// notification) or ctx ends, and returns why.
+func (l *listener) receive(ctx context.Context, conn *pgx.Conn) error {
+	for {
+		waitCtx, cancel := context.WithTimeout(ctx, l.health)
+		n, err := conn.WaitForNotification(waitCtx)
+		cancel()
+		switch {
+		case err == nil:
+			l.deliver(l.decode(n.Payload))
+			continue
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case !pgconn.Timeout(err):
+			return err
+		}
+		pingCtx, cancel := context.WithTimeout(ctx, l.health)
+		err = conn.Ping(pingCtx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("ping: %w", err)
+		}
+	}
+}
+
+// decode reads a notification's payload; one that does not parse is read
+// as "anything may have changed".
+func (l *listener) decode(payload string) Change {
+	c, err := parseChange(payload)
+	if err != nil {
+		l.log.Warn("postgres: unreadable notification, every cache dropped", "channel", l.channel, "payload", payload, "error", err)
+		return Change{Kind: kindAll}
+	}
+	return c
+}
+
+// reconnect tells the subscribers that anything may have changed, at once
+// and every retry, while it tries to connect again with backoff. Once
+// listening it tells them once more (a change may have been notified
+// while it was down) and returns the connection; nil when ctx ended first.
+func (l *listener) reconnect(ctx context.Context) *pgx.Conn {
+	all := Change{Kind: kindAll}
+	l.deliver(all)
+	guardCtx, stopGuard := context.WithCancel(ctx)
+	guarded := make(chan struct{})
+	go func() {
+		defer close(guarded)
+		tick := time.NewTicker(l.retry)
+		defer tick.Stop()
+		for {
+			select {
+			case <-guardCtx.Done():
+				return
+			case <-tick.C:
+				l.deliver(all)
+			}
+		}
+	}()
+	defer func() { stopGuard(); <-guarded }()
+
+	for backoff := l.minBackoff; ; backoff = min(2*backoff, l.maxBackoff) {
+		conn, err := l.connect(ctx)
+		if err == nil {
+			stopGuard()
+			<-guarded
+			l.deliver(all)
+			l.listening.Store(true)
+			l.log.Info("postgres: listening again", "channel", l.channel)
+			return conn
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		l.log.Warn("postgres: cannot listen yet", "channel", l.channel, "retry_in", backoff, "error", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// connect opens a connection and LISTENs on the channel, within health.
+func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.health)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, l.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect to listen: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{l.channel}.Sanitize()); err != nil {
+		_ = conn.Close(ctx) // the LISTEN error says why
+		return nil, fmt.Errorf("postgres: listen on %s: %w", l.channel, err)
+	}
+	l.pid.Store(conn.PgConn().PID())
+	return conn, nil
+}
