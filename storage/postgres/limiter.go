@@ -148,3 +148,11 @@ func durationFor(tokens, rate float64) time.Duration {
 	}
 	return time.Duration(math.Round(tokens/rate*1e6)) * time.Microsecond
 }
+
+// Allow takes one request of key under p in the rate_buckets table of the
+// store's schema, shared by every instance on it; see [Limiter.Allow] for
+// the decision and the errors. It makes the store an httpadapter.Limiter:
+// brandbase keeps the login limits in it.
+func (s *Store) Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error) {
+	return s.multi.limiter.Allow(ctx, key, p, now)
+}

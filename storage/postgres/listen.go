@@ -10,12 +10,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/brandbase/brandbase/auth"
 )
 
-// kindAll is the kind of the change that says "anything may have changed":
-// the listener delivers it when it cannot vouch that no notification was
-// lost.
-const kindAll = "all"
+// ChangeAll is the kind of the Change that says "anything may have
+// changed": the store delivers it to its subscribers when it cannot vouch
+// that no notification was lost (see [Store.OnChange]).
+const ChangeAll = "all"
 
 // Timings of the listener (see listener).
 const (
@@ -183,10 +185,10 @@ func (l *listener) receive(ctx context.Context, conn *pgx.Conn) error {
 // decode reads a notification's payload; one that does not parse is read
 // as "anything may have changed".
 func (l *listener) decode(payload string) Change {
-	c, err := parseChange(payload)
-	if err != nil {
-		l.log.Warn("postgres: unreadable notification, every cache dropped", "channel", l.channel, "payload", payload, "error", err)
-		return Change{Kind: kindAll}
+	c, ok := parseChange(payload)
+	if !ok {
+		l.log.Warn("postgres: unreadable notification, every cache dropped", "channel", l.channel, "payload", payload)
+		return Change{Kind: ChangeAll}
 	}
 	return c
 }
@@ -196,7 +198,7 @@ func (l *listener) decode(payload string) Change {
 // listening it tells them once more (a change may have been notified
 // while it was down) and returns the connection; nil when ctx ended first.
 func (l *listener) reconnect(ctx context.Context) *pgx.Conn {
-	all := Change{Kind: kindAll}
+	all := Change{Kind: ChangeAll}
 	l.deliver(all)
 	guardCtx, stopGuard := context.WithCancel(ctx)
 	guarded := make(chan struct{})
@@ -251,4 +253,71 @@ func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
 	}
 	l.pid.Store(conn.PgConn().PID())
 	return conn, nil
+}
+
+// instances is what a Store keeps to behave as one with the other
+// instances sharing its schema: the listener and the shared limiter.
+type instances struct {
+	listener *listener
+	limiter  *Limiter
+}
+
+// startInstances starts listening on the store's channel and makes its
+// limiter; Open calls it once the schema is set up, and fails when the
+// first LISTEN fails (a pooler in transaction mode cannot LISTEN: the
+// store needs session connections).
+func (s *Store) startInstances(ctx context.Context) error {
+	l := newListener(s.pool.Config().ConnConfig, s.channel, nil)
+	if err := l.start(ctx); err != nil {
+		return err
+	}
+	s.multi = instances{listener: l, limiter: NewLimiter(s.pool)}
+	return nil
+}
+
+// stopInstances stops the listener; Close calls it before closing the
+// pool.
+func (s *Store) stopInstances() {
+	if s.multi.listener != nil {
+		s.multi.listener.close()
+	}
+}
+
+// OnChange calls fn with every change committed on the store's schema, by
+// this instance or any other (a [Change] of kind ChangeBrand, ChangeUser or
+// ChangeRefData), until unsubscribe is called or the store is closed. When
+// the listening connection is lost, fn is called with a Change of kind
+// [ChangeAll] at once, every 500 ms until the store listens again, and once
+// more then: a change made meanwhile may not be reported, so everything
+// cached must be forgotten. Changes are delivered in commit order, a few
+// milliseconds after the commit, on one goroutine: fn must return quickly
+// and must not call OnChange.
+func (s *Store) OnChange(fn func(Change)) (unsubscribe func()) {
+	return s.multi.listener.subscribe(fn)
+}
+
+// authChanges maps the kinds of change an auth.Service caches answers of.
+var authChanges = map[string]auth.ChangeKind{
+	ChangeBrand: auth.ChangeBrand,
+	ChangeUser:  auth.ChangeUser,
+	ChangeAll:   auth.ChangeAll,
+}
+
+// OnAuthChange is OnChange for an auth.Service's caches: fn is called with
+// the brand, user and "all" changes (as auth.Change, for
+// auth.Service.Forget), not with the others. brandbase.New subscribes its
+// auth service so.
+func (s *Store) OnAuthChange(fn func(auth.Change)) (unsubscribe func()) {
+	return s.OnChange(func(c Change) {
+		if kind, ok := authChanges[c.Kind]; ok {
+			fn(auth.Change{Kind: kind, ID: c.ID})
+		}
+	})
+}
+
+// Listening reports whether the store is listening for the changes of other
+// instances now; while it is not, its subscribers are told every 500 ms
+// to forget everything. For hosts' health checks.
+func (s *Store) Listening() bool {
+	return s.multi.listener != nil && s.multi.listener.listening.Load()
 }

@@ -118,7 +118,7 @@ func TestListenerDelivers(t *testing.T) {
 		{"user:u-1", Change{Kind: "user", ID: "u-1"}},
 		{"brand:b-1", Change{Kind: "brand", ID: "b-1"}},
 		{"refdata:", Change{Kind: "refdata"}},
-		{"nonsense", Change{Kind: kindAll}},
+		{"nonsense", Change{Kind: ChangeAll}},
 	} {
 		notify(t, channel, tc.payload)
 		eventually(t, func() bool { return rec.count(tc.want) == 1 && second.count(tc.want) == 1 }, "payload %q", tc.payload)
@@ -145,7 +145,7 @@ func TestListenerReconnectsAfterTermination(t *testing.T) {
 	l, rec := startListener(t, channel, "", time.Hour) // no "all" but at the loss and after reconnecting
 	pid := l.pid.Load()
 	require.NotZero(t, pid)
-	assert.Zero(t, rec.count(Change{Kind: kindAll}), "nothing to drop while listening")
+	assert.Zero(t, rec.count(Change{Kind: ChangeAll}), "nothing to drop while listening")
 
 	conn, err := pgx.Connect(t.Context(), pgtest.URL(t))
 	require.NoError(t, err)
@@ -154,10 +154,10 @@ func TestListenerReconnectsAfterTermination(t *testing.T) {
 	require.NoError(t, conn.QueryRow(t.Context(), "SELECT pg_terminate_backend($1)", pid).Scan(&killed))
 	require.True(t, killed)
 
-	eventually(t, func() bool { return rec.count(Change{Kind: kindAll}) >= 1 }, "all at once when the connection is lost")
+	eventually(t, func() bool { return rec.count(Change{Kind: ChangeAll}) >= 1 }, "all at once when the connection is lost")
 	eventually(t, func() bool { return l.listening.Load() && l.pid.Load() != pid }, "listening on a new connection")
 	assert.NotZero(t, l.pid.Load())
-	assert.Equal(t, 2, rec.count(Change{Kind: kindAll}), "all at the loss, and again once listening again")
+	assert.Equal(t, 2, rec.count(Change{Kind: ChangeAll}), "all at the loss, and again once listening again")
 	notify(t, channel, "brand:b-2")
 	eventually(t, func() bool { return rec.count(Change{Kind: "brand", ID: "b-2"}) == 1 }, "delivered after reconnecting")
 }
@@ -177,7 +177,7 @@ func TestListenerOutage(t *testing.T) {
 
 	p.cut()
 	eventually(t, func() bool { return !l.listening.Load() }, "the loss is noticed")
-	eventually(t, func() bool { return rec.count(Change{Kind: kindAll}) >= 5 }, "all, again and again while down")
+	eventually(t, func() bool { return rec.count(Change{Kind: ChangeAll}) >= 5 }, "all, again and again while down")
 	notify(t, channel, "user:lost") // sent while nobody listens: lost
 
 	p.restore()
@@ -185,7 +185,7 @@ func TestListenerOutage(t *testing.T) {
 	rec.reset()
 	notify(t, channel, "user:after")
 	eventually(t, func() bool { return rec.count(Change{Kind: "user", ID: "after"}) == 1 }, "delivered after the outage")
-	assert.Zero(t, rec.count(Change{Kind: kindAll}), "no more all once listening")
+	assert.Zero(t, rec.count(Change{Kind: ChangeAll}), "no more all once listening")
 }
 
 func TestListenerStartFails(t *testing.T) {
@@ -207,7 +207,7 @@ func TestListenerCloseStops(t *testing.T) {
 	assert.False(t, l.listening.Load())
 	notify(t, channel, "user:after-close")
 	assert.Zero(t, rec.count(Change{Kind: "user", ID: "after-close"}))
-	assert.Zero(t, rec.count(Change{Kind: kindAll}), "closing is not an outage")
+	assert.Zero(t, rec.count(Change{Kind: ChangeAll}), "closing is not an outage")
 }
 
 // serverAddr returns host:port of the test server.
