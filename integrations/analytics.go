@@ -1,7 +1,6 @@
 package integrations
 
 import (
-	"bytes"
 	"context"
 	"strings"
 
@@ -57,15 +56,6 @@ func (s *Service) saveAnalytics(ctx context.Context, actor auth.Principal, brand
 		next.APISecret, err = s.nextSecret(secretOf(KindAnalytics, &next.ConfigHeader, "apiSecret"), curSecret, f.apiSecret)
 		return err
 	}
-	sv.diff = func(old, next *AnalyticsRecord) []string {
-		var c changes
-		c.check("trackingId", old.TrackingID != next.TrackingID)
-		c.check("apiKey", !bytes.Equal(old.APIKey, next.APIKey))
-		c.check("apiSecret", !bytes.Equal(old.APISecret, next.APISecret))
-		c.check("metadata", !eqPtr(old.Metadata, next.Metadata))
-		c.check("accountConfigNotes", !eqPtr(old.AccountConfigNotes, next.AccountConfigNotes))
-		return c
-	}
 	r, p, err := sv.run(ctx, s)
 	if err != nil {
 		return Analytics{}, err
@@ -94,7 +84,7 @@ func (s *Service) CreateAnalytics(ctx context.Context, actor auth.Principal, bra
 // KindPreconditionFailed, or KindInvalid (a field error per bad field).
 func (s *Service) UpdateAnalytics(ctx context.Context, actor auth.Principal, brandID, id string, in AnalyticsInput, pre Precondition) (Analytics, error) {
 	if id == "" {
-		return Analytics{}, envelope.NotFound("The analytics integration does not exist.")
+		return Analytics{}, ErrConfigNotFound
 	}
 	return s.saveAnalytics(ctx, actor, brandID, id, in, pre)
 }

@@ -128,12 +128,7 @@ func (s *Service) UpdateAppIntegration(ctx context.Context, actor auth.Principal
 			return err
 		}
 		if next.Status == auth.StatusInactive {
-			switch next.Type {
-			case TypeAnalytics:
-				err = deactivateConfigs(ctx, st, &analyticsKind, brandID, id)
-			case TypePaymentGateway:
-				err = deactivateConfigs(ctx, st, &paymentGatewayKind, brandID, id)
-			}
+			err = deactivateConfigs(ctx, st, brandID, id)
 		}
 		out = next
 		return err

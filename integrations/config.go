@@ -1,49 +1,131 @@
 package integrations
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// configKind describes one kind of configuration record (analytics or
-// payment gateway) to the code that both kinds share: the rules of
-// parents, status, default, versions and revisions.
-type configKind[R any] struct {
+// kindSpec describes one kind of configuration once: its record kind, the
+// type of app integration it attaches to, the permission that guards it,
+// and how its typed record R maps to and from the store's [ConfigRecord]
+// (the JSON of R's tagged fields is the Body; the secret slots are the
+// Secrets). The rules every kind shares (parents, status, default,
+// versions, revisions) are written once, on ConfigRecord.
+type kindSpec[R any] struct {
+	kindInfo
+	header  func(*R) *ConfigHeader
+	secrets []secretSlot[R]
+}
+
+// kindInfo is what the service knows of a kind without its record type.
+type kindInfo struct {
 	kind    RecordKind
 	appType Type
 	perm    auth.Permission
-	header  func(*R) *ConfigHeader
-	byID    func(Reader, context.Context, string, string) (R, error)
-	list    func(Reader, context.Context, ConfigFilter) ([]R, error)
-	insert  func(Tx, context.Context, R) error
-	update  func(Tx, context.Context, R) error
 }
 
-var analyticsKind = configKind[AnalyticsRecord]{
-	kind:    KindAnalytics,
-	appType: TypeAnalytics,
-	perm:    auth.PermAnalyticsWrite,
-	header:  func(r *AnalyticsRecord) *ConfigHeader { return &r.ConfigHeader },
-	byID:    Reader.AnalyticsByID,
-	list:    Reader.ListAnalytics,
-	insert:  Tx.InsertAnalytics,
-	update:  Tx.UpdateAnalytics,
+// kinds are the configuration kinds of the service, one per app
+// integration type.
+var kinds = []kindInfo{analyticsKind.kindInfo, paymentGatewayKind.kindInfo}
+
+// secretSlot is one secret field of a typed record: its name (the JSON
+// name, which is also its key in ConfigRecord.Secrets) and where R holds
+// its ciphertext.
+type secretSlot[R any] struct {
+	name string
+	at   func(*R) *[]byte
 }
 
-var paymentGatewayKind = configKind[PaymentGatewayRecord]{
-	kind:    KindPaymentGateway,
-	appType: TypePaymentGateway,
-	perm:    auth.PermPaymentGatewayWrite,
-	header:  func(r *PaymentGatewayRecord) *ConfigHeader { return &r.ConfigHeader },
-	byID:    Reader.PaymentGatewayByID,
-	list:    Reader.ListPaymentGateways,
-	insert:  Tx.InsertPaymentGateway,
-	update:  Tx.UpdatePaymentGateway,
+var analyticsKind = kindSpec[AnalyticsRecord]{
+	kindInfo: kindInfo{kind: KindAnalytics, appType: TypeAnalytics, perm: auth.PermAnalyticsWrite},
+	header:   func(r *AnalyticsRecord) *ConfigHeader { return &r.ConfigHeader },
+	secrets: []secretSlot[AnalyticsRecord]{
+		{"apiKey", func(r *AnalyticsRecord) *[]byte { return &r.APIKey }},
+		{"apiSecret", func(r *AnalyticsRecord) *[]byte { return &r.APISecret }},
+	},
 }
 
-// commonInput is the part of a configuration body both kinds share, after
+var paymentGatewayKind = kindSpec[PaymentGatewayRecord]{
+	kindInfo: kindInfo{kind: KindPaymentGateway, appType: TypePaymentGateway, perm: auth.PermPaymentGatewayWrite},
+	header:   func(r *PaymentGatewayRecord) *ConfigHeader { return &r.ConfigHeader },
+	secrets: []secretSlot[PaymentGatewayRecord]{
+		{"privateKey", func(r *PaymentGatewayRecord) *[]byte { return &r.PrivateKey }},
+	},
+}
+
+// encode returns r as the store keeps it.
+func (k *kindSpec[R]) encode(r R) (ConfigRecord, error) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		return ConfigRecord{}, envelope.Internal(fmt.Errorf("integrations: encoding a %s: %w", k.kind, err))
+	}
+	c := ConfigRecord{Kind: k.kind, ConfigHeader: *k.header(&r), Body: body}
+	for _, s := range k.secrets {
+		if ct := *s.at(&r); ct != nil {
+			if c.Secrets == nil {
+				c.Secrets = map[string][]byte{}
+			}
+			c.Secrets[s.name] = ct
+		}
+	}
+	return c, nil
+}
+
+// decode returns the typed record of c.
+func (k *kindSpec[R]) decode(c ConfigRecord) (R, error) {
+	var r R
+	if err := json.Unmarshal(c.Body, &r); err != nil {
+		return r, envelope.Internal(fmt.Errorf("integrations: decoding %s %s: %w", c.Kind, c.ID, err))
+	}
+	*k.header(&r) = c.ConfigHeader
+	for _, s := range k.secrets {
+		*s.at(&r) = c.Secrets[s.name]
+	}
+	return r, nil
+}
+
+// byID reads the configuration of kind k in brandID with that ID.
+func (k *kindSpec[R]) byID(ctx context.Context, rd Reader, brandID, id string) (R, error) {
+	c, err := rd.ConfigByID(ctx, k.kind, brandID, id)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	return k.decode(c)
+}
+
+// list reads the configurations of kind k that f selects.
+func (k *kindSpec[R]) list(ctx context.Context, rd Reader, f ConfigFilter) ([]R, error) {
+	f.Kind = k.kind
+	recs, err := rd.ListConfigs(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]R, 0, len(recs))
+	for _, c := range recs {
+		r, err := k.decode(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// AnalyticsRecordByID reads the analytics configuration of brandID with
+// that ID from rd in typed form, or fails as [Reader.ConfigByID] does (or
+// with KindInternal when its body does not decode). Stores implement the
+// deprecated [Store.AnalyticsByID] with it.
+func AnalyticsRecordByID(ctx context.Context, rd Reader, brandID, id string) (AnalyticsRecord, error) {
+	return analyticsKind.byID(ctx, rd, brandID, id)
+}
+
+// commonInput is the part of a configuration body every kind shares, after
 // validation.
 type commonInput struct {
 	appIntegrationID string
@@ -60,7 +142,7 @@ func validateCommon(v *envelope.Validation, appID *string, isDefault *bool) comm
 
 // save is one create (id "") or update of a configuration of kind k.
 type save[R any] struct {
-	k       *configKind[R]
+	k       *kindSpec[R]
 	actor   auth.Principal
 	brandID string
 	id      string
@@ -70,15 +152,12 @@ type save[R any] struct {
 	// apply sets the kind's own fields of next (whose header is set) from
 	// the body; cur is nil on create.
 	apply func(next *R, cur *R) error
-	// diff returns the names of the kind's own fields that differ.
-	diff func(old, next *R) []string
 }
 
 // run authorizes, then in one transaction: finds the record (404), checks
-// the precondition (412), checks the app integration it names (a field
-// error unless it is of the kind's type in the brand) and the body (400),
-// applies the status rule and the body, clears the default of the others
-// when this one becomes the default, and writes the record and its
+// the precondition (412), checks the app integration it names and the body
+// (400), applies the status rule and the body, clears the default of the
+// others when this one becomes the default, and writes the record and its
 // revision. It returns the stored record and its app integration.
 func (sv *save[R]) run(ctx context.Context, s *Service) (R, AppIntegration, error) {
 	var out R
@@ -93,75 +172,114 @@ func (sv *save[R]) run(ctx context.Context, s *Service) (R, AppIntegration, erro
 		if sv.id == "" {
 			*h(&next) = ConfigHeader{ID: newID(), BrandID: sv.brandID, CreatedAt: st.now}
 		} else {
-			r, err := sv.k.byID(st.tx, ctx, sv.brandID, sv.id)
+			r, err := sv.k.byID(ctx, st.tx, sv.brandID, sv.id)
 			if err != nil {
 				return err
 			}
-			if sv.pre != nil {
-				p, err := st.tx.AppIntegrationByID(ctx, sv.brandID, h(&r).AppIntegrationID)
-				if err != nil {
-					return err
-				}
-				if !sv.pre(etag(h(&r).Version, p.Version)) {
-					return preconditionFailed()
-				}
+			if err := sv.checkPrecondition(ctx, st, h(&r)); err != nil {
+				return err
 			}
 			cur, next = &r, r
 		}
-
-		v := sv.v
-		if id := sv.common.appIntegrationID; !v.Has("appIntegrationId") {
-			p, err := st.tx.AppIntegrationByID(ctx, sv.brandID, id)
-			switch {
-			case envelope.KindOf(err) == envelope.KindNotFound:
-				v.Add("appIntegrationId", "unknown_reference", "No app integration of this brand has this ID.")
-			case err != nil:
-				return err
-			case p.Type != sv.k.appType:
-				v.Add("appIntegrationId", "type_mismatch", "The app integration is not of type "+string(sv.k.appType)+".")
-			}
-			parent = p
-		}
-		if err := v.Err(); err != nil {
+		var err error
+		if parent, err = sv.checkParent(ctx, st); err != nil {
 			return err
 		}
-
 		nh := h(&next)
-		nh.AppIntegrationID = parent.ID
-		switch {
-		case sv.common.status != nil:
-			nh.Status = *sv.common.status
-		case cur == nil:
-			nh.Status = auth.StatusActive
-		}
-		if parent.Status == auth.StatusInactive {
-			nh.Status = auth.StatusInactive
-		}
-		nh.IsDefault = sv.common.isDefault && nh.Status == auth.StatusActive
+		sv.common.applyRules(nh, cur == nil, parent)
 		if err := sv.apply(&next, cur); err != nil {
 			return err
 		}
 		nh.Version++
 		nh.UpdatedAt = st.now
-
-		if nh.IsDefault {
-			if err := clearDefault(ctx, st, sv.k, sv.brandID, nh.ID); err != nil {
-				return err
-			}
-		}
-		if cur == nil {
-			out = next
-			return sv.k.insert(st.tx, ctx, next)
-		}
-		if err := sv.k.update(st.tx, ctx, next); err != nil {
-			return err
-		}
-		ch := headerChanges(h(cur), nh)
-		ch = append(ch, sv.diff(cur, &next)...)
 		out = next
-		return st.revise(ctx, sv.k.kind, sv.brandID, nh.ID, nh.Version, ch)
+		return sv.write(ctx, st, cur, next)
 	})
 	return out, parent, err
+}
+
+// checkPrecondition checks the precondition, when there is one, against
+// the entity tag of the current record with header hd.
+func (sv *save[R]) checkPrecondition(ctx context.Context, st *txState, hd *ConfigHeader) error {
+	if sv.pre == nil {
+		return nil
+	}
+	p, err := st.tx.AppIntegrationByID(ctx, sv.brandID, hd.AppIntegrationID)
+	if err != nil {
+		return err
+	}
+	if !sv.pre(etag(hd.Version, p.Version)) {
+		return preconditionFailed()
+	}
+	return nil
+}
+
+// checkParent returns the app integration the body names, with a field
+// error unless it is of the kind's type in the brand, and the body's other
+// field errors.
+func (sv *save[R]) checkParent(ctx context.Context, st *txState) (AppIntegration, error) {
+	var parent AppIntegration
+	v := sv.v
+	if id := sv.common.appIntegrationID; !v.Has("appIntegrationId") {
+		p, err := st.tx.AppIntegrationByID(ctx, sv.brandID, id)
+		switch {
+		case envelope.KindOf(err) == envelope.KindNotFound:
+			v.Add("appIntegrationId", "unknown_reference", "No app integration of this brand has this ID.")
+		case err != nil:
+			return parent, err
+		case p.Type != sv.k.appType:
+			v.Add("appIntegrationId", "type_mismatch", "The app integration is not of type "+string(sv.k.appType)+".")
+		}
+		parent = p
+	}
+	return parent, v.Err()
+}
+
+// applyRules sets the app integration, status and default of nh: the
+// status sent (Active on create when none is), Inactive while the app
+// integration is, and never the default when Inactive.
+func (c commonInput) applyRules(nh *ConfigHeader, create bool, parent AppIntegration) {
+	nh.AppIntegrationID = parent.ID
+	switch {
+	case c.status != nil:
+		nh.Status = *c.status
+	case create:
+		nh.Status = auth.StatusActive
+	}
+	if parent.Status == auth.StatusInactive {
+		nh.Status = auth.StatusInactive
+	}
+	nh.IsDefault = c.isDefault && nh.Status == auth.StatusActive
+}
+
+// write stores next (a new record when cur is nil), first clearing the
+// default of the others when next is the default, and writes the revision
+// of an update.
+func (sv *save[R]) write(ctx context.Context, st *txState, cur *R, next R) error {
+	rec, err := sv.k.encode(next)
+	if err != nil {
+		return err
+	}
+	if rec.IsDefault {
+		if err := clearDefault(ctx, st, rec.Kind, rec.BrandID, rec.ID); err != nil {
+			return err
+		}
+	}
+	if cur == nil {
+		return st.tx.InsertConfig(ctx, rec)
+	}
+	if err := st.tx.UpdateConfig(ctx, rec); err != nil {
+		return err
+	}
+	old, err := sv.k.encode(*cur)
+	if err != nil {
+		return err
+	}
+	ch, err := configChanges(old, rec)
+	if err != nil {
+		return err
+	}
+	return st.revise(ctx, rec.Kind, rec.BrandID, rec.ID, rec.Version, ch)
 }
 
 // headerChanges returns the names of the shared fields that differ.
@@ -173,37 +291,67 @@ func headerChanges(old, next *ConfigHeader) changes {
 	return c
 }
 
-// clearDefault makes every other default configuration of kind k in brandID
+// configChanges returns the names of the fields that differ between two
+// records of one kind: header fields, body fields (by their JSON names) and
+// secrets (by ciphertext).
+func configChanges(old, next ConfigRecord) (changes, error) {
+	c := headerChanges(&old.ConfigHeader, &next.ConfigHeader)
+	var ob, nb map[string]json.RawMessage
+	if err := json.Unmarshal(old.Body, &ob); err != nil {
+		return nil, envelope.Internal(err)
+	}
+	if err := json.Unmarshal(next.Body, &nb); err != nil {
+		return nil, envelope.Internal(err)
+	}
+	diffEntries(&c, ob, nb, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) })
+	diffEntries(&c, old.Secrets, next.Secrets, bytes.Equal)
+	return c, nil
+}
+
+// diffEntries adds to c the names of the entries of old and next that
+// differ, or are in one of them only.
+func diffEntries[V any](c *changes, old, next map[string]V, eq func(a, b V) bool) {
+	for name, v := range next {
+		o, ok := old[name]
+		c.check(name, !ok || !eq(o, v))
+	}
+	for name := range old {
+		_, ok := next[name]
+		c.check(name, !ok)
+	}
+}
+
+// clearDefault makes every other default configuration of kind in brandID
 // not the default, each with a new version and a revision.
-func clearDefault[R any](ctx context.Context, st *txState, k *configKind[R], brandID, exceptID string) error {
+func clearDefault(ctx context.Context, st *txState, kind RecordKind, brandID, exceptID string) error {
 	yes := true
-	others, err := k.list(st.tx, ctx, ConfigFilter{BrandID: brandID, IsDefault: &yes})
+	others, err := st.tx.ListConfigs(ctx, ConfigFilter{Kind: kind, BrandID: brandID, IsDefault: &yes})
 	if err != nil {
 		return err
 	}
 	for _, o := range others {
-		if k.header(&o).ID == exceptID {
+		if o.ID == exceptID {
 			continue
 		}
-		if err := touch(ctx, st, k, o, func(oh *ConfigHeader) { oh.IsDefault = false }); err != nil {
+		if err := touch(ctx, st, o, func(oh *ConfigHeader) { oh.IsDefault = false }); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// deactivateConfigs makes every configuration of kind k attached to the app
-// integration appID Inactive and not the default.
-func deactivateConfigs[R any](ctx context.Context, st *txState, k *configKind[R], brandID, appID string) error {
-	list, err := k.list(st.tx, ctx, ConfigFilter{BrandID: brandID, AppIntegrationID: &appID})
+// deactivateConfigs makes every configuration (of any kind) attached to
+// the app integration appID Inactive and not the default.
+func deactivateConfigs(ctx context.Context, st *txState, brandID, appID string) error {
+	list, err := st.tx.ListConfigs(ctx, ConfigFilter{BrandID: brandID, AppIntegrationID: &appID})
 	if err != nil {
 		return err
 	}
 	for _, r := range list {
-		if hd := k.header(&r); hd.Status == auth.StatusInactive && !hd.IsDefault {
+		if r.Status == auth.StatusInactive && !r.IsDefault {
 			continue
 		}
-		err := touch(ctx, st, k, r, func(hd *ConfigHeader) {
+		err := touch(ctx, st, r, func(hd *ConfigHeader) {
 			hd.Status, hd.IsDefault = auth.StatusInactive, false
 		})
 		if err != nil {
@@ -215,16 +363,15 @@ func deactivateConfigs[R any](ctx context.Context, st *txState, k *configKind[R]
 
 // touch applies fn to the header of r and stores it as a new version with a
 // revision naming the header fields fn changed.
-func touch[R any](ctx context.Context, st *txState, k *configKind[R], r R, fn func(*ConfigHeader)) error {
-	hd := k.header(&r)
-	old := *hd
-	fn(hd)
-	hd.Version++
-	hd.UpdatedAt = st.now
-	if err := k.update(st.tx, ctx, r); err != nil {
+func touch(ctx context.Context, st *txState, r ConfigRecord, fn func(*ConfigHeader)) error {
+	old := r.ConfigHeader
+	fn(&r.ConfigHeader)
+	r.Version++
+	r.UpdatedAt = st.now
+	if err := st.tx.UpdateConfig(ctx, r); err != nil {
 		return err
 	}
-	return st.revise(ctx, k.kind, hd.BrandID, hd.ID, hd.Version, headerChanges(&old, hd))
+	return st.revise(ctx, r.Kind, r.BrandID, r.ID, r.Version, headerChanges(&old, &r.ConfigHeader))
 }
 
 // secretOf names the secret field of a record of kind k with header hd.
@@ -233,13 +380,13 @@ func secretOf(kind RecordKind, hd *ConfigHeader, field string) secretField {
 }
 
 // readConfig returns the configuration of kind k in brandID with that ID and
-// its app integration, or KindNotFound.
-func readConfig[R any](ctx context.Context, s *Service, k *configKind[R], brandID, id string) (R, AppIntegration, error) {
+// its app integration, or ErrConfigNotFound.
+func readConfig[R any](ctx context.Context, s *Service, k *kindSpec[R], brandID, id string) (R, AppIntegration, error) {
 	var zero R
 	if err := requireBrand(brandID); err != nil {
 		return zero, AppIntegration{}, err
 	}
-	r, err := k.byID(s.store, ctx, brandID, id)
+	r, err := k.byID(ctx, s.store, brandID, id)
 	if err != nil {
 		return zero, AppIntegration{}, err
 	}
@@ -252,7 +399,7 @@ func readConfig[R any](ctx context.Context, s *Service, k *configKind[R], brandI
 
 // listConfigs returns the views of every configuration of kind k in brandID,
 // oldest first.
-func listConfigs[R, V any](ctx context.Context, s *Service, k *configKind[R], brandID string, view func(R, AppIntegration) (V, error)) ([]V, error) {
+func listConfigs[R, V any](ctx context.Context, s *Service, k *kindSpec[R], brandID string, view func(R, AppIntegration) (V, error)) ([]V, error) {
 	if err := requireBrand(brandID); err != nil {
 		return nil, err
 	}
@@ -264,7 +411,7 @@ func listConfigs[R, V any](ctx context.Context, s *Service, k *configKind[R], br
 	for _, a := range apps {
 		byID[a.ID] = a
 	}
-	recs, err := k.list(s.store, ctx, ConfigFilter{BrandID: brandID})
+	recs, err := k.list(ctx, s.store, ConfigFilter{BrandID: brandID})
 	if err != nil {
 		return nil, err
 	}

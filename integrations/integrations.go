@@ -28,8 +28,12 @@
 //     secret value). Hooks registered with [Service.OnIntegrationUpdated] run
 //     after the commit.
 //
-// The package declares the [Store] it needs; storage/memory and
-// storage/sqlite implement it. Every failure is an *envelope.Error.
+// The package declares the [Store] it needs, and the errors of its contract
+// (errors.go); storage/memory and storage/sqlite implement it. A store keeps
+// configurations of every kind alike, as a [ConfigRecord] (a kind, the
+// shared header, a JSON body and sealed secrets); the service maps each
+// kind's typed record to and from it, so a new kind of integration needs no
+// new store method. Every failure is an *envelope.Error.
 package integrations
 
 import (
@@ -38,12 +42,14 @@ import (
 
 // Store is what the integrations service needs from storage: reads, and
 // transactions in which the service reads and writes. Every method is safe
-// for concurrent use. Failures are *envelope.Error values: KindNotFound when
-// a record (or, on insert, the brand or app integration it names) does not
-// exist, KindConflict when a unique key is taken (an ID, a second default
-// per brand and kind, a second revision of one version), KindInternal for
-// anything else; a cancelled context fails the call with the context's
-// error and writes nothing.
+// for concurrent use. Configurations of every kind go through one set of
+// methods ([Reader.ConfigByID], [Reader.ListConfigs], [Tx.InsertConfig],
+// [Tx.UpdateConfig]) holding a [ConfigRecord], so that a new kind of
+// integration needs no new store method. Failures are the sentinel errors
+// of errors.go (ErrConfigNotFound, ErrDefaultTaken, ...; auth.ErrBrandNotFound
+// for a brand that does not exist), or KindInternal for anything else; a
+// cancelled context fails the call with the context's error and writes
+// nothing.
 type Store interface {
 	Reader
 	// IntegrationsTx runs fn in one transaction: everything fn writes
@@ -53,28 +59,29 @@ type Store interface {
 	// transaction committed before it and of no other. fn must use only tx
 	// (not the Store) and must not keep tx after it returns.
 	IntegrationsTx(ctx context.Context, fn func(tx Tx) error) error
+	// AnalyticsByID returns the analytics configuration of brandID with
+	// that ID, or ErrConfigNotFound.
+	//
+	// Deprecated: use ConfigByID with KindAnalytics. It is kept for the
+	// callers of the earlier per-kind contract; implement it with
+	// [AnalyticsRecordByID].
+	AnalyticsByID(ctx context.Context, brandID, id string) (AnalyticsRecord, error)
 }
 
 // Reader reads integration records. Lists are ordered by creation time,
 // then ID.
 type Reader interface {
 	// AppIntegrationByID returns the app integration of brandID with that
-	// ID, or KindNotFound (also for an ID of another brand).
+	// ID, or ErrAppIntegrationNotFound (also for an ID of another brand).
 	AppIntegrationByID(ctx context.Context, brandID, id string) (AppIntegration, error)
 	// ListAppIntegrations returns the app integrations f selects.
 	ListAppIntegrations(ctx context.Context, f AppIntegrationFilter) ([]AppIntegration, error)
-	// AnalyticsByID returns the analytics configuration of brandID with
-	// that ID, or KindNotFound (also for an ID of another brand).
-	AnalyticsByID(ctx context.Context, brandID, id string) (AnalyticsRecord, error)
-	// ListAnalytics returns the analytics configurations f selects.
-	ListAnalytics(ctx context.Context, f ConfigFilter) ([]AnalyticsRecord, error)
-	// PaymentGatewayByID returns the payment-gateway configuration of
-	// brandID with that ID, or KindNotFound (also for an ID of another
-	// brand).
-	PaymentGatewayByID(ctx context.Context, brandID, id string) (PaymentGatewayRecord, error)
-	// ListPaymentGateways returns the payment-gateway configurations f
-	// selects.
-	ListPaymentGateways(ctx context.Context, f ConfigFilter) ([]PaymentGatewayRecord, error)
+	// ConfigByID returns the configuration of that kind of brandID with
+	// that ID, or ErrConfigNotFound (also for an ID of another brand or
+	// kind).
+	ConfigByID(ctx context.Context, kind RecordKind, brandID, id string) (ConfigRecord, error)
+	// ListConfigs returns the configurations f selects.
+	ListConfigs(ctx context.Context, f ConfigFilter) ([]ConfigRecord, error)
 	// ListRevisions returns the revisions f selects, in the order they were
 	// written.
 	ListRevisions(ctx context.Context, f RevisionFilter) ([]Revision, error)
@@ -83,28 +90,27 @@ type Reader interface {
 // Tx reads and writes inside one Store transaction.
 type Tx interface {
 	Reader
-	// InsertAppIntegration stores a new app integration. KindNotFound if
-	// its brand does not exist; KindConflict if its ID is taken.
+	// InsertAppIntegration stores a new app integration.
+	// auth.ErrBrandNotFound if its brand does not exist;
+	// ErrAppIntegrationExists if its ID is taken.
 	InsertAppIntegration(ctx context.Context, a AppIntegration) error
 	// UpdateAppIntegration replaces the app integration with a.ID in
-	// a.BrandID (its Type and CreatedAt stay). KindNotFound if absent.
+	// a.BrandID (its Type and CreatedAt stay). ErrAppIntegrationNotFound if
+	// absent.
 	UpdateAppIntegration(ctx context.Context, a AppIntegration) error
-	// InsertAnalytics stores a new analytics configuration. KindNotFound if
-	// its brand or app integration does not exist; KindConflict if its ID
-	// is taken or it is a second default of its brand.
-	InsertAnalytics(ctx context.Context, r AnalyticsRecord) error
-	// UpdateAnalytics replaces the analytics configuration with r.ID in
-	// r.BrandID (its CreatedAt stays). KindNotFound if absent (or its app
-	// integration is); KindConflict if it would be a second default.
-	UpdateAnalytics(ctx context.Context, r AnalyticsRecord) error
-	// InsertPaymentGateway stores a new payment-gateway configuration, with
-	// the errors of InsertAnalytics.
-	InsertPaymentGateway(ctx context.Context, r PaymentGatewayRecord) error
-	// UpdatePaymentGateway replaces a payment-gateway configuration, with
-	// the errors of UpdateAnalytics.
-	UpdatePaymentGateway(ctx context.Context, r PaymentGatewayRecord) error
-	// InsertRevision stores a revision. KindConflict if its ID is taken or
-	// the record already has a revision of rev.Version.
+	// InsertConfig stores a new configuration. ErrConfigExists if its ID is
+	// taken (by a configuration of any kind); auth.ErrBrandNotFound or
+	// ErrAppIntegrationNotFound if its brand, or its app integration in
+	// that brand, does not exist; ErrDefaultTaken if it is the default and
+	// another configuration of its brand and kind is.
+	InsertConfig(ctx context.Context, r ConfigRecord) error
+	// UpdateConfig replaces the configuration with r.Kind, r.ID and
+	// r.BrandID (its CreatedAt stays). ErrConfigNotFound if absent; then
+	// the errors of InsertConfig for its app integration and default.
+	UpdateConfig(ctx context.Context, r ConfigRecord) error
+	// InsertRevision stores a revision. auth.ErrBrandNotFound if its brand
+	// does not exist; ErrRevisionExists if its ID is taken or the record
+	// already has a revision of rev.Version.
 	InsertRevision(ctx context.Context, rev Revision) error
 }
 
@@ -117,8 +123,11 @@ type AppIntegrationFilter struct {
 	Type *Type
 }
 
-// ConfigFilter selects analytics or payment-gateway configurations.
+// ConfigFilter selects configurations.
 type ConfigFilter struct {
+	// Kind selects the configurations of one kind; empty selects every
+	// kind's.
+	Kind RecordKind
 	// BrandID selects one brand's records; empty selects every brand's
 	// (only the key rotation needs that).
 	BrandID string

@@ -1,7 +1,6 @@
 package integrations
 
 import (
-	"bytes"
 	"context"
 
 	"github.com/brandbase/brandbase/auth"
@@ -54,20 +53,6 @@ func (s *Service) savePaymentGateway(ctx context.Context, actor auth.Principal, 
 		next.PrivateKey, err = s.nextSecret(secretOf(KindPaymentGateway, &next.ConfigHeader, "privateKey"), curKey, f.privateKey)
 		return err
 	}
-	sv.diff = func(old, next *PaymentGatewayRecord) []string {
-		var c changes
-		c.check("name", old.Name != next.Name)
-		c.check("ipnListenerLink", !eqPtr(old.IPNListenerLink, next.IPNListenerLink))
-		c.check("cancelLinkWithoutLogin", !eqPtr(old.CancelLinkWithoutLogin, next.CancelLinkWithoutLogin))
-		c.check("cancelLink", !eqPtr(old.CancelLink, next.CancelLink))
-		c.check("returnLink", !eqPtr(old.ReturnLink, next.ReturnLink))
-		c.check("publicKey", !eqPtr(old.PublicKey, next.PublicKey))
-		c.check("privateKey", !bytes.Equal(old.PrivateKey, next.PrivateKey))
-		c.check("description", !eqPtr(old.Description, next.Description))
-		c.check("notes", !eqPtr(old.Notes, next.Notes))
-		c.check("testMode", old.TestMode != next.TestMode)
-		return c
-	}
 	r, p, err := sv.run(ctx, s)
 	if err != nil {
 		return PaymentGateway{}, err
@@ -92,7 +77,7 @@ func (s *Service) CreatePaymentGateway(ctx context.Context, actor auth.Principal
 // brandID), with the rules and errors of [Service.UpdateAnalytics].
 func (s *Service) UpdatePaymentGateway(ctx context.Context, actor auth.Principal, brandID, id string, in PaymentGatewayInput, pre Precondition) (PaymentGateway, error) {
 	if id == "" {
-		return PaymentGateway{}, envelope.NotFound("The payment-gateway integration does not exist.")
+		return PaymentGateway{}, ErrConfigNotFound
 	}
 	return s.savePaymentGateway(ctx, actor, brandID, id, in, pre)
 }

@@ -138,45 +138,18 @@ func (s *Service) RotateSecrets(ctx context.Context) (int, error) {
 	var n int
 	err := s.store.IntegrationsTx(ctx, func(tx Tx) error {
 		n = 0
-		as, err := tx.ListAnalytics(ctx, ConfigFilter{})
+		recs, err := tx.ListConfigs(ctx, ConfigFilter{})
 		if err != nil {
 			return err
 		}
-		for _, r := range as {
-			changed := false
-			for _, sec := range []struct {
-				field string
-				ct    *[]byte
-			}{{"apiKey", &r.APIKey}, {"apiSecret", &r.APISecret}} {
-				ct, did, err := s.reseal(secretField{r.BrandID, r.ID, KindAnalytics, sec.field}, *sec.ct)
-				if err != nil {
-					return err
-				}
-				*sec.ct = ct
-				if did {
-					n++
-					changed = true
-				}
-			}
-			if changed {
-				if err := tx.UpdateAnalytics(ctx, r); err != nil {
-					return err
-				}
-			}
-		}
-		ps, err := tx.ListPaymentGateways(ctx, ConfigFilter{})
-		if err != nil {
-			return err
-		}
-		for _, r := range ps {
-			ct, did, err := s.reseal(secretField{r.BrandID, r.ID, KindPaymentGateway, "privateKey"}, r.PrivateKey)
+		for _, r := range recs {
+			did, err := s.resealRecord(&r)
 			if err != nil {
 				return err
 			}
-			if did {
-				n++
-				r.PrivateKey = ct
-				if err := tx.UpdatePaymentGateway(ctx, r); err != nil {
+			if did > 0 {
+				n += did
+				if err := tx.UpdateConfig(ctx, r); err != nil {
 					return err
 				}
 			}
@@ -185,6 +158,23 @@ func (s *Service) RotateSecrets(ctx context.Context) (int, error) {
 	})
 	if err != nil {
 		return 0, err
+	}
+	return n, nil
+}
+
+// resealRecord re-encrypts, in place, every secret of r that a key other
+// than the primary sealed, and returns how many it re-encrypted.
+func (s *Service) resealRecord(r *ConfigRecord) (int, error) {
+	n := 0
+	for name, ct := range r.Secrets {
+		next, did, err := s.reseal(secretOf(r.Kind, &r.ConfigHeader, name), ct)
+		if err != nil {
+			return 0, err
+		}
+		if did {
+			r.Secrets[name] = next
+			n++
+		}
 	}
 	return n, nil
 }

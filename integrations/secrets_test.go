@@ -130,11 +130,13 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 		ctx := t.Context()
 		a := w.analytics(t)
 		p := w.gateway(t)
-		ra, err := w.store.AnalyticsByID(ctx, w.brand, a.ID)
+		ra, err := w.store.ConfigByID(ctx, integrations.KindAnalytics, w.brand, a.ID)
 		require.NoError(t, err)
-		rp, err := w.store.PaymentGatewayByID(ctx, w.brand, p.ID)
+		rp, err := w.store.ConfigByID(ctx, integrations.KindPaymentGateway, w.brand, p.ID)
 		require.NoError(t, err)
-		for _, ct := range [][]byte{ra.APIKey, ra.APISecret, rp.PrivateKey} {
+		require.Len(t, ra.Secrets, 2)
+		require.Len(t, rp.Secrets, 1)
+		for _, ct := range [][]byte{ra.Secrets["apiKey"], ra.Secrets["apiSecret"], rp.Secrets["privateKey"]} {
 			require.NotEmpty(t, ct)
 			id, err := integrations.KeyIDOf(ct)
 			require.NoError(t, err)
@@ -146,12 +148,12 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 		// A ciphertext moved to another record does not decrypt.
 		b := w.analytics(t)
 		err = w.store.IntegrationsTx(ctx, func(tx integrations.Tx) error {
-			rb, err := tx.AnalyticsByID(ctx, w.brand, b.ID)
+			rb, err := tx.ConfigByID(ctx, integrations.KindAnalytics, w.brand, b.ID)
 			if err != nil {
 				return err
 			}
-			rb.APIKey = ra.APIKey
-			return tx.UpdateAnalytics(ctx, rb)
+			rb.Secrets["apiKey"] = ra.Secrets["apiKey"]
+			return tx.UpdateConfig(ctx, rb)
 		})
 		require.NoError(t, err)
 		_, err = w.svc.AnalyticsSecrets(ctx, w.brand, b.ID)

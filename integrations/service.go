@@ -165,19 +165,22 @@ func requireBrand(brandID string) error {
 	return nil
 }
 
-// permissionFor returns the permission that guards records of type t.
+// permissionFor returns the permission that guards records of type t
+// (auth.PermAll for a type of no kind, which only a store could hold).
 func permissionFor(t Type) auth.Permission {
-	if t == TypePaymentGateway {
-		return auth.PermPaymentGatewayWrite
+	for _, k := range kinds {
+		if k.appType == t {
+			return k.perm
+		}
 	}
-	return auth.PermAnalyticsWrite
+	return auth.PermAll
 }
 
 // parseType returns the canonical type for s, matched case-insensitively.
 func parseType(s Type) (Type, bool) {
-	for _, t := range []Type{TypeAnalytics, TypePaymentGateway} {
-		if strings.EqualFold(strings.TrimSpace(string(s)), string(t)) {
-			return t, true
+	for _, k := range kinds {
+		if strings.EqualFold(strings.TrimSpace(string(s)), string(k.appType)) {
+			return k.appType, true
 		}
 	}
 	return "", false

@@ -85,47 +85,82 @@ type ConfigHeader struct {
 	UpdatedAt time.Time
 }
 
-// AnalyticsRecord is an analytics configuration as stored: its secrets are
-// ciphertexts sealed by a [KeyRing], never plaintext.
-type AnalyticsRecord struct {
+// ConfigRecord is a configuration of any kind as a [Store] keeps it: the
+// header every kind has, the kind's own non-secret fields as a JSON object,
+// and its secrets as ciphertexts sealed by a [KeyRing], never plaintext.
+type ConfigRecord struct {
+	// Kind is the kind of configuration (KindAnalytics, KindPaymentGateway,
+	// ...); a store keeps every kind alike.
+	Kind RecordKind
 	ConfigHeader
-	// TrackingID identifies the analytics property or project.
-	TrackingID string
-	// APIKey is the sealed API key; never empty.
-	APIKey []byte
-	// APISecret is the sealed API secret, or nil.
-	APISecret []byte
-	// Metadata is free text, or nil.
-	Metadata *string
-	// AccountConfigNotes is free text, or nil.
-	AccountConfigNotes *string
+	// Body is the JSON object of the kind's non-secret fields.
+	Body []byte
+	// Secrets maps a secret field's name to its ciphertext; a secret that
+	// is not set has no entry. Nil when there is none.
+	Secrets map[string][]byte
 }
 
-// PaymentGatewayRecord is a payment-gateway configuration as stored: its
-// private key is a ciphertext sealed by a [KeyRing], never plaintext.
+// Clone returns a deep copy of r, sharing no memory with it; an empty
+// Secrets map becomes nil.
+func (r ConfigRecord) Clone() ConfigRecord {
+	r.Body = slices.Clone(r.Body)
+	if len(r.Secrets) == 0 {
+		r.Secrets = nil
+		return r
+	}
+	m := make(map[string][]byte, len(r.Secrets))
+	for k, v := range r.Secrets {
+		m[k] = slices.Clone(v)
+	}
+	r.Secrets = m
+	return r
+}
+
+// AnalyticsRecord is an analytics configuration in typed form, as the
+// service reads it from a [ConfigRecord]: its secrets are ciphertexts
+// sealed by a [KeyRing], never plaintext. Its JSON form is the record's
+// Body.
+type AnalyticsRecord struct {
+	ConfigHeader `json:"-"`
+	// TrackingID identifies the analytics property or project.
+	TrackingID string `json:"trackingId"`
+	// APIKey is the sealed API key; never empty.
+	APIKey []byte `json:"-"`
+	// APISecret is the sealed API secret, or nil.
+	APISecret []byte `json:"-"`
+	// Metadata is free text, or nil.
+	Metadata *string `json:"metadata"`
+	// AccountConfigNotes is free text, or nil.
+	AccountConfigNotes *string `json:"accountConfigNotes"`
+}
+
+// PaymentGatewayRecord is a payment-gateway configuration in typed form,
+// as the service reads it from a [ConfigRecord]: its private key is a
+// ciphertext sealed by a [KeyRing], never plaintext. Its JSON form is the
+// record's Body.
 type PaymentGatewayRecord struct {
-	ConfigHeader
+	ConfigHeader `json:"-"`
 	// Name is the gateway integration's name; never empty.
-	Name string
+	Name string `json:"name"`
 	// IPNListenerLink receives the gateway's payment notifications.
-	IPNListenerLink *string
+	IPNListenerLink *string `json:"ipnListenerLink"`
 	// CancelLinkWithoutLogin is where an unauthenticated user lands after
 	// cancelling.
-	CancelLinkWithoutLogin *string
+	CancelLinkWithoutLogin *string `json:"cancelLinkWithoutLogin"`
 	// CancelLink is where a user lands after cancelling a payment.
-	CancelLink *string
+	CancelLink *string `json:"cancelLink"`
 	// ReturnLink is where a user lands after a successful payment.
-	ReturnLink *string
+	ReturnLink *string `json:"returnLink"`
 	// PublicKey is the gateway's public (client) key.
-	PublicKey *string
+	PublicKey *string `json:"publicKey"`
 	// PrivateKey is the sealed private key, or nil.
-	PrivateKey []byte
+	PrivateKey []byte `json:"-"`
 	// Description is free text, or nil.
-	Description *string
+	Description *string `json:"description"`
 	// Notes is free text, or nil.
-	Notes *string
+	Notes *string `json:"notes"`
 	// TestMode selects the provider's sandbox.
-	TestMode bool
+	TestMode bool `json:"testMode"`
 }
 
 // Revision records one change of a record: who made it, when, and the names
@@ -348,10 +383,11 @@ func (f AppIntegrationFilter) Matches(a AppIntegration) bool {
 	return (f.BrandID == "" || f.BrandID == a.BrandID) && (f.Type == nil || *f.Type == a.Type)
 }
 
-// Matches reports whether the configuration with header h is selected by f.
-// Stores that filter in Go use it.
-func (f ConfigFilter) Matches(h ConfigHeader) bool {
-	return (f.BrandID == "" || f.BrandID == h.BrandID) &&
+// Matches reports whether the configuration r is selected by f. Stores that
+// filter in Go use it.
+func (f ConfigFilter) Matches(r ConfigRecord) bool {
+	h := r.ConfigHeader
+	return (f.Kind == "" || f.Kind == r.Kind) && (f.BrandID == "" || f.BrandID == h.BrandID) &&
 		(f.AppIntegrationID == nil || *f.AppIntegrationID == h.AppIntegrationID) &&
 		(f.IsDefault == nil || *f.IsDefault == h.IsDefault)
 }
@@ -361,25 +397,6 @@ func (f ConfigFilter) Matches(h ConfigHeader) bool {
 func (f RevisionFilter) Matches(rev Revision) bool {
 	return f.BrandID == rev.BrandID && (f.Kind == "" || f.Kind == rev.Kind) &&
 		(f.RecordID == "" || f.RecordID == rev.RecordID)
-}
-
-// Clone returns a deep copy of r, sharing no memory with it.
-func (r AnalyticsRecord) Clone() AnalyticsRecord {
-	r.APIKey = slices.Clone(r.APIKey)
-	r.APISecret = slices.Clone(r.APISecret)
-	r.Metadata = cloneStr(r.Metadata)
-	r.AccountConfigNotes = cloneStr(r.AccountConfigNotes)
-	return r
-}
-
-// Clone returns a deep copy of r, sharing no memory with it.
-func (r PaymentGatewayRecord) Clone() PaymentGatewayRecord {
-	for _, p := range []**string{&r.IPNListenerLink, &r.CancelLinkWithoutLogin, &r.CancelLink,
-		&r.ReturnLink, &r.PublicKey, &r.Description, &r.Notes} {
-		*p = cloneStr(*p)
-	}
-	r.PrivateKey = slices.Clone(r.PrivateKey)
-	return r
 }
 
 // Clone returns a deep copy of a, sharing no memory with it.

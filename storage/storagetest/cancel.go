@@ -39,7 +39,7 @@ func runCancellation(t *testing.T, newStore NewStore) {
 		an := testAnalytics(b.ID, app.ID, integT0)
 		inTx(t, s, func(tx integrations.Tx) error {
 			require.NoError(t, tx.InsertAppIntegration(t.Context(), app))
-			return tx.InsertAnalytics(t.Context(), an)
+			return tx.InsertConfig(t.Context(), an)
 		})
 
 		revision, err := s.RefDataRevision(t.Context())
@@ -70,7 +70,7 @@ func runCancellation(t *testing.T, newStore NewStore) {
 		gotKey, err := s.KeyPairByAuthHash(live, k.AuthHash)
 		require.NoError(t, err)
 		assert.Equal(t, k, gotKey, "cancelled rotations and revocations wrote nothing")
-		gotAn, err := s.AnalyticsByID(live, b.ID, an.ID)
+		gotAn, err := s.ConfigByID(live, an.Kind, b.ID, an.ID)
 		require.NoError(t, err)
 		assert.Equal(t, an, gotAn, "a cancelled transaction wrote nothing")
 		v, err := s.DatasetVersion(live)
@@ -86,7 +86,7 @@ func runCancellation(t *testing.T, newStore NewStore) {
 // records that exist (b, u, k, d, app, an), so that only the context can
 // make them fail.
 func cancellableCalls(s storage.Storage, b auth.Brand, u auth.UserRecord, k auth.KeyPair, d auth.Device,
-	app integrations.AppIntegration, an integrations.AnalyticsRecord) map[string]func(ctx context.Context) error {
+	app integrations.AppIntegration, an integrations.ConfigRecord) map[string]func(ctx context.Context) error {
 	changed := b
 	changed.Name = "Renamed"
 	next := testKey(u, k.FamilyID, "")
@@ -171,16 +171,9 @@ func cancellableCalls(s storage.Storage, b auth.Brand, u auth.UserRecord, k auth
 			return err
 		},
 		"AnalyticsByID": func(ctx context.Context) error { _, err := s.AnalyticsByID(ctx, b.ID, an.ID); return err },
-		"ListAnalytics": func(ctx context.Context) error {
-			_, err := s.ListAnalytics(ctx, integrations.ConfigFilter{BrandID: b.ID})
-			return err
-		},
-		"PaymentGatewayByID": func(ctx context.Context) error {
-			_, err := s.PaymentGatewayByID(ctx, b.ID, an.ID) // absent: the context must still win
-			return err
-		},
-		"ListPaymentGateways": func(ctx context.Context) error {
-			_, err := s.ListPaymentGateways(ctx, integrations.ConfigFilter{BrandID: b.ID})
+		"ConfigByID":    func(ctx context.Context) error { _, err := s.ConfigByID(ctx, an.Kind, b.ID, an.ID); return err },
+		"ListConfigs": func(ctx context.Context) error {
+			_, err := s.ListConfigs(ctx, integrations.ConfigFilter{BrandID: b.ID})
 			return err
 		},
 		"ListRevisions": func(ctx context.Context) error {
@@ -189,8 +182,8 @@ func cancellableCalls(s storage.Storage, b auth.Brand, u auth.UserRecord, k auth
 		},
 		"IntegrationsTx": func(ctx context.Context) error {
 			changedAn := an
-			changedAn.TrackingID, changedAn.Version = "G-CANCELLED", an.Version+1
-			return s.IntegrationsTx(ctx, func(tx integrations.Tx) error { return tx.UpdateAnalytics(ctx, changedAn) })
+			changedAn.Body, changedAn.Version = []byte(`{"trackingId":"G-CANCELLED"}`), an.Version+1
+			return s.IntegrationsTx(ctx, func(tx integrations.Tx) error { return tx.UpdateConfig(ctx, changedAn) })
 		},
 	}
 }

@@ -1,0 +1,210 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/brandbase/brandbase/refdata"
+)
+
+var cityOrder = map[refdata.Field]string{
+	refdata.FieldID: "seq", refdata.FieldCountryCode: "country_code", refdata.FieldStateCode: "state_code",
+	refdata.FieldName: "name_fold", refdata.FieldTags: "tags_key",
+}
+
+const cityColumns = `country_code, state_code, name, tags`
+
+func scanCity(row scanner) (refdata.City, error) {
+	var c refdata.City
+	err := row.Scan(&c.CountryCode, &c.StateCode, &c.Name, &c.Tags)
+	return c, err
+}
+
+// ListCities implements refdata.Store. Every filter has an index: the codes
+// B-trees, a Name of three runes or more (with a run of three letters or
+// digits) the pg_trgm index of name_fold, a shorter Name the GIN index of
+// grams (its one token is exactly the substring test), Keywords the GIN
+// index of search (a prefix tsquery); PostgreSQL's planner combines them.
+// The total of an unfiltered list, and of a short Name alone, is read from
+// counters, not counted; an unfiltered page in insertion order starts at
+// a known seq (seq is dense) instead of skipping rows.
+func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
+	q, nothing := planCities(f)
+	return list(ctx, s, q, f.Page, nothing, scanCity)
+}
+
+// cityReadTx begins the transaction of a filtered city list: readTx, in
+// which the planner uses an index whenever one applies (every filter has
+// one): its estimates of GIN indexes (trigrams, grams, tsvector prefixes)
+// chose a scan of the whole table for filters that many cities match,
+// which costs more than the index and grows with the table.
+const cityReadTx = readTx + `; SET LOCAL enable_seqscan = off`
+
+// planCities returns the queries of f, and whether no city can match.
+func planCities(f refdata.CityFilter) (listQuery, bool) {
+	if f.Unfiltered() {
+		return allCities(f), false
+	}
+	var w filter
+	var q listQuery
+	q.begin = cityReadTx
+	w.eq("country_code", f.CountryCode)
+	w.eq("state_code", f.StateCode)
+	nameAlone := false
+	if f.Name != "" {
+		w.nothing = w.nothing || !storable(f.Name)
+		switch runes := utf8.RuneCountInString(f.Name); {
+		case runes <= 2:
+			w.add("grams @> " + w.arg([]string{f.Name}) + "::text[]")
+			nameAlone = len(w.conds) == 1 && len(f.Keywords) == 0
+		case trigrams(f.Name):
+			w.add("name_fold LIKE " + w.arg(likePattern(f.Name)))
+		default: // the pairs narrow, LIKE decides
+			w.add("grams @> " + w.arg(runePairs(f.Name)) + "::text[] AND name_fold LIKE " + w.arg(likePattern(f.Name)))
+		}
+	}
+	w.keywords("search", f.Keywords, f.Nothing)
+	q.count, q.countArgs = `SELECT count(*) FROM cities`+w.where(), w.args
+	if nameAlone {
+		q.count, q.countArgs = `SELECT coalesce((SELECT n FROM cities_grams_n WHERE gram = $1), 0)`, []any{f.Name}
+	}
+	q.page, q.pageArgs = `SELECT `+cityColumns+` FROM cities`+w.where()+orderBy(cityOrder[f.Sort], "seq", f.Desc), w.args
+	return paged(q, f.Page), w.nothing
+}
+
+// allCities returns the queries of an unfiltered list.
+func allCities(f refdata.CityFilter) listQuery {
+	q := listQuery{count: `SELECT cities FROM refdata_state WHERE id = 1`}
+	switch {
+	case f.Sort != refdata.FieldID && f.Sort != "":
+		q.page = `SELECT ` + cityColumns + ` FROM cities` + orderBy(cityOrder[f.Sort], "seq", f.Desc)
+		return paged(q, f.Page)
+	case f.Desc: // seq is dense: 1..cities
+		q.page = `SELECT ` + cityColumns + ` FROM cities WHERE seq <= (SELECT cities FROM refdata_state WHERE id = 1) - $1
+			ORDER BY seq DESC LIMIT $2`
+	default:
+		q.page = `SELECT ` + cityColumns + ` FROM cities WHERE seq > $1 ORDER BY seq LIMIT $2`
+	}
+	q.pageArgs = []any{f.Page.Offset(), f.Page.Size}
+	return q
+}
+
+// trigrams reports whether pg_trgm finds trigrams in a LIKE pattern of
+// needle: it holds three letters or digits in a row.
+func trigrams(needle string) bool {
+	run := 0
+	for _, r := range needle {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			run++
+			if run == 3 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// likePattern returns the LIKE pattern of the names that hold needle.
+func likePattern(needle string) string {
+	return "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(needle) + "%"
+}
+
+// nameGrams returns the grams of a folded name: its distinct runes and
+// distinct pairs of adjacent runes, in order of first appearance.
+func nameGrams(fold string) []string {
+	out := make([]string, 0, 2*len(fold))
+	add := func(g string) {
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	prev := -1
+	for i, r := range fold {
+		add(string(r))
+		if prev >= 0 {
+			add(fold[prev : i+utf8.RuneLen(r)])
+		}
+		prev = i
+	}
+	return out
+}
+
+// runePairs returns the distinct pairs of adjacent runes of needle.
+func runePairs(needle string) []string {
+	return slices.DeleteFunc(nameGrams(needle), func(g string) bool { return utf8.RuneCountInString(g) < 2 })
+}
+
+// UpsertCities implements refdata.Store. City upserts run one at a time
+// (they lock the refdata_state row), which keeps seq dense: the cities
+// (deduplicated as refdata.DedupCities does) are copied (COPY) into a
+// temporary table, the stored ones whose name or tags differ are updated
+// in place, the others inserted in order with the next seqs, and the gram
+// counters and the number of cities follow. It bumps the revision and
+// notifies ChangeRefData when a city changed.
+func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
+	cs = refdata.DedupCities(cs)
+	added := 0
+	err := s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
+		added = 0
+		var base int64
+		if err := tx.QueryRow(ctx, `SELECT cities FROM refdata_state WHERE id = 1 FOR UPDATE`).Scan(&base); err != nil {
+			return false, err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE city_in (ord integer, country_code text COLLATE "C",
+			state_code text COLLATE "C", name text, tags text, name_fold text COLLATE "C", tags_key text COLLATE "C",
+			grams text[], words text) ON COMMIT DROP`); err != nil {
+			return false, err
+		}
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"city_in"},
+			[]string{"ord", "country_code", "state_code", "name", "tags", "name_fold", "tags_key", "grams", "words"},
+			pgx.CopyFromSlice(len(cs), func(i int) ([]any, error) {
+				c := cs[i]
+				fold := refdata.Fold(c.Name)
+				return []any{int32(i), c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags),
+					nameGrams(fold), c.SearchText()}, nil
+			}))
+		if err != nil {
+			return false, err
+		}
+		updated, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, tags_key = i.tags_key,
+				search = array_to_tsvector(string_to_array(i.words, ' '))
+			FROM city_in i
+			WHERE c.country_code = i.country_code AND c.state_code = i.state_code AND c.name_fold = i.name_fold
+				AND (c.name <> i.name OR c.tags <> i.tags)`)
+		if err != nil {
+			return false, err
+		}
+		if err := tx.QueryRow(ctx, `WITH ins AS (
+				INSERT INTO cities (seq, country_code, state_code, name, tags, name_fold, tags_key, grams, search)
+				SELECT $1::bigint + row_number() OVER (ORDER BY i.ord), i.country_code, i.state_code, i.name, i.tags,
+					i.name_fold, i.tags_key, i.grams, array_to_tsvector(string_to_array(i.words, ' '))
+				FROM city_in i
+				WHERE NOT EXISTS (SELECT 1 FROM cities c WHERE c.country_code = i.country_code
+					AND c.state_code = i.state_code AND c.name_fold = i.name_fold)
+				ORDER BY i.ord
+				RETURNING grams
+			), counted AS (
+				INSERT INTO cities_grams_n (gram, n)
+				SELECT g, count(*) FROM ins, unnest(ins.grams) g GROUP BY g
+				ON CONFLICT (gram) DO UPDATE SET n = cities_grams_n.n + excluded.n
+			)
+			SELECT count(*) FROM ins`, base).Scan(&added); err != nil {
+			return false, err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE refdata_state SET cities = cities + $1 WHERE id = 1`, added); err != nil {
+			return false, err
+		}
+		return added > 0 || updated.RowsAffected() > 0, nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return added, nil
+}

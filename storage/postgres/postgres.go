@@ -1,0 +1,271 @@
+// Package postgres implements storage.Storage on PostgreSQL through
+// github.com/jackc/pgx/v5 (pgxpool), so that several instances of an
+// application share one database.
+//
+// # Opening
+//
+// [Open] connects to a database URL; the store's tables live in the first
+// schema of the connections' search_path (current_schema()). Open applies
+// the embedded migrations (migrations/*.sql, versions recorded in
+// schema_migrations, each in its own transaction) and loads the default
+// reference dataset, both under a session-level advisory lock of that
+// schema held on one dedicated connection: instances that start together
+// wait for each other instead of racing, and the dataset is loaded once.
+// A database made by an older version is migrated forward, keeping its
+// rows. The pg_trgm extension must be installable (it is trusted: a
+// database owner can create it) or already installed.
+//
+// # Writes and notifications
+//
+// Every write runs in one transaction (begin, deferred rollback, commit).
+// Read-modify-write methods lock the rows they read (SELECT ... FOR
+// UPDATE), so concurrent writers, in this process or another, never lose
+// an update. Writes that change what an instance may cache (brands, users
+// and their keys and devices, reference data) issue a NOTIFY on
+// [Store.Channel] inside their transaction, delivered only on commit; its
+// payload is a [Change].
+//
+// # Search
+//
+// Reference data is searched with PostgreSQL's own indexes on text folded
+// in Go by refdata.Fold: pg_trgm for names, an array of runes and rune
+// pairs for names of one or two runes, a tsvector of the folded words for
+// Keywords (prefix queries). Answers are identical to the other stores',
+// which storage/storagetest checks.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage"
+)
+
+var _ storage.Storage = (*Store)(nil)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is a PostgreSQL-backed storage.Storage. It is safe for concurrent
+// use, by several goroutines and by several processes sharing a database.
+type Store struct {
+	pool    *pgxpool.Pool
+	schema  string    // current_schema() at Open
+	channel string    // the NOTIFY channel of the schema
+	multi   instances // listener and shared limiter (listen.go)
+}
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	pool []func(*pgxpool.Config)
+}
+
+// WithPoolConfig lets the host adjust the pool's configuration (its size,
+// connection lifetimes, hooks) before Open connects.
+func WithPoolConfig(fn func(*pgxpool.Config)) Option {
+	return func(o *options) { o.pool = append(o.pool, fn) }
+}
+
+// Open connects to the PostgreSQL database that url names (a postgres:// or
+// postgresql:// URL, or a keyword/value string, as pgx parses them),
+// migrates its schema to the current version and loads the default
+// reference dataset (see the package comment). It fails with the
+// connection's, a migration's or the load's error; nothing is left open
+// then.
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse url: %w", err)
+	}
+	for _, fn := range o.pool {
+		fn(cfg)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connect: %w", err)
+	}
+	s := &Store{pool: pool}
+	if err := s.setUp(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := s.startInstances(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the pool's connections. It returns nil.
+func (s *Store) Close() error {
+	s.stopInstances()
+	s.pool.Close()
+	return nil
+}
+
+// Pool returns the store's connection pool, for the parts of this package
+// that need connections of their own (the change listener, the shared rate
+// limiter) and for hosts' health checks. Writing the store's tables
+// through it bypasses the store's rules.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Channel returns the NOTIFY channel of the store's schema: "brandbase_"
+// and the schema's name, truncated to 63 bytes (PostgreSQL's longest
+// identifier). Every store on the same schema uses the same channel.
+func (s *Store) Channel() string { return s.channel }
+
+// channelName returns the channel of schema.
+func channelName(schema string) string {
+	c := "brandbase_" + schema
+	if len(c) > 63 {
+		c = c[:63]
+	}
+	return c
+}
+
+// setUp, on one dedicated connection holding the schema's advisory lock,
+// applies the migrations and loads the default dataset.
+func (s *Store) setUp(ctx context.Context) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: connect: %w", err)
+	}
+	defer conn.Release()
+	if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&s.schema); err != nil {
+		return fmt.Errorf("postgres: current schema: %w", err)
+	}
+	if s.schema == "" {
+		return errors.New("postgres: no schema of the search_path exists")
+	}
+	s.channel = channelName(s.schema)
+	const lock = `SELECT pg_advisory_lock(hashtextextended('brandbase.setup.' || current_schema(), 0))`
+	if _, err := conn.Exec(ctx, lock); err != nil {
+		return fmt.Errorf("postgres: migration lock: %w", err)
+	}
+	defer func() {
+		// Closing the connection would release the lock too.
+		_, uerr := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtextextended('brandbase.setup.' || current_schema(), 0))`)
+		if uerr != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx))
+		}
+	}()
+	if err := migrate(ctx, conn.Conn(), 0); err != nil {
+		return err
+	}
+	if err := refdata.LoadDefault(ctx, s); err != nil {
+		return fmt.Errorf("postgres: load default dataset: %w", err)
+	}
+	return nil
+}
+
+// migration is one embedded migration file.
+type migration struct {
+	version int
+	name    string
+	body    string
+}
+
+// embeddedMigrations returns the embedded migrations in version order.
+func embeddedMigrations() ([]migration, error) {
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	out := make([]migration, 0, len(names))
+	for _, name := range names {
+		base := strings.TrimPrefix(name, "migrations/")
+		num, _, _ := strings.Cut(base, "_")
+		version, err := strconv.Atoi(num)
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		body, err := migrations.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: version, name: base, body: string(body)})
+	}
+	return out, nil
+}
+
+// migrate applies on conn, in order and each in its own transaction, the
+// embedded migrations up to version upTo (all when upTo is 0) that the
+// schema has not applied yet. The caller holds the schema's lock.
+func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("postgres: migrations table: %w", err)
+	}
+	all, err := embeddedMigrations()
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	for _, m := range all {
+		if upTo > 0 && m.version > upTo {
+			break
+		}
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			var done bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`,
+				m.version).Scan(&done); err != nil || done {
+				return err
+			}
+			if _, err := tx.Exec(ctx, m.body); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("postgres: migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// write runs fn in a transaction: committed when fn returns nil, rolled
+// back otherwise. Errors are mapped by storeError.
+func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return s.inTx(ctx, pgx.TxOptions{}, fn)
+}
+
+// inTx runs fn in a transaction of the given options: committed when fn
+// returns nil, rolled back otherwise. Errors are mapped by storeError.
+func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
+	tx, err := s.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return storeError(ctx, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
+	if err := fn(tx); err != nil {
+		return storeError(ctx, err)
+	}
+	return storeError(ctx, tx.Commit(ctx))
+}
+
+// getMeta returns the value stored under key in meta, or "".
+func (s *Store) getMeta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := s.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return v, storeError(ctx, err)
+}

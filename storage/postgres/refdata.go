@@ -1,0 +1,393 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/brandbase/brandbase/refdata"
+)
+
+var _ refdata.Store = (*Store)(nil)
+
+const metaDatasetVersion = "refdata.dataset_version"
+
+// itoa formats a placeholder number.
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// filter builds the WHERE clause of a list query with numbered
+// placeholders.
+type filter struct {
+	conds []string
+	args  []any
+	// nothing is set when a value cannot be stored (NUL, invalid UTF-8), or
+	// the filter says so: no row matches.
+	nothing bool
+}
+
+// arg adds v to the arguments and returns its placeholder.
+func (w *filter) arg(v any) string {
+	w.args = append(w.args, v)
+	return "$" + itoa(len(w.args))
+}
+
+func (w *filter) add(cond string) { w.conds = append(w.conds, cond) }
+
+// storable reports whether PostgreSQL text can hold every string of ss
+// (valid UTF-8 without NUL): a filter value that it cannot hold is equal
+// to, and a substring or prefix of, no stored value.
+func storable(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// eq adds "col = v" unless v is "".
+func (w *filter) eq(col, v string) {
+	if v != "" {
+		w.nothing = w.nothing || !storable(v)
+		w.add(col + " = " + w.arg(v))
+	}
+}
+
+// contains adds a substring test of col (a folded column) unless needle is
+// "".
+func (w *filter) contains(col, needle string) {
+	if needle != "" {
+		w.nothing = w.nothing || !storable(needle)
+		w.add("strpos(" + col + ", " + w.arg(needle) + ") > 0")
+	}
+}
+
+// tags adds the any-of test of col (a tags_key column).
+func (w *filter) tags(col string, tags []string) {
+	if len(tags) == 0 {
+		return
+	}
+	keys := make([]string, len(tags))
+	for i, t := range tags {
+		keys[i] = "," + t + ","
+	}
+	w.nothing = w.nothing || !storable(keys...)
+	w.add("EXISTS (SELECT 1 FROM unnest(" + w.arg(keys) + "::text[]) k WHERE strpos(" + col + ", k) > 0)")
+}
+
+// keywords adds the Keywords test on col (a tsvector of folded words): every
+// term is the prefix of one of its lexemes.
+func (w *filter) keywords(col string, terms []string, nothing bool) {
+	if nothing || !storable(terms...) {
+		w.nothing = true
+		return
+	}
+	if q := prefixQuery(terms); q != "" {
+		w.add(col + " @@ " + w.arg(q) + "::tsquery")
+	}
+}
+
+// prefixQuery returns the tsquery text of the rows that have, for every
+// term, a lexeme starting with it: each term quoted, as a prefix, joined by
+// &. A quoted lexeme is taken as it is (no dictionary), and the prefix
+// test compares bytes, as refdata's reference does. "" is the prefix of
+// every word: it is dropped.
+func prefixQuery(terms []string) string {
+	q := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if t != "" {
+			q = append(q, "'"+strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t)+"':*")
+		}
+	}
+	return strings.Join(q, " & ")
+}
+
+// where returns the WHERE clause, or "".
+func (w *filter) where() string {
+	if len(w.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(w.conds, " AND ")
+}
+
+// orderBy returns the ORDER BY clause for key then tie, both reversed when
+// desc; by tie alone when key is "" (a filter built by hand, without a
+// sort field).
+func orderBy(key, tie string, desc bool) string {
+	if key == "" {
+		key = tie
+	}
+	dir := ""
+	if desc {
+		dir = " DESC"
+	}
+	if key == tie {
+		return " ORDER BY " + key + dir
+	}
+	return " ORDER BY " + key + dir + ", " + tie + dir
+}
+
+// listQuery is the pair of queries of one list: the count of the matches
+// and the page, and the statement that begins their transaction ("": the
+// default, readTx).
+type listQuery struct {
+	count     string
+	countArgs []any
+	page      string
+	pageArgs  []any
+	begin     string
+}
+
+// readTx begins the transaction of a list: read-only and repeatable-read,
+// so that its count and page see the same data.
+const readTx = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
+
+// paged returns q with the page's LIMIT and OFFSET added to the page query.
+func paged(q listQuery, p refdata.Paging) listQuery {
+	q.pageArgs = append(append([]any{}, q.pageArgs...), p.Size, p.Offset())
+	q.page += " LIMIT $" + itoa(len(q.pageArgs)-1) + " OFFSET $" + itoa(len(q.pageArgs))
+	return q
+}
+
+// list runs the count and the page query of q in one read-only
+// repeatable-read transaction, so that both see the same data; the page
+// is not read when it starts past the matches. nothing answers no match
+// without reading.
+func list[T any](ctx context.Context, s *Store, q listQuery, p refdata.Paging, nothing bool, scan func(scanner) (T, error)) ([]T, int, error) {
+	if nothing {
+		return []T{}, 0, storeError(ctx, ctx.Err())
+	}
+	out := []T{}
+	total := 0
+	begin := q.begin
+	if begin == "" {
+		begin = readTx
+	}
+	err := s.inTx(ctx, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, q.count, q.countArgs...).Scan(&total); err != nil {
+			return err
+		}
+		if p.Offset() >= total {
+			return nil
+		}
+		page, err := queryAll(ctx, tx, scan, q.page, q.pageArgs...)
+		if page != nil {
+			out = page
+		}
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
+}
+
+// writeRefData runs fn in a write transaction; when fn reports that it
+// changed something, the revision is bumped and ChangeRefData notified in
+// the same transaction.
+func (s *Store) writeRefData(ctx context.Context, fn func(tx pgx.Tx) (changed bool, err error)) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
+		changed, err := fn(tx)
+		if err != nil || !changed {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE refdata_state SET revision = revision + 1 WHERE id = 1`); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, Change{Kind: ChangeRefData})
+	})
+}
+
+// upsertSQL returns the statement that inserts a row of table (columns,
+// then the search text as a tsvector of its space-separated words) or,
+// when its id is stored, replaces it if any column differs.
+func upsertSQL(table string, columns []string) string {
+	var vals, sets, old, excl []string
+	for i, c := range columns {
+		vals = append(vals, "$"+itoa(i+1))
+		if c != "id" {
+			sets = append(sets, c+" = excluded."+c)
+			old = append(old, table+"."+c)
+			excl = append(excl, "excluded."+c)
+		}
+	}
+	return `INSERT INTO ` + table + ` (` + strings.Join(columns, ", ") + `, search) VALUES (` + strings.Join(vals, ", ") +
+		`, array_to_tsvector(string_to_array($` + itoa(len(columns)+1) + `, ' ')))
+		ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ") + `, search = excluded.search
+		WHERE (` + strings.Join(old, ", ") + `, ` + table + `.search) IS DISTINCT FROM (` + strings.Join(excl, ", ") + `, excluded.search)`
+}
+
+// upsertRows runs query once per row of rows, in one batch in tx, and
+// reports whether any row was written.
+func upsertRows(ctx context.Context, tx pgx.Tx, query string, rows [][]any) (bool, error) {
+	var b pgx.Batch
+	for _, r := range rows {
+		b.Queue(query, r...)
+	}
+	res := tx.SendBatch(ctx, &b)
+	defer res.Close()
+	changed := false
+	for range rows {
+		tag, err := res.Exec()
+		if err != nil {
+			return false, err
+		}
+		changed = changed || tag.RowsAffected() > 0
+	}
+	return changed, res.Close()
+}
+
+// RefDataRevision implements refdata.Store: the revision is read from the
+// database, so that it is the same for every instance.
+func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
+	var n int64
+	if err := s.pool.QueryRow(ctx, `SELECT revision FROM refdata_state WHERE id = 1`).Scan(&n); err != nil {
+		return 0, storeError(ctx, err)
+	}
+	return uint64(n), nil
+}
+
+// DatasetVersion implements refdata.Store.
+func (s *Store) DatasetVersion(ctx context.Context) (string, error) {
+	return s.getMeta(ctx, metaDatasetVersion)
+}
+
+// SetDatasetVersion implements refdata.Store. It notifies ChangeRefData.
+func (s *Store) SetDatasetVersion(ctx context.Context, version string) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, metaDatasetVersion, version); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, Change{Kind: ChangeRefData})
+	})
+}
+
+var currencyColumns = []string{"id", "code", "name", "name_plural", "symbol", "symbol_native", "decimal_digits",
+	"rounding", "is_coin", "tags", "keywords", "name_fold", "name_plural_fold", "symbol_fold", "symbol_native_fold", "tags_key"}
+
+// currencyOrder maps a sort field to its column; isDefault is handled apart.
+var currencyOrder = map[refdata.Field]string{
+	refdata.FieldID: "id", refdata.FieldCode: "code", refdata.FieldName: "name_fold",
+	refdata.FieldNamePlural: "name_plural_fold", refdata.FieldSymbol: "symbol_fold",
+	refdata.FieldSymbolNative: "symbol_native_fold", refdata.FieldDecimalDigits: "decimal_digits",
+	refdata.FieldRounding: "rounding", refdata.FieldIsCoin: "is_coin", refdata.FieldTags: "tags_key",
+}
+
+func scanCurrency(row scanner) (refdata.Currency, error) {
+	var c refdata.Currency
+	err := row.Scan(&c.ID, &c.Code, &c.Name, &c.NamePlural, &c.Symbol, &c.SymbolNative,
+		&c.DecimalDigits, &c.Rounding, &c.IsCoin, &c.Tags, &c.Keywords)
+	return c, err
+}
+
+// ListCurrencies implements refdata.Store.
+func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([]refdata.Currency, int, error) {
+	var w filter
+	w.eq("code", f.Code)
+	w.contains("name_fold", f.Name)
+	w.contains("name_plural_fold", f.NamePlural)
+	w.contains("symbol_fold", f.Symbol)
+	w.contains("symbol_native_fold", f.SymbolNative)
+	if f.DecimalDigits != nil {
+		w.add("decimal_digits = " + w.arg(*f.DecimalDigits))
+	}
+	if f.Rounding != nil {
+		w.add("rounding = " + w.arg(*f.Rounding))
+	}
+	if f.IsCoin != nil {
+		w.add("is_coin = " + w.arg(*f.IsCoin))
+	}
+	w.tags("tags_key", f.Tags)
+	w.keywords("search", f.Keywords, f.Nothing)
+
+	q := listQuery{count: `SELECT count(*) FROM currencies` + w.where(), countArgs: w.args}
+	key := currencyOrder[f.Sort]
+	if f.Sort == refdata.FieldIsDefault {
+		w.nothing = w.nothing || !storable(f.DefaultCode)
+		key = "(code = " + w.arg(f.DefaultCode) + ")"
+	}
+	q.page, q.pageArgs = `SELECT `+strings.Join(currencyColumns[:11], ", ")+` FROM currencies`+w.where()+orderBy(key, "id", f.Desc), w.args
+	return list(ctx, s, paged(q, f.Page), f.Page, w.nothing, scanCurrency)
+}
+
+// UpsertCurrencies implements refdata.Store: of currencies with the same ID
+// the last is stored. It bumps the revision and notifies ChangeRefData
+// when a row changed.
+func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
+	query := upsertSQL("currencies", currencyColumns)
+	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
+		var rows [][]any
+		for _, c := range refdata.NewCurrencyTable(cs).Records() {
+			rows = append(rows, []any{c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
+				c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, refdata.Fold(c.Name),
+				refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol), refdata.Fold(c.SymbolNative),
+				refdata.TagKey(c.Tags), c.SearchText()})
+		}
+		return upsertRows(ctx, tx, query, rows)
+	})
+}
+
+var countryColumns = []string{"id", "region", "subregion", "code_alpha2", "code_alpha3", "code_numeric", "code_phone",
+	"name", "capital", "currency", "tld", "native", "tags", "keywords",
+	"region_fold", "subregion_fold", "name_fold", "capital_fold", "native_fold", "tags_key"}
+
+var countryOrder = map[refdata.Field]string{
+	refdata.FieldID: "id", refdata.FieldRegion: "region_fold", refdata.FieldSubregion: "subregion_fold",
+	refdata.FieldCodeAlpha2: "code_alpha2", refdata.FieldCodeAlpha3: "code_alpha3",
+	refdata.FieldCodeNumeric: "code_numeric", refdata.FieldCodePhone: "code_phone",
+	refdata.FieldName: "name_fold", refdata.FieldCapital: "capital_fold", refdata.FieldCurrency: "currency",
+	refdata.FieldTld: "tld", refdata.FieldNative: "native_fold", refdata.FieldTags: "tags_key",
+}
+
+func scanCountry(row scanner) (refdata.Country, error) {
+	var c refdata.Country
+	err := row.Scan(&c.ID, &c.Region, &c.Subregion, &c.CodeAlpha2, &c.CodeAlpha3, &c.CodeNumeric,
+		&c.CodePhone, &c.Name, &c.Capital, &c.Currency, &c.Tld, &c.Native, &c.Tags, &c.Keywords)
+	return c, err
+}
+
+// ListCountries implements refdata.Store.
+func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]refdata.Country, int, error) {
+	var w filter
+	w.eq("code_alpha2", f.CodeAlpha2)
+	w.eq("code_alpha3", f.CodeAlpha3)
+	if f.CodeNumeric != nil {
+		w.add("code_numeric = " + w.arg(*f.CodeNumeric))
+	}
+	w.eq("code_phone", f.CodePhone)
+	w.eq("currency", f.Currency)
+	w.eq("tld", f.Tld)
+	w.contains("region_fold", f.Region)
+	w.contains("subregion_fold", f.Subregion)
+	w.contains("name_fold", f.Name)
+	w.contains("capital_fold", f.Capital)
+	w.contains("native_fold", f.Native)
+	w.tags("tags_key", f.Tags)
+	w.keywords("search", f.Keywords, f.Nothing)
+
+	q := listQuery{count: `SELECT count(*) FROM countries` + w.where(), countArgs: w.args,
+		page:     `SELECT ` + strings.Join(countryColumns[:14], ", ") + ` FROM countries` + w.where() + orderBy(countryOrder[f.Sort], "id", f.Desc),
+		pageArgs: w.args}
+	return list(ctx, s, paged(q, f.Page), f.Page, w.nothing, scanCountry)
+}
+
+// UpsertCountries implements refdata.Store: of countries with the same ID
+// the last is stored. It bumps the revision and notifies ChangeRefData
+// when a row changed.
+func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
+	query := upsertSQL("countries", countryColumns)
+	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
+		var rows [][]any
+		for _, c := range refdata.NewCountryTable(cs).Records() {
+			rows = append(rows, []any{c.ID, c.Region, c.Subregion, c.CodeAlpha2, c.CodeAlpha3,
+				c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords,
+				refdata.Fold(c.Region), refdata.Fold(c.Subregion), refdata.Fold(c.Name), refdata.Fold(c.Capital),
+				refdata.Fold(c.Native), refdata.TagKey(c.Tags), c.SearchText()})
+		}
+		return upsertRows(ctx, tx, query, rows)
+	})
+}

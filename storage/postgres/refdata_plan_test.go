@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/refdata/refdatatest"
+)
+
+// TestCityQueryPlans checks, with EXPLAIN after ANALYZE over the default
+// dataset and the 150,000 generated cities of refdatatest.Large, that no
+// filtered city query reads the whole cities table (no Seq Scan on it):
+// every count and page query of every filter (short and long names,
+// accented and non-Latin, codes, Keywords, their combinations) in every
+// sort order, on the first and a far page. Loading takes a few seconds
+// (COPY); the whole test well under a minute.
+func TestCityQueryPlans(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), pgtest.Schema(t))
+	require.NoError(t, err)
+	defer s.Close()
+	ctx := t.Context()
+	start := time.Now()
+	cities := refdatatest.Large()
+	for i := 0; i < len(cities); i += 25_000 {
+		_, err := s.UpsertCities(ctx, cities[i:min(i+25_000, len(cities))])
+		require.NoError(t, err)
+	}
+	_, err = s.pool.Exec(ctx, `ANALYZE cities`)
+	require.NoError(t, err)
+	t.Logf("loaded and analysed %d cities in %v", len(cities), time.Since(start).Round(time.Millisecond))
+
+	explain := func(begin, query string, args []any) string {
+		t.Helper()
+		var lines []string
+		err := s.inTx(ctx, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
+			var err error
+			lines, err = queryAll(ctx, tx, scanString, "EXPLAIN "+query, args...)
+			return err
+		})
+		require.NoError(t, err, query)
+		return strings.Join(lines, "\n")
+	}
+	p := func(s string) *string { return &s }
+	queries := []refdata.CityQuery{
+		{Name: p("zü")}, {Name: p("Ü")}, {Name: p("東")}, {Name: p("東京")}, {Name: p("o ")}, {Name: p("a")},
+		{Name: p("burg")}, {Name: p("São Pau")}, {Name: p("a-b")}, {Name: p("o z")}, {Name: p("'-'")},
+		{CountryCode: p("BR")}, {StateCode: p("AA")}, {CountryCode: p("US"), StateCode: p("CA")},
+		{CountryCode: p("BR"), Name: p("zü")}, {CountryCode: p("BR"), Name: p("burg")},
+		{StateCode: p("AA"), Name: p("r")}, {StateCode: p("AA"), Name: p("burg")},
+		{CountryCode: p("US"), StateCode: p("CA"), Name: p("an")},
+		{Keywords: p("san jo")}, {Keywords: p("s")}, {Keywords: p("port"), CountryCode: p("FR")},
+		{Keywords: p("port"), Name: p("z")}, {Keywords: p("port"), Name: p("burg")},
+		{Keywords: p("port"), CountryCode: p("FR"), Name: p("zü")},
+		{Keywords: p("port"), StateCode: p("AA"), Name: p("burg")},
+	}
+	for _, q := range queries {
+		for _, sortBy := range []string{"id", "name", "countryCode", "stateCode", "tags"} {
+			for _, order := range []string{"asc", "desc"} {
+				q.SortDataField, q.SortOrder = &sortBy, &order
+				for _, number := range []int{0, 40} {
+					q.Page = refdata.Paging{Number: number, Size: 200}
+					f, err := q.Filter()
+					require.NoError(t, err)
+					plan, nothing := planCities(f)
+					require.False(t, nothing)
+					name := fmt.Sprintf("%+v", f)
+					for _, sq := range []struct {
+						what  string
+						query string
+						args  []any
+					}{{"count", plan.count, plan.countArgs}, {"page", plan.page, plan.pageArgs}} {
+						lines := explain(plan.begin, sq.query, sq.args)
+						if testing.Verbose() && number == 0 && order == "asc" && sortBy == "id" {
+							t.Logf("%s of %s:\n%s", sq.what, name, lines)
+						}
+						assert.NotContains(t, lines, "Seq Scan on cities", "%s of %s", sq.what, name)
+					}
+				}
+			}
+		}
+	}
+}
