@@ -6,27 +6,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/envelope"
-	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/ratelimit"
 )
 
 // loginPolicy is the adapter's default per-identifier login limit.
 var loginPolicy = ratelimit.Policy{Name: "login-identifier", Limit: 10, Per: time.Minute}
 
-// limiters returns n limiters, each on a pool of its own, on one fresh
-// schema: n instances sharing a database.
+// limiters returns the limiters of n stores on one fresh schema: n
+// instances sharing a database.
 func limiters(t *testing.T, n int) []*Limiter {
 	t.Helper()
-	url := pgtest.Schema(t)
 	var ls []*Limiter
-	for range n {
-		pool := openPool(t, url)
-		ls = append(ls, NewLimiter(pool))
+	for _, s := range openStores(t, n) {
+		ls = append(ls, s.multi.limiter)
 	}
 	return ls
 }
@@ -45,7 +41,7 @@ var t0 = time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 // instances: exactly the first 10 are allowed, as on one instance.
 func TestLimiterShared(t *testing.T) {
 	t.Parallel()
-	ls := limiters(t, 3)
+	ls := openStores(t, 3) // through Store.Allow
 	var allowed []bool
 	for i := range 12 {
 		d, err := ls[i%3].Allow(t.Context(), "brand user", loginPolicy, t0.Add(time.Duration(i)*time.Millisecond))
@@ -184,21 +180,4 @@ func TestLimiterKeysAndErrors(t *testing.T) {
 	cancel()
 	_, err = ls[0].Allow(ctxDone, "k", loginPolicy, t0)
 	assert.Error(t, err, "a failing statement is an error")
-}
-
-// openPool opens a pool on url, closed when the test ends, and makes sure
-// the rate_buckets table exists.
-func openPool(t *testing.T, url string) *pgxpool.Pool {
-	t.Helper()
-	pool, err := pgxpool.New(t.Context(), url)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	_, err = pool.Exec(t.Context(), `CREATE TABLE IF NOT EXISTS rate_buckets(key text primary key,
-		tokens double precision not null, updated_at timestamptz not null)`)
-	if err != nil {
-		// Another pool of the test created it at the same moment.
-		_, err = pool.Exec(t.Context(), `SELECT 1 FROM rate_buckets`)
-	}
-	require.NoError(t, err)
-	return pool
 }
