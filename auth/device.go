@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"time"
 
@@ -123,7 +124,7 @@ func (s *Service) checkDevice(ctx context.Context, userID, code string) error {
 	if !hit {
 		gen := s.devices.generation()
 		d, err := s.store.DeviceByCode(ctx, userID, code)
-		if err != nil && envelope.KindOf(err) != envelope.KindNotFound {
+		if err != nil && !errors.Is(err, ErrDeviceNotFound) {
 			return err
 		}
 		revoked = d.Revoked()
@@ -143,7 +144,8 @@ func (s *Service) Devices(ctx context.Context, userID string) ([]Device, error) 
 // RevokeDevice revokes a device of a user and every key pair issued on it.
 // From then on a login from it, and a request carrying its Device-Code,
 // fail with 403 device_revoked, and its keys with 401; this is seen by the
-// next request. KindNotFound when the user has no device with that ID.
+// next request. [ErrDeviceNotFound] when the user has no device with that
+// ID.
 // Revoking a revoked device succeeds and changes nothing.
 func (s *Service) RevokeDevice(ctx context.Context, userID, deviceID string) (Device, error) {
 	d, err := s.store.RevokeDevice(ctx, userID, deviceID, s.now().UTC().Truncate(time.Microsecond))

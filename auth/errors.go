@@ -14,8 +14,10 @@ var (
 	// ErrUserNotFound: no user has that ID (or key in the brand).
 	ErrUserNotFound = envelope.NotFound("The user does not exist.")
 	// ErrUserExists: the user's ID, or its username or email address in its
-	// brand, is taken.
-	ErrUserExists = envelope.Conflict("A user with this username or email address exists in the brand.")
+	// brand, is taken. Its code, user_exists, is the one the API answers
+	// with.
+	ErrUserExists = envelope.New(envelope.KindConflict, "user_exists",
+		"A user with this username or email address exists in the brand.")
 	// ErrKeyPairNotFound: no key pair has that ID or hash.
 	ErrKeyPairNotFound = envelope.NotFound("The key pair does not exist.")
 	// ErrKeyPairExists: a key pair with that ID or either hash is stored.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -196,10 +197,10 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	} else {
 		user, err = s.store.UserByEmail(ctx, brand.ID, FoldKey(email))
 	}
-	switch envelope.KindOf(err) {
-	case "":
+	switch {
+	case err == nil:
 		found = user.BrandID == brand.ID && (username == "" || email == "" || user.EmailKey == FoldKey(email))
-	case envelope.KindNotFound:
+	case errors.Is(err, ErrUserNotFound):
 		user.PasswordHash = dummy
 	default:
 		return Session{}, err
@@ -292,7 +293,7 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 	}
 	h := hashKey(req.RefreshAuthKey)
 	old, err := s.store.KeyPairByRefreshHash(ctx, h[:])
-	if envelope.KindOf(err) == envelope.KindNotFound {
+	if errors.Is(err, ErrKeyPairNotFound) {
 		return Session{}, errRefreshRefused()
 	}
 	if err != nil {
@@ -309,7 +310,7 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 		return Session{}, errRefreshRefused()
 	}
 	user, err := s.store.UserByID(ctx, old.UserID)
-	if envelope.KindOf(err) == envelope.KindNotFound || err == nil && user.Status != StatusActive {
+	if errors.Is(err, ErrUserNotFound) || err == nil && user.Status != StatusActive {
 		return Session{}, errRefreshRefused()
 	}
 	if err != nil {
@@ -324,7 +325,7 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 	}
 	err = s.store.RotateKeyPair(ctx, old.ID, now, next)
 	s.keys.invalidate(func(_ [32]byte, c cachedKey) bool { return c.Principal.KeyID == old.ID })
-	if envelope.KindOf(err) == envelope.KindConflict {
+	if errors.Is(err, ErrKeyPairRevoked) {
 		// Another refresh won the race for this key, or it was revoked
 		// meanwhile.
 		if cur, rerr := s.store.KeyPairByRefreshHash(ctx, h[:]); rerr == nil {
@@ -388,7 +389,7 @@ func (s *Service) Authenticate(ctx context.Context, brand Brand, authKey string)
 	}
 	gen := s.keys.generation()
 	k, err := s.store.KeyPairByAuthHash(ctx, h[:])
-	if envelope.KindOf(err) == envelope.KindNotFound {
+	if errors.Is(err, ErrKeyPairNotFound) {
 		return Principal{}, errUnauthenticated()
 	}
 	if err != nil {
@@ -398,7 +399,7 @@ func (s *Service) Authenticate(ctx context.Context, brand Brand, authKey string)
 		return Principal{}, errUnauthenticated()
 	}
 	user, err := s.store.UserByID(ctx, k.UserID)
-	if envelope.KindOf(err) == envelope.KindNotFound {
+	if errors.Is(err, ErrUserNotFound) {
 		return Principal{}, errUnauthenticated()
 	}
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -60,20 +62,67 @@ func (p Argon2Params) validate() error {
 // password hash computations: twice GOMAXPROCS.
 func DefaultMaxConcurrentHashes() int { return 2 * runtime.GOMAXPROCS(0) }
 
+// A failed password check costs the same KDF work whatever the stored hash
+// is, so that its time tells nothing about the user: an unknown user (the
+// dummy hash), an argon2id hash with the configured parameters or with
+// cheaper ones, a bcrypt hash of the pad cost or less, an unparsable hash
+// or one beyond the cost cap. That work, the reference, is one argon2id
+// with the configured parameters plus one bcrypt of the pad cost (see
+// padCostFor): after a failed check, pad computes what the check itself did
+// not (an argon2id check is followed by a bcrypt of a dummy hash, a bcrypt
+// check by an argon2id, a cheaper argon2id by the missing passes). Only a
+// hash dearer than the reference (argon2id with more memory × passes than
+// configured, bcrypt above the pad cost) still stands out, by its excess;
+// the cost cap bounds that excess, and the user's next login replaces the
+// hash. A successful check is not padded: its caller knew the password.
+const (
+	// costCap bounds what a stored or imported argon2id hash may ask for:
+	// at most costCap times the configured memory, passes and lanes. A
+	// stored hash beyond it fails its check without being computed; an
+	// import of one is refused.
+	costCap = 4
+	// maxBcryptCost is the same cap for bcrypt: costCap times the work of
+	// bcrypt's default cost.
+	maxBcryptCost = bcrypt.DefaultCost + 2
+)
+
+// padCostFor returns the bcrypt cost of the reference work with argon2id
+// parameters p: bcrypt's default cost (10, what imported hashes usually
+// have) with the default parameters, one step more or less for each
+// doubling or halving of p's work, within [bcrypt.MinCost, maxBcryptCost].
+// So the reference keeps the defaults' balance between the two KDFs, and
+// cheap test parameters get a cheap pad.
+func padCostFor(p Argon2Params) int {
+	steps := math.Round(math.Log2(float64(argon2Work(p)) / float64(argon2Work(DefaultArgon2Params))))
+	return min(max(bcrypt.DefaultCost+int(steps), bcrypt.MinCost), maxBcryptCost)
+}
+
+// padBcryptSaltHash is the salt and hash part of the dummy bcrypt hash that
+// pads failed checks: the hash of a random password nobody kept.
+const padBcryptSaltHash = "e6WSeCiQHj919vcHBrnj7u6l0STfEV0j/.HqWZ4Ap70WcInmfur2W"
+
 // hasher makes and checks password hashes, never more than cap(sem) at once.
 type hasher struct {
 	params Argon2Params
 	sem    chan struct{}
 	rand   io.Reader
-	// argon2 is argon2.IDKey; tests replace it to observe concurrency.
+	log    *slog.Logger
+	// padCost is the bcrypt cost of the reference work (padCostFor).
+	padCost int
+	// argon2 is argon2.IDKey and bcrypt is bcrypt.CompareHashAndPassword;
+	// tests replace them to observe the work done.
 	argon2 func(password, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte
+	bcrypt func(hashedPassword, password []byte) error
 
 	dummyMu sync.Mutex
 	dummy   atomic.Pointer[string]
 }
 
-func newHasher(p Argon2Params, maxConcurrent int, rand io.Reader) *hasher {
-	return &hasher{params: p, sem: make(chan struct{}, maxConcurrent), rand: rand, argon2: argon2.IDKey}
+func newHasher(p Argon2Params, maxConcurrent int, rand io.Reader, log *slog.Logger) *hasher {
+	return &hasher{
+		params: p, sem: make(chan struct{}, maxConcurrent), rand: rand, log: log, padCost: padCostFor(p),
+		argon2: argon2.IDKey, bcrypt: bcrypt.CompareHashAndPassword,
+	}
 }
 
 // acquire takes a hashing slot, waiting until one is free or ctx is done.
@@ -112,29 +161,134 @@ var b64 = base64.RawStdEncoding
 
 // verify reports whether password matches encoded (an argon2id PHC string or
 // a bcrypt hash), and whether encoded should be replaced by a hash with the
-// current parameters. An unparsable hash never matches. It fails only when
-// ctx ends while waiting for a hashing slot.
+// current parameters. An unparsable hash never matches; nor does one beyond
+// the cost cap, which is logged and not computed. A failed check costs the
+// reference work whatever encoded is (see costCap). It fails only
+// when ctx ends while waiting for a hashing slot.
 func (h *hasher) verify(ctx context.Context, encoded, password string) (ok, rehash bool, err error) {
 	if err := h.acquire(ctx); err != nil {
 		return false, false, err
 	}
 	defer h.release()
-	if isBcrypt(encoded) {
-		return bcrypt.CompareHashAndPassword([]byte(encoded), []byte(password)) == nil, true, nil
+	ok, rehash, done := h.check(ctx, encoded, password)
+	if !ok {
+		h.pad(password, done)
 	}
-	p, salt, key, perr := parseArgon2id(encoded)
-	if perr != nil {
-		// Spend the time a real check would, so a broken record does not
-		// stand out.
-		h.argon2([]byte(password), make([]byte, h.params.SaltLen), h.params.Iterations, h.params.Memory, h.params.Parallelism, h.params.KeyLen)
-		return false, false, nil
-	}
-	got := h.argon2([]byte(password), salt, p.Iterations, p.Memory, p.Parallelism, uint32(len(key)))
-	ok = subtle.ConstantTimeCompare(got, key) == 1
-	cur := h.params
-	rehash = p.Memory != cur.Memory || p.Iterations != cur.Iterations || p.Parallelism != cur.Parallelism ||
-		uint32(len(salt)) != cur.SaltLen || uint32(len(key)) != cur.KeyLen
 	return ok, rehash, nil
+}
+
+// check is verify without the padding: it also returns the work it did.
+func (h *hasher) check(ctx context.Context, encoded, password string) (ok, rehash bool, done work) {
+	s, err := h.parse(encoded)
+	switch {
+	case errors.Is(err, errTooCostly):
+		h.log.WarnContext(ctx, "auth: a stored password hash is beyond the cost cap; the check fails without computing it",
+			"error", err)
+		return false, false, work{}
+	case err != nil:
+		return false, false, work{}
+	case s.bcryptCost > 0:
+		ok = h.bcrypt([]byte(encoded), []byte(password)) == nil
+		return ok, true, work{bcrypt: 1 << s.bcryptCost}
+	}
+	p := s.argon2
+	got := h.argon2([]byte(password), s.salt, p.Iterations, p.Memory, p.Parallelism, p.KeyLen)
+	ok = subtle.ConstantTimeCompare(got, s.key) == 1
+	return ok, p != h.params, work{argon2: argon2Work(p)}
+}
+
+// work is the KDF work of password checks in units whose cost does not
+// depend on the parameters: argon2id blocks processed (1 KiB each, memory
+// times passes) and bcrypt key expansions (2^cost).
+type work struct{ argon2, bcrypt uint64 }
+
+// argon2Work returns the blocks argon2.IDKey processes with p: it rounds
+// the memory down to a multiple of 4 blocks per lane, and up to 8 per lane.
+func argon2Work(p Argon2Params) uint64 {
+	q := 4 * uint64(p.Parallelism)
+	return max(uint64(p.Memory)/q*q, 2*q) * uint64(p.Iterations)
+}
+
+// reference returns the work of every failed check.
+func (h *hasher) reference() work {
+	return work{argon2: argon2Work(h.params), bcrypt: 1 << h.padCost}
+}
+
+// pad does the work a failed check that did done lacks to reach the
+// reference: argon2id passes over at most the configured memory, to within
+// 4 blocks per lane and pass, and bcrypt checks of a dummy hash whose
+// costs add up to the missing expansions exactly (done.bcrypt is a power of
+// two no larger than the reference's, so the difference is a sum of
+// distinct powers of two, each at least 2^MinCost).
+func (h *hasher) pad(password string, done work) {
+	ref, pw := h.reference(), []byte(password)
+	if done.argon2 < ref.argon2 {
+		p := h.params
+		missing, q := ref.argon2-done.argon2, 4*uint64(p.Parallelism)
+		passes := (missing + uint64(p.Memory) - 1) / uint64(p.Memory)
+		if mem := missing / passes / q * q; mem >= 2*q {
+			h.argon2(pw, make([]byte, p.SaltLen), uint32(passes), uint32(mem), p.Parallelism, p.KeyLen)
+		}
+	}
+	if done.bcrypt < ref.bcrypt {
+		missing := ref.bcrypt - done.bcrypt
+		for c := bcrypt.MinCost; c <= h.padCost; c++ {
+			if missing&(1<<c) != 0 {
+				_ = h.bcrypt(fmt.Appendf(nil, "$2a$%02d$%s", c, padBcryptSaltHash), pw)
+			}
+		}
+	}
+}
+
+// errTooCostly marks a hash whose parameters are beyond the cost cap.
+var errTooCostly = errors.New("password hash parameters beyond the cost cap")
+
+// storedHash is a parsed password hash: bcrypt when bcryptCost is set,
+// argon2id otherwise.
+type storedHash struct {
+	bcryptCost int
+	argon2     Argon2Params
+	salt, key  []byte
+}
+
+// parse parses a stored or imported hash and checks it against the cost
+// cap (errTooCostly).
+func (h *hasher) parse(encoded string) (storedHash, error) {
+	if isBcrypt(encoded) {
+		cost, err := bcryptCost(encoded)
+		if err != nil {
+			return storedHash{}, err
+		}
+		if cost > maxBcryptCost {
+			return storedHash{}, fmt.Errorf("%w: bcrypt cost %d, at most %d", errTooCostly, cost, maxBcryptCost)
+		}
+		return storedHash{bcryptCost: cost}, nil
+	}
+	p, salt, key, err := parseArgon2id(encoded)
+	if err != nil {
+		return storedHash{}, err
+	}
+	c := h.params
+	if uint64(p.Memory) > costCap*uint64(c.Memory) || uint64(p.Iterations) > costCap*uint64(c.Iterations) ||
+		int(p.Parallelism) > costCap*int(c.Parallelism) {
+		return storedHash{}, fmt.Errorf("%w: argon2id m=%d,t=%d,p=%d, at most %d times m=%d,t=%d,p=%d",
+			errTooCostly, p.Memory, p.Iterations, p.Parallelism, costCap, c.Memory, c.Iterations, c.Parallelism)
+	}
+	return storedHash{argon2: p, salt: salt, key: key}, nil
+}
+
+// validateImport adds a field error to v when encoded cannot be imported as
+// a password hash: code invalid_format when it is neither an argon2id PHC
+// string nor a well-formed bcrypt hash, code too_costly when its parameters
+// are beyond the cost cap.
+func (h *hasher) validateImport(v *envelope.Validation, field, encoded string) {
+	_, err := h.parse(encoded)
+	switch {
+	case errors.Is(err, errTooCostly):
+		v.Add(field, "too_costly", "The password hash asks for more than 4 times this service's hashing cost.")
+	case err != nil:
+		v.Add(field, "invalid_format", "The password hash must be an argon2id PHC string or a bcrypt hash.")
+	}
 }
 
 // dummyHash returns a hash of a random password with the current
@@ -162,8 +316,20 @@ func (h *hasher) dummyHash(ctx context.Context) (string, error) {
 	return d, nil
 }
 
+// isBcrypt reports whether encoded claims to be a bcrypt hash.
 func isBcrypt(encoded string) bool {
 	return strings.HasPrefix(encoded, "$2a$") || strings.HasPrefix(encoded, "$2b$") || strings.HasPrefix(encoded, "$2y$")
+}
+
+// bcryptCost returns the cost of a well-formed bcrypt hash: 60 characters,
+// version, cost, and 53 characters of bcrypt's base64 alphabet (salt and
+// hash), so that checking it does the work its cost says.
+func bcryptCost(encoded string) (int, error) {
+	const alphabet = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	if len(encoded) != 60 || encoded[6] != '$' || strings.Trim(encoded[7:], alphabet) != "" {
+		return 0, errors.New("not a well-formed bcrypt hash")
+	}
+	return bcrypt.Cost([]byte(encoded))
 }
 
 // parseArgon2id parses "$argon2id$v=19$m=...,t=...,p=...$salt$key".
@@ -201,7 +367,7 @@ func parseArgon2id(encoded string) (p Argon2Params, salt, key []byte, err error)
 	p.SaltLen, p.KeyLen = uint32(len(salt)), uint32(len(key))
 	// Refuse parameters that would let a stored record cost unbounded
 	// memory or time.
-	if err := p.validate(); err != nil || p.Memory > 1<<21 || p.Iterations > 64 || p.KeyLen > 128 {
+	if err := p.validate(); err != nil || p.Memory > 1<<21 || p.Iterations > 64 || p.SaltLen > 64 || p.KeyLen > 128 {
 		return p, nil, nil, errors.New("argon2id parameters out of range")
 	}
 	return p, salt, key, nil

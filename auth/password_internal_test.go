@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"crypto/rand"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,7 +21,7 @@ var testParams = Argon2Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLen
 func TestHashAndVerify(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	h := newHasher(testParams, 2, rand.Reader)
+	h := newHasher(testParams, 2, rand.Reader, slog.Default())
 	enc, err := h.hash(ctx, "pässword")
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(enc, "$argon2id$v=19$m=64,t=1,p=1$"), enc)
@@ -47,7 +48,7 @@ func TestHashAndVerify(t *testing.T) {
 		assert.Equal(t, tt.wantNews, rehash, tt.name)
 	}
 
-	stronger := newHasher(Argon2Params{Memory: 128, Iterations: 1, Parallelism: 1, SaltLen: 16, KeyLen: 32}, 1, rand.Reader)
+	stronger := newHasher(Argon2Params{Memory: 128, Iterations: 1, Parallelism: 1, SaltLen: 16, KeyLen: 32}, 1, rand.Reader, slog.Default())
 	ok, rehash, err := stronger.verify(ctx, enc, "pässword")
 	require.NoError(t, err)
 	assert.True(t, ok, "old parameters still verify")
@@ -66,7 +67,7 @@ func TestHashAndVerify(t *testing.T) {
 func TestHashConcurrencyIsBounded(t *testing.T) {
 	t.Parallel()
 	const bound = 3
-	h := newHasher(testParams, bound, rand.Reader)
+	h := newHasher(testParams, bound, rand.Reader, slog.Default())
 	var cur, peak atomic.Int32
 	h.argon2 = func(password, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte {
 		n := cur.Add(1)
@@ -95,7 +96,7 @@ func TestHashConcurrencyIsBounded(t *testing.T) {
 
 func TestHashWaitHonoursContext(t *testing.T) {
 	t.Parallel()
-	h := newHasher(testParams, 1, rand.Reader)
+	h := newHasher(testParams, 1, rand.Reader, slog.Default())
 	require.NoError(t, h.acquire(t.Context())) // the only slot is taken
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
@@ -110,7 +111,7 @@ func TestHashWaitHonoursContext(t *testing.T) {
 
 func TestDummyHashHasCurrentParameters(t *testing.T) {
 	t.Parallel()
-	h := newHasher(testParams, 1, rand.Reader)
+	h := newHasher(testParams, 1, rand.Reader, slog.Default())
 	d, err := h.dummyHash(t.Context())
 	require.NoError(t, err)
 	p, _, _, err := parseArgon2id(d)

@@ -48,6 +48,7 @@ package auth
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -196,7 +197,7 @@ func NewService(store Store, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
-	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand)
+	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand, s.log)
 	s.keys = newCache[[32]byte, cachedKey](s.cacheTTL, s.cacheSize)
 	s.devices = newCache[deviceKey, bool](s.cacheTTL, s.cacheSize)
 	s.brands = newCache[string, Brand](s.cacheTTL, s.cacheSize)
@@ -211,8 +212,8 @@ const (
 )
 
 // CreateBrand validates nb, normalises its URL and stores a new brand.
-// It fails with KindInvalid (field errors) for bad input and KindConflict when
-// a brand with the same URL exists.
+// It fails with KindInvalid (field errors) for bad input and
+// [ErrBrandExists] when a brand with the same URL exists.
 func (s *Service) CreateBrand(ctx context.Context, nb NewBrand) (Brand, error) {
 	if err := nb.validate(); err != nil {
 		return Brand{}, err
@@ -231,7 +232,7 @@ func (s *Service) CreateBrand(ctx context.Context, nb NewBrand) (Brand, error) {
 	return b, nil
 }
 
-// Brand returns the brand with the given ID, or KindNotFound.
+// Brand returns the brand with the given ID, or [ErrBrandNotFound].
 func (s *Service) Brand(ctx context.Context, id string) (Brand, error) {
 	return s.store.BrandByID(ctx, id)
 }
@@ -241,8 +242,8 @@ func (s *Service) Brands(ctx context.Context) ([]Brand, error) {
 	return s.store.ListBrands(ctx)
 }
 
-// SetBrandStatus changes a brand's status. KindNotFound if the brand does not
-// exist, KindInvalid for a status other than Active or Inactive.
+// SetBrandStatus changes a brand's status. [ErrBrandNotFound] if the brand
+// does not exist, KindInvalid for a status other than Active or Inactive.
 func (s *Service) SetBrandStatus(ctx context.Context, id string, status Status) (Brand, error) {
 	st, ok := ParseStatus(string(status))
 	if !ok {
@@ -287,7 +288,7 @@ func (s *Service) ResolveBrand(ctx context.Context, raw string) (Brand, error) {
 		gen := s.brands.generation()
 		var err error
 		b, err = s.store.BrandByURL(ctx, url)
-		if envelope.KindOf(err) == envelope.KindNotFound {
+		if errors.Is(err, ErrBrandNotFound) {
 			return Brand{}, notFound
 		}
 		if err != nil {

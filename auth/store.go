@@ -6,67 +6,70 @@ import (
 )
 
 // Store is what the auth service needs from storage. Every method is atomic
-// and safe for concurrent use. Failures are *envelope.Error values:
-// KindNotFound when the record does not exist, KindConflict when a unique
-// key is taken, KindInvalid for a call that breaks the contract (an empty
-// selector), KindInternal for anything else. A cancelled context fails the
+// and safe for concurrent use. Failures are the sentinel errors of
+// errors.go, which each method's comment names (a store may return a copy
+// carrying a cause; match them with errors.Is), and KindInternal
+// *envelope.Error values for anything else. A cancelled context fails the
 // call with the context's error and writes nothing.
 type Store interface {
-	// CreateBrand stores a new brand. KindConflict if its ID or URL is taken.
+	// CreateBrand stores a new brand. [ErrBrandExists] if its ID or URL is
+	// taken.
 	CreateBrand(ctx context.Context, b Brand) error
-	// UpdateBrand replaces the brand with b.ID. KindNotFound if absent,
-	// KindConflict if b.URL belongs to another brand.
+	// UpdateBrand replaces the brand with b.ID. [ErrBrandNotFound] if
+	// absent, [ErrBrandExists] if b.URL belongs to another brand.
 	UpdateBrand(ctx context.Context, b Brand) error
-	// BrandByID returns the brand with that ID, or KindNotFound.
+	// BrandByID returns the brand with that ID, or [ErrBrandNotFound].
 	BrandByID(ctx context.Context, id string) (Brand, error)
-	// BrandByURL returns the brand with that normalised URL, or KindNotFound.
+	// BrandByURL returns the brand with that normalised URL, or
+	// [ErrBrandNotFound].
 	BrandByURL(ctx context.Context, url string) (Brand, error)
 	// ListBrands returns every brand, ordered by creation time then ID.
 	ListBrands(ctx context.Context) ([]Brand, error)
 
-	// CreateUser stores a new user. KindNotFound if u.BrandID names no
-	// brand; KindConflict if u.ID is taken, or if another user of the same
-	// brand has the same UsernameKey, or the same non-empty EmailKey.
+	// CreateUser stores a new user. [ErrBrandNotFound] if u.BrandID names
+	// no brand; [ErrUserExists] if u.ID is taken, or if another user of the
+	// same brand has the same UsernameKey, or the same non-empty EmailKey.
 	CreateUser(ctx context.Context, u UserRecord) error
 	// UpdateUser applies fn to the stored user with that ID and stores the
 	// result, atomically: no other write to the user happens between the
 	// read and the write. fn may change every field but ID, BrandID and
 	// CreatedAt (changes to those are ignored). An error from fn aborts the
-	// update and is returned as is. KindNotFound if the user does not exist;
-	// KindConflict if the new keys are taken in the brand. It returns the
+	// update and is returned as is. [ErrUserNotFound] if the user does not
+	// exist; [ErrUserExists] if the new keys are taken in the brand. It returns the
 	// stored user.
 	UpdateUser(ctx context.Context, id string, fn func(*UserRecord) error) (UserRecord, error)
-	// UserByID returns the user with that ID, or KindNotFound.
+	// UserByID returns the user with that ID, or [ErrUserNotFound].
 	UserByID(ctx context.Context, id string) (UserRecord, error)
 	// UserByUsername returns the user of brandID whose UsernameKey is key,
-	// or KindNotFound.
+	// or [ErrUserNotFound].
 	UserByUsername(ctx context.Context, brandID, key string) (UserRecord, error)
 	// UserByEmail returns the user of brandID whose EmailKey is key (never
-	// matching an empty key), or KindNotFound.
+	// matching an empty key), or [ErrUserNotFound].
 	UserByEmail(ctx context.Context, brandID, key string) (UserRecord, error)
 	// ListUsers returns the users of brandID, ordered by creation time then
 	// insertion order; empty (not an error) for an unknown brand.
 	ListUsers(ctx context.Context, brandID string) ([]UserRecord, error)
 
-	// CreateKeyPair stores a new key pair. KindNotFound if its user does not
-	// exist; KindConflict if its ID or either hash is taken.
+	// CreateKeyPair stores a new key pair. [ErrKeyHashSize] if a hash is
+	// not 32 bytes; [ErrUserNotFound] if its user does not exist;
+	// [ErrKeyPairExists] if its ID or either hash is taken.
 	CreateKeyPair(ctx context.Context, k KeyPair) error
 	// KeyPairByAuthHash returns the key pair whose AuthHash is hash, or
-	// KindNotFound.
+	// [ErrKeyPairNotFound].
 	KeyPairByAuthHash(ctx context.Context, hash []byte) (KeyPair, error)
 	// KeyPairByRefreshHash returns the key pair whose RefreshHash is hash,
-	// or KindNotFound.
+	// or [ErrKeyPairNotFound].
 	KeyPairByRefreshHash(ctx context.Context, hash []byte) (KeyPair, error)
 	// RotateKeyPair, in one transaction, revokes the pair oldID at time at,
-	// records next.ID as its ReplacedBy and stores next. KindNotFound if
-	// oldID does not exist; KindConflict (and nothing written) if oldID is
-	// already revoked, so that of two concurrent rotations of one pair
-	// exactly one succeeds.
+	// records next.ID as its ReplacedBy and stores next. [ErrKeyPairNotFound]
+	// if oldID does not exist; [ErrKeyPairRevoked] (and nothing written) if
+	// oldID is already revoked, so that of two concurrent rotations of one
+	// pair exactly one succeeds; the errors of CreateKeyPair for next.
 	RotateKeyPair(ctx context.Context, oldID string, at time.Time, next KeyPair) error
 	// RevokeKeyPairs revokes, at time at, every unrevoked key pair that
 	// matches all the non-empty fields of sel, and returns how many it
-	// revoked. Revoked pairs keep their first RevokedAt. KindInvalid if sel
-	// has no non-empty field.
+	// revoked. Revoked pairs keep their first RevokedAt. [ErrEmptySelector]
+	// if sel has no non-empty field.
 	RevokeKeyPairs(ctx context.Context, sel KeySelector, at time.Time) (int, error)
 	// DeleteKeyPairs deletes every key pair whose refresh key expired at or
 	// before before, and returns how many it deleted.
@@ -76,18 +79,19 @@ type Store interface {
 	// stored as d; a known device that is not revoked gets d's Token, Name,
 	// AppVersion, OS and LastSeenAt (its ID, CreatedAt and RevokedAt stay);
 	// a revoked device is left unchanged. It returns the stored device and
-	// whether it was created. KindNotFound if d.UserID names no user.
+	// whether it was created. [ErrUserNotFound] if d.UserID names no user;
+	// [ErrDeviceExists] if d is new and d.ID is taken.
 	UpsertDevice(ctx context.Context, d Device) (stored Device, created bool, err error)
 	// DeviceByCode returns the device of userID with that code, or
-	// KindNotFound.
+	// [ErrDeviceNotFound].
 	DeviceByCode(ctx context.Context, userID, code string) (Device, error)
 	// ListDevices returns the devices of userID, oldest first; empty for an
 	// unknown user.
 	ListDevices(ctx context.Context, userID string) ([]Device, error)
 	// RevokeDevice, in one transaction, marks the device of userID with
 	// that ID revoked at time at (keeping an earlier RevokedAt) and revokes
-	// every key pair issued on it. KindNotFound if the user has no such
-	// device.
+	// every key pair issued on it. [ErrDeviceNotFound] if the user has no
+	// such device.
 	RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (Device, error)
 }
 

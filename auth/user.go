@@ -71,7 +71,9 @@ type NewUser struct {
 	Password string
 	// PasswordHash imports an existing hash instead of Password: an argon2id
 	// PHC string or a bcrypt hash ($2a$, $2b$, $2y$). A bcrypt hash is
-	// replaced by an argon2id one on the user's first login.
+	// replaced by an argon2id one on the user's first login. A hash asking
+	// for more than 4 times the service's argon2id memory, passes or lanes,
+	// or a bcrypt cost above 12, is refused (code too_costly).
 	PasswordHash string
 	// Permissions granted to the user; see [Service.Grant] for the rules.
 	Permissions []Permission
@@ -175,8 +177,9 @@ func normalizePermissions(v *envelope.Validation, field string, perms []Permissi
 
 // CreateUser validates nu, hashes its password and stores a new user of
 // brandID. It fails with KindInvalid (one field error per bad field),
-// KindNotFound when the brand does not exist, and KindConflict when the
-// username or email address is taken in the brand (compared with FoldKey).
+// ErrBrandNotFound when the brand does not exist, and ErrUserExists
+// (KindConflict, code user_exists) when the username or email address is
+// taken in the brand (compared with FoldKey).
 // The password hash counts against the bound on concurrent hashes; a
 // context that ends while waiting fails with the context's error.
 func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (User, error) {
@@ -190,9 +193,7 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 	}
 	validatePhone(&v, "phoneNumber", nu.PhoneNumber)
 	if nu.PasswordHash != "" {
-		if _, _, _, err := parseArgon2id(nu.PasswordHash); err != nil && !isBcrypt(nu.PasswordHash) {
-			v.Add("passwordHash", "invalid_format", "The password hash must be an argon2id PHC string or a bcrypt hash.")
-		}
+		s.hasher.validateImport(&v, "passwordHash", nu.PasswordHash)
 	} else {
 		validatePassword(&v, "password", nu.Password)
 	}
@@ -228,16 +229,12 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 		UsernameKey: FoldKey(nu.Username), EmailKey: FoldKey(nu.EmailAddress), PasswordHash: hash,
 	}
 	if err := s.store.CreateUser(ctx, rec); err != nil {
-		if envelope.KindOf(err) == envelope.KindConflict {
-			return User{}, envelope.New(envelope.KindConflict, "user_exists",
-				"A user with this username or email address exists in the brand.").WithCause(err)
-		}
-		return User{}, err
+		return User{}, err // ErrUserExists reads as the API answers
 	}
 	return rec.public(), nil
 }
 
-// User returns the user with that ID, or KindNotFound.
+// User returns the user with that ID, or [ErrUserNotFound].
 func (s *Service) User(ctx context.Context, id string) (User, error) {
 	r, err := s.store.UserByID(ctx, id)
 	if err != nil {
@@ -247,7 +244,7 @@ func (s *Service) User(ctx context.Context, id string) (User, error) {
 }
 
 // UserByUsername returns the user of brandID whose username matches
-// username case-insensitively (see [FoldKey]), or KindNotFound.
+// username case-insensitively (see [FoldKey]), or [ErrUserNotFound].
 func (s *Service) UserByUsername(ctx context.Context, brandID, username string) (User, error) {
 	r, err := s.store.UserByUsername(ctx, brandID, FoldKey(username))
 	if err != nil {
@@ -278,8 +275,9 @@ type UserUpdate struct {
 }
 
 // UpdateUser changes a user's profile. It fails with KindInvalid for bad
-// fields, KindNotFound when the user does not exist, and KindConflict when
-// the new username or email address is taken in the brand.
+// fields, ErrUserNotFound when the user does not exist, and ErrUserExists
+// (KindConflict, code user_exists) when the new username or email address
+// is taken in the brand.
 func (s *Service) UpdateUser(ctx context.Context, id string, up UserUpdate) (User, error) {
 	var v envelope.Validation
 	trim := func(p *string) {
@@ -334,11 +332,7 @@ func (s *Service) updateUser(ctx context.Context, id string, invalidate bool, fn
 		s.invalidateUser(id)
 	}
 	if err != nil {
-		if envelope.KindOf(err) == envelope.KindConflict {
-			return User{}, envelope.New(envelope.KindConflict, "user_exists",
-				"A user with this username or email address exists in the brand.").WithCause(err)
-		}
-		return User{}, err
+		return User{}, err // ErrUserExists reads as the API answers
 	}
 	return r.public(), nil
 }
@@ -346,7 +340,7 @@ func (s *Service) updateUser(ctx context.Context, id string, invalidate bool, fn
 // SetPassword replaces a user's password and revokes every key pair of the
 // user, so that a password change ends every session. It fails with
 // KindInvalid (field password) for a password that breaks the rules of
-// [NewUser] and KindNotFound when the user does not exist.
+// [NewUser] and [ErrUserNotFound] when the user does not exist.
 func (s *Service) SetPassword(ctx context.Context, userID, password string) error {
 	var v envelope.Validation
 	validatePassword(&v, "password", password)
@@ -373,7 +367,7 @@ func (s *Service) SetPassword(ctx context.Context, userID, password string) erro
 // Grant adds perms to the user's permissions and returns the user; the
 // next request with any of the user's keys sees them. Permission names are
 // 1 to 100 characters without spaces or commas (KindInvalid otherwise);
-// KindNotFound when the user does not exist.
+// [ErrUserNotFound] when the user does not exist.
 func (s *Service) Grant(ctx context.Context, userID string, perms ...Permission) (User, error) {
 	return s.changePermissions(ctx, userID, perms, func(have, change []Permission) []Permission {
 		return append(have, change...)
@@ -406,8 +400,8 @@ func (s *Service) changePermissions(ctx context.Context, userID string, perms []
 // SetUserStatus activates or deactivates a user. Deactivating refuses the
 // user's keys from the next request on (they are not revoked: reactivating
 // makes the unexpired ones work again) and refuses logins. KindInvalid for
-// a status other than Active or Inactive, KindNotFound when the user does
-// not exist.
+// a status other than Active or Inactive, [ErrUserNotFound] when the user
+// does not exist.
 func (s *Service) SetUserStatus(ctx context.Context, userID string, status Status) (User, error) {
 	st, ok := ParseStatus(string(status))
 	if !ok {

@@ -56,37 +56,25 @@ func WithLogger(l *slog.Logger) Option {
 
 // Handler is the http.Handler of the /api/v1 routes. Build it with [New].
 type Handler struct {
-	svc  Services
-	log  *slog.Logger
-	mux  *routeMux
-	root http.Handler // observe(dispatch), built once
-	rl   rateLimiting
-	// openAPIDoc is the OpenAPI document of the mounted routes, built once.
-	openAPIDoc []byte
-}
-
-// routeMux is the standard ServeMux that also remembers the patterns
-// registered on it, so the OpenAPI document can be checked against them.
-type routeMux struct {
-	*http.ServeMux
+	svc Services
+	log *slog.Logger
+	mux *http.ServeMux
+	// patterns are the mounted routes ("METHOD /path"), in mounting order.
 	patterns []string
-}
-
-// Handle registers handler for pattern and records the pattern.
-func (m *routeMux) Handle(pattern string, handler http.Handler) {
-	m.ServeMux.Handle(pattern, handler)
-	m.patterns = append(m.patterns, pattern)
-}
-
-// HandleFunc registers f for pattern and records the pattern.
-func (m *routeMux) HandleFunc(pattern string, f func(http.ResponseWriter, *http.Request)) {
-	m.Handle(pattern, http.HandlerFunc(f))
+	root     http.Handler // observe(dispatch), built once
+	rl       rateLimiting
+	// lists caches the encoded answers of the list routes.
+	lists *listCache
+	// openAPIDoc is the OpenAPI document of the mounted routes, built once,
+	// and openAPIETag its entity tag.
+	openAPIDoc  []byte
+	openAPIETag string
 }
 
 // Routes returns the patterns ("METHOD /path") of every mounted route, in
 // registration order.
 func (h *Handler) Routes() []string {
-	return append([]string(nil), h.mux.patterns...)
+	return append([]string(nil), h.patterns...)
 }
 
 // New returns the handler of every /api/v1 route. It fails when a required
@@ -100,9 +88,10 @@ func New(s Services, opts ...Option) (*Handler, error) {
 		return nil, errors.New("httpadapter: Services.RefData is required")
 	}
 	h := &Handler{
-		svc: s,
-		log: slog.Default(),
-		mux: &routeMux{ServeMux: http.NewServeMux()},
+		svc:   s,
+		log:   slog.Default(),
+		mux:   http.NewServeMux(),
+		lists: newListCache(listCacheBytes),
 	}
 	for _, o := range opts {
 		o(h)
@@ -111,12 +100,12 @@ func New(s Services, opts ...Option) (*Handler, error) {
 		return nil, err
 	}
 	h.root = h.observe(http.HandlerFunc(h.dispatch))
-	h.registerRefData()
-	h.registerAuth()
-	h.registerIntegrations()
-	if err := h.registerOpenAPI(); err != nil {
+	doc, err := h.openAPI()
+	if err != nil {
 		return nil, err
 	}
+	h.openAPIDoc, h.openAPIETag = doc, bodyETag(doc)
+	h.mount()
 	return h, nil
 }
 

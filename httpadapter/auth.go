@@ -7,14 +7,6 @@ import (
 	"github.com/brandbase/brandbase/auth"
 )
 
-// registerAuth mounts the authentication routes (spec 4.1 and the
-// refresh and logout extensions).
-func (h *Handler) registerAuth() {
-	h.mux.Handle("POST /api/v1/users/auth", h.withBrand(h.rateLimited(limitLoginIP, h.login)))
-	h.mux.Handle("POST /api/v1/users/auth/refresh-auth-key", h.withBrand(h.refresh))
-	h.mux.Handle("DELETE /api/v1/users/auth", h.withAuthKey(h.logout))
-}
-
 // LoginRequest is the body of POST /api/v1/users/auth (spec 4.1). At least
 // one of username and emailAddress is required; when both are given they
 // must name the same user.

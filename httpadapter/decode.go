@@ -79,18 +79,17 @@ func jsonTypeName(goKind string) string {
 	return "object"
 }
 
-// query reads the query parameters of a request with case-insensitive names
-// (PageSize = pagesize, as the spec's origin does) and records a field error
-// for every value that does not parse. An empty value counts as absent.
+// query reads the query parameters of a request with case-insensitive
+// names (PageSize = pagesize, as the spec's origin does). An empty value
+// counts as absent.
 type query struct {
 	vals map[string]string // lower-cased name -> first value
-	v    *envelope.Validation
 }
 
 // newQuery reads r's query string. Of a parameter given more than once,
 // under any spelling (PageSize=5&pagesize=10), the first in the query string
 // counts; pairs that do not unescape are skipped, as url.ParseQuery does.
-func newQuery(r *http.Request, v *envelope.Validation) query {
+func newQuery(r *http.Request) query {
 	vals := map[string]string{}
 	for pair := range strings.SplitSeq(r.URL.RawQuery, "&") {
 		k, val, _ := strings.Cut(pair, "=")
@@ -106,69 +105,15 @@ func newQuery(r *http.Request, v *envelope.Validation) query {
 			vals[lk] = val
 		}
 	}
-	return query{vals: vals, v: v}
+	return query{vals: vals}
 }
 
+// get returns the value of the parameter name (any case), and whether it
+// is given and not empty.
 func (q query) get(name string) (string, bool) {
 	s, ok := q.vals[strings.ToLower(name)]
 	if !ok || s == "" {
 		return "", false
 	}
 	return s, true
-}
-
-// str returns the parameter, or nil when absent.
-func (q query) str(name string) *string {
-	if s, ok := q.get(name); ok {
-		return &s
-	}
-	return nil
-}
-
-// int32 returns the parameter as an int32, or nil when absent or invalid.
-func (q query) int32(name string) *int32 {
-	s, ok := q.get(name)
-	if !ok {
-		return nil
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
-	if err != nil {
-		if errors.Is(err, strconv.ErrRange) {
-			q.v.Add(name, "out_of_range", name+" is out of range.")
-		} else {
-			q.v.Add(name, "invalid_type", name+" must be an integer.")
-		}
-		return nil
-	}
-	i := int32(n)
-	return &i
-}
-
-// float returns the parameter as a finite float64, or nil when absent or
-// invalid.
-func (q query) float(name string) *float64 {
-	s, ok := q.get(name)
-	if !ok {
-		return nil
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f != f || f > 1e308 || f < -1e308 {
-		q.v.Add(name, "invalid_type", name+" must be a number.")
-		return nil
-	}
-	return &f
-}
-
-// bool returns the parameter as a bool, or nil when absent or invalid.
-func (q query) bool(name string) *bool {
-	s, ok := q.get(name)
-	if !ok {
-		return nil
-	}
-	b, err := strconv.ParseBool(strings.TrimSpace(s))
-	if err != nil {
-		q.v.Add(name, "invalid_type", name+" must be true or false.")
-		return nil
-	}
-	return &b
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/brandbase/brandbase/auth"
-	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 )
 
@@ -15,26 +13,23 @@ import (
 // the caller, and revalidated (by ETag) before reuse.
 const cacheIntegration = "private, no-cache"
 
-// registerIntegrations mounts the analytics and payment-gateway routes
-// (spec 4.5 and 4.6, and GET on both). Without an integrations service they
-// are not mounted (404).
-func (h *Handler) registerIntegrations() {
-	if h.svc.Integrations == nil {
-		return
-	}
-	svc := h.svc.Integrations
-	putAnalytics := putRecord(h,
+// putAnalytics answers PUT /api/v1/app-integrations/analytics/{id} (spec
+// 4.5); the route table mounts it only with an integrations service.
+func putAnalytics(h *Handler) http.HandlerFunc {
+	return putRecord(h,
 		func(ctx context.Context, actor auth.Principal, brandID, id string, b *AnalyticsUpdateRequest, pre integrations.Precondition) (integrations.Analytics, error) {
-			return svc.UpdateAnalytics(ctx, actor, brandID, id, b.AnalyticsInput, pre)
+			return h.svc.Integrations.UpdateAnalytics(ctx, actor, brandID, id, b.AnalyticsInput, pre)
 		})
-	putPaymentGateway := putRecord(h,
+}
+
+// putPaymentGateway answers PUT
+// /api/v1/app-integrations/payment-gateway/{id} (spec 4.6); the route table
+// mounts it only with an integrations service.
+func putPaymentGateway(h *Handler) http.HandlerFunc {
+	return putRecord(h,
 		func(ctx context.Context, actor auth.Principal, brandID, id string, b *PaymentGatewayUpdateRequest, pre integrations.Precondition) (integrations.PaymentGateway, error) {
-			return svc.UpdatePaymentGateway(ctx, actor, brandID, id, b.PaymentGatewayInput, pre)
+			return h.svc.Integrations.UpdatePaymentGateway(ctx, actor, brandID, id, b.PaymentGatewayInput, pre)
 		})
-	h.mux.Handle("GET /api/v1/app-integrations/analytics/{id}", h.withAuthKey(getRecord(h, svc.Analytics)))
-	h.mux.Handle("PUT /api/v1/app-integrations/analytics/{id}", h.withAuthKey(h.rateLimited(limitUpdates, putAnalytics)))
-	h.mux.Handle("GET /api/v1/app-integrations/payment-gateway/{id}", h.withAuthKey(getRecord(h, svc.PaymentGateway)))
-	h.mux.Handle("PUT /api/v1/app-integrations/payment-gateway/{id}", h.withAuthKey(h.rateLimited(limitUpdates, putPaymentGateway)))
 }
 
 // BodyIdentity is the part of an update body that names who the update acts
@@ -49,8 +44,17 @@ type BodyIdentity struct {
 }
 
 // actingAs returns the identity part of an update body (promoted to the
-// bodies that embed BodyIdentity).
-func (id BodyIdentity) actingAs() BodyIdentity { return id }
+// bodies that embed BodyIdentity), absent fields empty.
+func (id BodyIdentity) actingAs() auth.ActingAs {
+	var a auth.ActingAs
+	if id.AuthKey != nil {
+		a.AuthKey = *id.AuthKey
+	}
+	if id.BrandURL != nil {
+		a.BrandURL = *id.BrandURL
+	}
+	return a
+}
 
 // AnalyticsUpdateRequest is the body of PUT
 // /api/v1/app-integrations/analytics/{id} (spec 2.7 and 5.4).
@@ -107,9 +111,9 @@ func getRecord[T tagged](h *Handler, read func(ctx context.Context, brandID, id 
 }
 
 // putRecord answers a PUT with a body B: it decodes the body, settles the
-// identity the update acts as (actingIdentity) and applies update to the
+// identity the update acts as (auth.Service.ActingIdentity) and applies update to the
 // path's {id} in the acting brand, under the request's If-Match.
-func putRecord[B interface{ actingAs() BodyIdentity }, T tagged](h *Handler,
+func putRecord[B interface{ actingAs() auth.ActingAs }, T tagged](h *Handler,
 	update func(ctx context.Context, actor auth.Principal, brandID, id string, body *B, pre integrations.Precondition) (T, error),
 ) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -119,48 +123,18 @@ func putRecord[B interface{ actingAs() BodyIdentity }, T tagged](h *Handler,
 			return
 		}
 		ctx := r.Context()
-		brand, actor, err := h.actingIdentity(ctx, body.actingAs())
+		act, err := h.svc.Auth.ActingIdentity(ctx, brandFrom(ctx), principalFrom(ctx), body.actingAs())
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		rec, err := update(ctx, actor, brand.ID, r.PathValue("id"), &body, ifMatch(r))
+		rec, err := update(ctx, act.Principal, act.Brand.ID, r.PathValue("id"), &body, ifMatch(r))
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
 		h.okTagged(w, r, rec, rec.ETag())
 	}
-}
-
-// actingIdentity returns the brand and principal an update acts as (spec
-// 5.4, DESIGN.md 5): the body's brandUrl and authKey where present, else
-// the request's (header) brand and principal. A body brandUrl is resolved
-// as Brand-URL is (404 brand_not_found, 403 brand_inactive); a body authKey
-// that is not valid in the acting brand proves no identity: 403
-// access_denied. Whether the identity may make the update is the
-// integrations service's decision.
-func (h *Handler) actingIdentity(ctx context.Context, id BodyIdentity) (auth.Brand, auth.Principal, error) {
-	brand, p := brandFrom(ctx), principalFrom(ctx)
-	if id.BrandURL != nil && strings.TrimSpace(*id.BrandURL) != "" {
-		b, err := h.svc.Auth.ResolveBrand(ctx, *id.BrandURL)
-		if err != nil {
-			return auth.Brand{}, auth.Principal{}, err
-		}
-		brand = b
-	}
-	if id.AuthKey != nil && *id.AuthKey != "" {
-		bp, err := h.svc.Auth.Authenticate(ctx, brand, *id.AuthKey)
-		if envelope.KindOf(err) == envelope.KindUnauthenticated {
-			return auth.Brand{}, auth.Principal{}, envelope.New(envelope.KindForbidden, integrations.CodeAccessDenied,
-				"The authKey of the body is not valid in the acting brand.")
-		}
-		if err != nil {
-			return auth.Brand{}, auth.Principal{}, err
-		}
-		p = bp
-	}
-	return brand, p, nil
 }
 
 // ifMatch returns the precondition of r's If-Match header (strong

@@ -471,9 +471,9 @@ func TestConfigWiresIntegrations(t *testing.T) {
 	require.Len(t, events, 1, "Config.OnIntegrationUpdated is called")
 	assert.Equal(t, u.ID, events[0].Revision.ActorUserID)
 	mu.Unlock()
-	stored, err := store.AnalyticsByID(ctx, b.ID, a.ID)
+	stored, err := store.ConfigByID(ctx, integrations.KindAnalytics, b.ID, a.ID)
 	require.NoError(t, err)
-	id, err := integrations.KeyIDOf(stored.APIKey)
+	id, err := integrations.KeyIDOf(stored.Secrets["apiKey"])
 	require.NoError(t, err)
 	assert.Equal(t, "host-key", id, "Config.SecretKeys seals the secrets")
 }

@@ -201,10 +201,9 @@ const (
 )
 
 // rateLimited wraps the handler of a route with the limit of scope. When
-// that limit is off it returns next itself. Use it inside withBrand (and
-// inside withAuthKey for limitUpdates):
-//
-//	h.mux.Handle("GET /api/v1/currencies", h.withBrand(h.rateLimited(limitLists, h.listCurrencies)))
+// that limit is off it returns next itself. It runs inside withBrand (and
+// inside withAuthKey for limitUpdates), as mount places it for the limit
+// a route declares in the route table.
 func (h *Handler) rateLimited(scope limitScope, next http.HandlerFunc) http.HandlerFunc {
 	var p ratelimit.Policy
 	switch scope {

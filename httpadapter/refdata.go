@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"context"
 	"net/http"
 	"sync"
 
@@ -13,19 +14,12 @@ import (
 // depends on the brand (isDefault), so shared caches must not reuse it.
 const cacheReferenceData = "private, max-age=300"
 
-// registerRefData mounts the three reference-data lists (spec 4.2-4.4).
-// Their encoded answers are cached (see listCache).
-func (h *Handler) registerRefData() {
-	cache := newListCache(listCacheBytes)
-	h.mux.Handle("GET /api/v1/currencies", h.withBrand(h.rateLimited(limitLists, h.serveList(cache, true, h.listCurrencies))))
-	h.mux.Handle("GET /api/v1/countries", h.withBrand(h.rateLimited(limitLists, h.serveList(cache, false, h.listCountries))))
-	h.mux.Handle("GET /api/v1/cities", h.withBrand(h.rateLimited(limitLists, h.serveList(cache, false, h.listCities))))
-}
-
-// serveList answers a list route with the page list computes, from cache
-// when the same query was answered since the reference data last changed.
-// perBrand says the answer depends on the brand's default currency.
-func (h *Handler) serveList(cache *listCache, perBrand bool, list func(r *http.Request) (any, error)) http.HandlerFunc {
+// serveList answers a list route (spec 4.2-4.4) with the page list
+// computes, from h's list cache when the same query was answered since the
+// reference data last changed. perBrand says the answer depends on the
+// brand's default currency.
+func (h *Handler) serveList(perBrand bool, list func(r *http.Request) (any, error)) http.HandlerFunc {
+	cache := h.lists
 	return func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		key := r.URL.Path + "?" + r.URL.RawQuery
@@ -59,97 +53,24 @@ func (h *Handler) serveList(cache *listCache, perBrand bool, list func(r *http.R
 	}
 }
 
-// paging reads PageNumber and PageSize.
-func (q query) paging() refdata.Paging {
-	var p refdata.Paging
-	if n := q.int32("PageNumber"); n != nil {
-		p.Number = int(*n)
+// listQuery answers a list route: it parses the request's query string
+// as a Q, as the query type declares its parameters (refdata.ParseQuery:
+// names in any case, the first of a repeated parameter, an empty value
+// absent), and lists the page list selects.
+func listQuery[Q refdata.Query, T any](list func(ctx context.Context, q Q) (T, error)) func(r *http.Request) (any, error) {
+	return func(r *http.Request) (any, error) {
+		q, err := refdata.ParseQuery[Q](newQuery(r).get)
+		if err != nil {
+			return nil, err
+		}
+		return list(r.Context(), q)
 	}
-	if n := q.int32("PageSize"); n != nil {
-		p.Size = int(*n)
-	}
-	return p
 }
 
-func (h *Handler) listCurrencies(r *http.Request) (any, error) {
-	var v envelope.Validation
-	q := newQuery(r, &v)
-	cq := refdata.CurrencyQuery{
-		Code:          q.str("Code"),
-		Name:          q.str("Name"),
-		NamePlural:    q.str("NamePlural"),
-		Symbol:        q.str("Symbol"),
-		SymbolNative:  q.str("SymbolNative"),
-		DecimalDigits: q.int32("DecimalDigits"),
-		Rounding:      q.float("Rounding"),
-		Tags:          q.str("Tags"),
-		IsCoin:        q.bool("IsCoin"),
-		Keywords:      q.str("Keywords"),
-		SortDataField: q.str("SortDataField"),
-		SortOrder:     q.str("SortOrder"),
-		Page:          q.paging(),
-	}
-	if err := allInvalid(&v, func() error { _, err := cq.Filter(""); return err }); err != nil {
-		return nil, err
-	}
-	return h.svc.RefData.ListCurrencies(r.Context(), brandFrom(r.Context()).DefaultCurrency, cq)
-}
-
-func (h *Handler) listCountries(r *http.Request) (any, error) {
-	var v envelope.Validation
-	q := newQuery(r, &v)
-	cq := refdata.CountryQuery{
-		Region:        q.str("Region"),
-		Subregion:     q.str("Subregion"),
-		CodeAlpha2:    q.str("CodeAlpha2"),
-		CodeAlpha3:    q.str("CodeAlpha3"),
-		CodeNumeric:   q.int32("CodeNumeric"),
-		CodePhone:     q.str("CodePhone"),
-		Name:          q.str("Name"),
-		Capital:       q.str("Capital"),
-		Currency:      q.str("Currency"),
-		Tld:           q.str("Tld"),
-		Native:        q.str("Native"),
-		Tags:          q.str("Tags"),
-		Keywords:      q.str("Keywords"),
-		SortDataField: q.str("SortDataField"),
-		SortOrder:     q.str("SortOrder"),
-		Page:          q.paging(),
-	}
-	if err := allInvalid(&v, func() error { _, err := cq.Filter(); return err }); err != nil {
-		return nil, err
-	}
-	return h.svc.RefData.ListCountries(r.Context(), cq)
-}
-
-func (h *Handler) listCities(r *http.Request) (any, error) {
-	var v envelope.Validation
-	q := newQuery(r, &v)
-	cq := refdata.CityQuery{
-		Keywords:      q.str("Keywords"),
-		CountryCode:   q.str("CountryCode"),
-		StateCode:     q.str("StateCode"),
-		Name:          q.str("Name"),
-		SortDataField: q.str("SortDataField"),
-		SortOrder:     q.str("SortOrder"),
-		Page:          q.paging(),
-	}
-	if err := allInvalid(&v, func() error { _, err := cq.Filter(); return err }); err != nil {
-		return nil, err
-	}
-	return h.svc.RefData.ListCities(r.Context(), cq)
-}
-
-// allInvalid returns nil when no query parameter failed to parse (v is
-// empty); otherwise the parse errors followed by those the domain's own
-// validation finds in the rest, so that one answer names every bad
-// parameter.
-func allInvalid(v *envelope.Validation, validate func() error) error {
-	if v.Err() == nil {
-		return nil
-	}
-	v.Merge(validate())
-	return v.Err()
+// listCurrencies lists currencies (spec 4.2); isDefault marks the brand's
+// default currency.
+func (h *Handler) listCurrencies(ctx context.Context, q refdata.CurrencyQuery) (refdata.Page[refdata.Currency], error) {
+	return h.svc.RefData.ListCurrencies(ctx, brandFrom(ctx).DefaultCurrency, q)
 }
 
 // listCacheBytes bounds the bodies the list cache keeps.

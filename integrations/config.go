@@ -117,14 +117,6 @@ func (k *kindSpec[R]) list(ctx context.Context, rd Reader, f ConfigFilter) ([]R,
 	return out, nil
 }
 
-// AnalyticsRecordByID reads the analytics configuration of brandID with
-// that ID from rd in typed form, or fails as [Reader.ConfigByID] does (or
-// with KindInternal when its body does not decode). Stores implement the
-// deprecated [Store.AnalyticsByID] with it.
-func AnalyticsRecordByID(ctx context.Context, rd Reader, brandID, id string) (AnalyticsRecord, error) {
-	return analyticsKind.byID(ctx, rd, brandID, id)
-}
-
 // commonInput is the part of a configuration body every kind shares, after
 // validation.
 type commonInput struct {

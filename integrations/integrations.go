@@ -59,13 +59,6 @@ type Store interface {
 	// transaction committed before it and of no other. fn must use only tx
 	// (not the Store) and must not keep tx after it returns.
 	IntegrationsTx(ctx context.Context, fn func(tx Tx) error) error
-	// AnalyticsByID returns the analytics configuration of brandID with
-	// that ID, or ErrConfigNotFound.
-	//
-	// Deprecated: use ConfigByID with KindAnalytics. It is kept for the
-	// callers of the earlier per-kind contract; implement it with
-	// [AnalyticsRecordByID].
-	AnalyticsByID(ctx context.Context, brandID, id string) (AnalyticsRecord, error)
 }
 
 // Reader reads integration records. Lists are ordered by creation time,

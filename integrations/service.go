@@ -15,8 +15,9 @@ import (
 
 // Error codes of the integrations service beyond field errors.
 const (
-	// CodeAccessDenied: the actor lacks the permission in the brand (403).
-	CodeAccessDenied = "access_denied"
+	// CodeAccessDenied: the actor lacks the permission in the brand (403);
+	// the same code auth gives a body authKey that is not valid there.
+	CodeAccessDenied = auth.CodeAccessDenied
 	// CodePreconditionFailed: the Precondition (If-Match) does not hold
 	// (412).
 	CodePreconditionFailed = "precondition_failed"

@@ -14,11 +14,18 @@
 //
 // Buckets live in shards, each with its own lock and its own LRU list. A
 // bucket that has been idle long enough to be full again is worth nothing (a
-// fresh bucket is the same) and is dropped as soon as its shard is touched;
-// beyond the hard cap ([Config.MaxBuckets]) the least recently used bucket
-// of the shard is dropped, so a flood of distinct keys (spoofed addresses,
-// random user names) costs at most MaxBuckets buckets. A key whose bucket was
-// dropped under such a flood starts again with a full bucket.
+// fresh bucket is the same) and is dropped as soon as its shard is touched.
+// Only such a full bucket is ever dropped: a bucket that still limits its
+// key (a login bucket half spent by guesses, say) is kept however many other
+// keys arrive, so a flood of fresh keys cannot reset it. When a new key
+// arrives at a shard that holds its share of the hard cap
+// ([Config.MaxBuckets]) and none of its least recently used buckets is full,
+// the key gets no bucket of its own: it shares the shard's overflow bucket
+// of that policy, which limits every such key together at the policy's
+// rate. So a flood of distinct keys (spoofed addresses, random user names)
+// costs at most MaxBuckets buckets plus one overflow bucket per shard and
+// policy, and is itself limited to about one policy's worth of requests per
+// shard once the cap is reached.
 package ratelimit
 
 import (
@@ -108,8 +115,9 @@ const defaultShards = 64
 
 // Config configures a [Limiter]. The zero value is usable.
 type Config struct {
-	// MaxBuckets is the hard cap on the number of buckets held at once;
-	// DefaultMaxBuckets when zero or negative. It is rounded up to a
+	// MaxBuckets is the hard cap on the number of keys' buckets held at
+	// once (the shards' overflow buckets, one per shard and policy, come on
+	// top); DefaultMaxBuckets when zero or negative. It is rounded up to a
 	// multiple of the number of shards.
 	MaxBuckets int
 	// Shards is the number of independently locked shards: 64 when zero or
@@ -118,8 +126,8 @@ type Config struct {
 }
 
 // Limiter holds token buckets per (policy name, key). It is safe for
-// concurrent use; its memory is bounded by Config.MaxBuckets. Build it with
-// [New].
+// concurrent use; its memory is bounded by Config.MaxBuckets (plus one
+// overflow bucket per shard and policy). Build it with [New].
 type Limiter struct {
 	seed     maphash.Seed
 	shards   []shard
@@ -156,10 +164,11 @@ func New(cfg Config) *Limiter {
 	return l
 }
 
-// MaxBuckets returns the most buckets l ever holds at once.
+// MaxBuckets returns the most keys' buckets l ever holds at once.
 func (l *Limiter) MaxBuckets() int { return l.perShard * len(l.shards) }
 
-// Len returns the number of buckets l holds now.
+// Len returns the number of keys' buckets l holds now (overflow buckets
+// not counted).
 func (l *Limiter) Len() int {
 	n := 0
 	for i := range l.shards {
@@ -174,7 +183,9 @@ func (l *Limiter) Len() int {
 // Allow takes one token from the bucket of (p.Name, key) at time now and
 // reports the decision. A refused request takes no token, and its
 // RetryAfter is the delay of the reservation the bucket would have granted.
-// A key seen for the first time starts with a full bucket. ctx is not used:
+// A key seen for the first time starts with a full bucket, unless its shard
+// is full of buckets that still limit their keys: then it shares the shard's
+// overflow bucket of p (see the package comment). ctx is not used:
 // the bucket is in memory and Allow never blocks. Allow fails only for an
 // invalid policy, with the error of [Policy.Validate].
 func (l *Limiter) Allow(_ context.Context, key string, p Policy, now time.Time) (Decision, error) {
@@ -242,38 +253,90 @@ type shard struct {
 	mu         sync.Mutex
 	buckets    map[bucketKey]*bucket
 	head, tail *bucket
-	_          [64]byte // keeps neighbouring shards' locks off one cache line
+	// overflow holds, per policy name, the bucket that new keys share while
+	// the shard is full of buckets that still limit their keys.
+	overflow map[string]*bucket
+	_        [64]byte // keeps neighbouring shards' locks off one cache line
 }
+
+// evictScan is how many buckets from the idle end of a full shard get looks
+// at for one that is full again and so may make room for a new key.
+const evictScan = 8
 
 // get returns the bucket of k, made most recently used, creating it (full)
 // when absent. It first drops up to two idle buckets from the tail that are
-// full again, and when the shard holds capacity buckets it drops the least
-// recently used one to make room. A bucket whose policy changed keeps its
-// tokens (at most the new burst) and refills at the new rate.
+// full again. When the shard holds capacity buckets, a new key takes the
+// place of a full bucket among the evictScan least recently used ones; when
+// there is none, it gets the shard's overflow bucket of p instead, and no
+// bucket that still limits a key is dropped.
 func (s *shard) get(k bucketKey, p Policy, now time.Time, capacity int) *bucket {
 	for range 2 {
 		if t := s.tail; t != nil && !now.Before(t.full) && t.key != k {
 			s.remove(t)
 		}
 	}
-	limit, burst := p.rate(), p.burst()
-	b, ok := s.buckets[k]
-	switch {
-	case ok:
+	if b, ok := s.buckets[k]; ok {
 		s.unlink(b)
-		if b.limit != limit || b.burst != burst {
-			b.lim.SetLimitAt(now, limit)
-			b.lim.SetBurstAt(now, burst)
-			b.limit, b.burst = limit, burst
-		}
-	default:
-		if len(s.buckets) >= capacity {
-			s.remove(s.tail)
-		}
-		b = &bucket{key: k, lim: rate.NewLimiter(limit, burst), limit: limit, burst: burst}
-		s.buckets[k] = b
+		s.pushFront(b)
+		b.apply(p, now)
+		return b
 	}
+	if len(s.buckets) >= capacity && !s.dropFull(now) {
+		return s.overflowBucket(p, now)
+	}
+	b := newBucket(k, p)
+	s.buckets[k] = b
 	s.pushFront(b)
+	return b
+}
+
+// newBucket returns a full bucket of k under p.
+func newBucket(k bucketKey, p Policy) *bucket {
+	limit, burst := p.rate(), p.burst()
+	return &bucket{key: k, lim: rate.NewLimiter(limit, burst), limit: limit, burst: burst}
+}
+
+// apply makes b follow p from now on. A bucket whose policy changed keeps
+// its tokens (at most the new burst) and refills at the new rate.
+func (b *bucket) apply(p Policy, now time.Time) {
+	limit, burst := p.rate(), p.burst()
+	if b.limit != limit || b.burst != burst {
+		b.lim.SetLimitAt(now, limit)
+		b.lim.SetBurstAt(now, burst)
+		b.limit, b.burst = limit, burst
+	}
+}
+
+// dropFull drops the least recently used bucket that is full again at now
+// among the evictScan least recently used ones, and reports whether there
+// was one.
+func (s *shard) dropFull(now time.Time) bool {
+	b := s.tail
+	for range evictScan {
+		if b == nil {
+			return false
+		}
+		if !now.Before(b.full) {
+			s.remove(b)
+			return true
+		}
+		b = b.prev
+	}
+	return false
+}
+
+// overflowBucket returns the shard's overflow bucket of p, creating it
+// (full) when absent.
+func (s *shard) overflowBucket(p Policy, now time.Time) *bucket {
+	if b, ok := s.overflow[p.Name]; ok {
+		b.apply(p, now)
+		return b
+	}
+	if s.overflow == nil {
+		s.overflow = make(map[string]*bucket)
+	}
+	b := newBucket(bucketKey{policy: p.Name}, p)
+	s.overflow[p.Name] = b
 	return b
 }
 

@@ -147,7 +147,10 @@ func TestIdleBucketsAreDropped(t *testing.T) {
 	assert.Equal(t, 49, d.Remaining, "it kept its state: 50 tokens back after 1 s, one taken")
 }
 
-func TestCapEvictsLeastRecentlyUsed(t *testing.T) {
+// TestFullShardKeepsBucketsThatLimit fills a shard with buckets that still
+// limit their keys and checks that new keys then share an overflow bucket
+// instead of evicting them, within the cap.
+func TestFullShardKeepsBucketsThatLimit(t *testing.T) {
 	t.Parallel()
 	l := ratelimit.New(ratelimit.Config{MaxBuckets: 8, Shards: 1})
 	require.Equal(t, 8, l.MaxBuckets())
@@ -155,13 +158,43 @@ func TestCapEvictsLeastRecentlyUsed(t *testing.T) {
 		allow(t, l, "hot", perMinute, t0)
 	}
 	require.False(t, allow(t, l, "hot", perMinute, t0).Allowed)
+	allowed := 0
 	for i := range 100 {
-		allow(t, l, strconv.Itoa(i), perMinute, t0)
-		assert.False(t, allow(t, l, "hot", perMinute, t0).Allowed, "a recently used bucket survives the flood")
+		if allow(t, l, strconv.Itoa(i), perMinute, t0).Allowed {
+			allowed++
+		}
+		assert.False(t, allow(t, l, "hot", perMinute, t0).Allowed, "a spent bucket survives the flood")
 		assert.LessOrEqual(t, l.Len(), 8)
 	}
 	assert.Equal(t, 8, l.Len())
-	assert.Equal(t, 9, allow(t, l, "0", perMinute, t0).Remaining, "an evicted key starts over with a full bucket")
+	assert.Equal(t, 7+10, allowed, "7 keys got a bucket of their own, the other 93 shared one burst of 10")
+	assert.Equal(t, 8, allow(t, l, "0", perMinute, t0).Remaining, "a key that got a bucket keeps it: 2 tokens spent")
+	d := allow(t, l, "99", perMinute, t0)
+	assert.False(t, d.Allowed, "a key without a bucket is limited by the spent overflow bucket")
+	assert.Equal(t, 6*time.Second, d.RetryAfter)
+
+	// A minute later every bucket is full again: a new key takes the place
+	// of one and starts with a full bucket of its own.
+	later := t0.Add(time.Minute)
+	assert.Equal(t, 9, allow(t, l, "new", perMinute, later).Remaining)
+	assert.Equal(t, 9, allow(t, l, "99", perMinute, later).Remaining, "no longer on the overflow bucket")
+	assert.LessOrEqual(t, l.Len(), 8)
+}
+
+// TestFullShardDropsAFullBucketBehindASpentOne checks that a new key in a
+// full shard takes the place of a full bucket even when the least recently
+// used bucket still limits its key.
+func TestFullShardDropsAFullBucketBehindASpentOne(t *testing.T) {
+	t.Parallel()
+	l := ratelimit.New(ratelimit.Config{MaxBuckets: 2, Shards: 1})
+	allow(t, l, "login", perMinute, t0) // full again after 6 s
+	allow(t, l, "list", listPolicy, t0) // full again after 20 ms
+	later := t0.Add(time.Second)
+	d := allow(t, l, "new", perMinute, later)
+	assert.Equal(t, 9, d.Remaining, "a bucket of its own, made in place of the full list bucket")
+	assert.Equal(t, 2, l.Len())
+	d = allow(t, l, "login", perMinute, later)
+	assert.Equal(t, 8, d.Remaining, "the spent login bucket was kept")
 }
 
 func TestConfigRounding(t *testing.T) {
@@ -207,9 +240,13 @@ func floodKeys() int {
 const maxBytesPerBucket = 512
 
 // TestFloodOfKeys sends one request from each of a million distinct client
-// IPs within one second, so that no bucket is idle long enough to be dropped,
-// and checks that the limiter then holds exactly DefaultMaxBuckets (65,536)
-// buckets and at most DefaultMaxBuckets × maxBytesPerBucket (32 MiB) of heap.
+// IPs within one second, so that no bucket is idle long enough to be full
+// again, after a target spent half its bucket. It checks that the limiter
+// then holds exactly DefaultMaxBuckets (65,536) buckets and at most
+// DefaultMaxBuckets × maxBytesPerBucket (32 MiB) of heap, that the target's
+// bucket survived (the flood did not reset it), and that the flood itself
+// was limited: beyond the keys that got a bucket, the 64 shards' overflow
+// buckets let through at most one burst each.
 func TestFloodOfKeys(t *testing.T) {
 	// Not parallel: it measures the heap.
 	n := floodKeys()
@@ -217,23 +254,34 @@ func TestFloodOfKeys(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	l := ratelimit.New(ratelimit.Config{})
+	for range 5 {
+		require.True(t, allow(t, l, "target", perMinute, t0).Allowed)
+	}
 	now := t0
 	var ip [4]byte
+	allowed := 0
 	for i := range n {
 		binary.BigEndian.PutUint32(ip[:], 0x0b000000+uint32(i)) // 11.0.0.0 onwards
 		now = now.Add(time.Microsecond)                         // a 1 s flood: no bucket is full again (6 s) yet
 		d, err := l.Allow(t.Context(), netip.AddrFrom4(ip).String(), perMinute, now)
-		if err != nil || !d.Allowed {
-			require.FailNow(t, "a new key gets a full bucket", "key %d: %v %+v", i, err, d)
+		if err != nil {
+			require.FailNow(t, "allow", "key %d: %v", i, err)
+		}
+		if d.Allowed {
+			allowed++
 		}
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	buckets := l.Len()
 	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	t.Logf("%d keys: %d buckets, %d bytes of heap, %d bytes per bucket", n, buckets, heap, heap/int64(buckets))
+	t.Logf("%d keys: %d allowed, %d buckets, %d bytes of heap, %d bytes per bucket", n, allowed, buckets, heap, heap/int64(buckets))
 	assert.Equal(t, ratelimit.DefaultMaxBuckets, buckets, "full, never over the cap")
 	assert.LessOrEqual(t, heap, int64(ratelimit.DefaultMaxBuckets*maxBytesPerBucket))
+	assert.GreaterOrEqual(t, allowed, ratelimit.DefaultMaxBuckets-1, "every key that got a bucket was allowed")
+	assert.LessOrEqual(t, allowed, ratelimit.DefaultMaxBuckets-1+64*perMinute.Limit, "the rest shared one burst per shard")
+	d := allow(t, l, "target", perMinute, now)
+	assert.Equal(t, 4, d.Remaining, "the target's half-spent bucket survived the flood (5 tokens, one taken)")
 	runtime.KeepAlive(l)
 }
 
@@ -260,8 +308,19 @@ func BenchmarkAllow(b *testing.B) {
 }
 
 // BenchmarkAllowFlood measures Allow when every request comes from a new
-// client, so that each one evicts a bucket.
-func BenchmarkAllowFlood(b *testing.B) {
+// client and no bucket is ever full again: once the cap is reached, each
+// request falls to its shard's overflow bucket.
+func BenchmarkAllowFlood(b *testing.B) { benchNewClients(b, 0) }
+
+// BenchmarkAllowChurn measures Allow when every request comes from a new
+// client and the oldest buckets are full again (1 ms between requests, a
+// list bucket refills a token in 20 ms), so that each new bucket takes the
+// place of a dropped one.
+func BenchmarkAllowChurn(b *testing.B) { benchNewClients(b, time.Millisecond) }
+
+// benchNewClients sends one request from each of 65,536 clients in turn to
+// a limiter capped at 1,024 buckets, step apart.
+func benchNewClients(b *testing.B, step time.Duration) {
 	l := ratelimit.New(ratelimit.Config{MaxBuckets: 1024})
 	keys := make([]string, 1<<16)
 	for i := range keys {
@@ -269,8 +328,10 @@ func BenchmarkAllowFlood(b *testing.B) {
 	}
 	b.ReportAllocs()
 	i := 0
+	now := t0
 	for b.Loop() {
-		sinkDecision, _ = l.Allow(context.Background(), keys[i%len(keys)], listPolicy, t0)
+		now = now.Add(step)
+		sinkDecision, _ = l.Allow(context.Background(), keys[i%len(keys)], listPolicy, now)
 		i++
 	}
 }

@@ -101,9 +101,9 @@ var (
 	cityFields = []Field{FieldID, FieldCountryCode, FieldStateCode, FieldName, FieldTags}
 )
 
-// sortField resolves SortDataField (case-insensitive) among allowed;
-// absent means FieldID.
-func sortField(name *string, allowed []Field, v *envelope.Validation) Field {
+// sortField resolves the sort parameter param (SortDataField),
+// case-insensitive, among allowed; absent means FieldID.
+func sortField(param string, name *string, allowed []Field, v *envelope.Validation) Field {
 	if name == nil || strings.TrimSpace(*name) == "" {
 		return FieldID
 	}
@@ -117,13 +117,13 @@ func sortField(name *string, allowed []Field, v *envelope.Validation) Field {
 	for i, f := range allowed {
 		names[i] = string(f)
 	}
-	v.Add("SortDataField", "invalid_enum", "SortDataField must be one of: "+strings.Join(names, ", ")+".")
+	v.Add(param, "invalid_enum", param+" must be one of: "+strings.Join(names, ", ")+".")
 	return FieldID
 }
 
-// sortDesc resolves SortOrder: ASC or DESC (also ascending, descending),
-// case-insensitive; absent means ascending.
-func sortDesc(order *string, v *envelope.Validation) bool {
+// sortDesc resolves the order parameter param (SortOrder): ASC or DESC
+// (also ascending, descending), case-insensitive; absent means ascending.
+func sortDesc(param string, order *string, v *envelope.Validation) bool {
 	if order == nil {
 		return false
 	}
@@ -133,7 +133,7 @@ func sortDesc(order *string, v *envelope.Validation) bool {
 	case "desc", "descending":
 		return true
 	}
-	v.Add("SortOrder", "invalid_enum", "SortOrder must be ASC or DESC.")
+	v.Add(param, "invalid_enum", param+" must be ASC or DESC.")
 	return false
 }
 
@@ -167,10 +167,10 @@ func substring(name string, s *string, v *envelope.Validation) string {
 	return Fold(t)
 }
 
-// tagList normalises a Tags parameter: the folded, distinct, non-empty
-// comma-separated tags.
-func tagList(s *string, v *envelope.Validation) []string {
-	t, ok := text("Tags", s, v)
+// tagList normalises a tags parameter (Tags): the folded, distinct,
+// non-empty comma-separated tags.
+func tagList(name string, s *string, v *envelope.Validation) []string {
+	t, ok := text(name, s, v)
 	if !ok {
 		return nil
 	}
@@ -183,11 +183,11 @@ func tagList(s *string, v *envelope.Validation) []string {
 	return tags
 }
 
-// terms normalises a Keywords parameter: its distinct folded words, and
-// whether it has text but no word (as "%" or "--"), which no record
-// matches.
-func terms(s *string, v *envelope.Validation) ([]string, bool) {
-	t, ok := text("Keywords", s, v)
+// terms normalises a keywords parameter (Keywords): its distinct folded
+// words, and whether it has text but no word (as "%" or "--"), which no
+// record matches.
+func terms(name string, s *string, v *envelope.Validation) ([]string, bool) {
+	t, ok := text(name, s, v)
 	if !ok {
 		return nil, false
 	}
@@ -221,26 +221,28 @@ func NormalizePhone(s string) string {
 }
 
 // CurrencyQuery selects currencies (spec 4.2). Nil fields are not filtered
-// on; see DESIGN.md section 4 for how each one matches.
+// on; see DESIGN.md section 4 for how each one matches. Each field is a
+// query parameter of the same name, declared by its `query` tag (see
+// Match).
 type CurrencyQuery struct {
-	Code          *string // exact, case-insensitive
-	Name          *string // case- and accent-insensitive substring
-	NamePlural    *string // substring
-	Symbol        *string // substring
-	SymbolNative  *string // substring
-	DecimalDigits *int32  // exact
-	Rounding      *float64
-	Tags          *string // any of these comma-separated tags
-	IsCoin        *bool
-	Keywords      *string // every word prefix-matches a word of name, code, tags or keywords
+	Code          *string  `query:"code"`      // exact, case-insensitive
+	Name          *string  `query:"substring"` // case- and accent-insensitive substring
+	NamePlural    *string  `query:"substring"` // substring
+	Symbol        *string  `query:"substring"` // substring
+	SymbolNative  *string  `query:"substring"` // substring
+	DecimalDigits *int32   `query:"exact"`     // exact
+	Rounding      *float64 `query:"exact"`     // exact, finite
+	Tags          *string  `query:"tags"`      // any of these comma-separated tags
+	IsCoin        *bool    `query:"exact" doc:"true for cryptocurrencies."`
+	Keywords      *string  `query:"keywords"` // every word prefix-matches a word of name, code, tags or keywords
 	// SortDataField is one of id (default), code, name, namePlural, symbol,
 	// symbolNative, decimalDigits, rounding, isCoin, isDefault, tags;
 	// case-insensitive.
-	SortDataField *string
+	SortDataField *string `query:"sort"`
 	// SortOrder is ASC (default) or DESC; case-insensitive, ascending and
 	// descending accepted.
-	SortOrder *string
-	Page      Paging
+	SortOrder *string `query:"order"`
+	Page      Paging  `query:"page"`
 }
 
 // CurrencyFilter is a validated CurrencyQuery in the normalised form stores
@@ -270,51 +272,36 @@ type CurrencyFilter struct {
 // the brand's default currency code. It fails with KindInvalid, one field
 // error per bad parameter.
 func (q CurrencyQuery) Filter(defaultCurrency string) (CurrencyFilter, error) {
-	var v envelope.Validation
-	f := CurrencyFilter{
-		Code:          code("Code", q.Code, &v),
-		Name:          substring("Name", q.Name, &v),
-		NamePlural:    substring("NamePlural", q.NamePlural, &v),
-		Symbol:        substring("Symbol", q.Symbol, &v),
-		SymbolNative:  substring("SymbolNative", q.SymbolNative, &v),
-		DecimalDigits: q.DecimalDigits,
-		Rounding:      q.Rounding,
-		IsCoin:        q.IsCoin,
-		Tags:          tagList(q.Tags, &v),
-		DefaultCode:   strings.ToUpper(strings.TrimSpace(defaultCurrency)),
-		Sort:          sortField(q.SortDataField, currencyFields, &v),
-		Desc:          sortDesc(q.SortOrder, &v),
-		Page:          q.Page.normalize(&v),
-	}
-	f.Keywords, f.Nothing = terms(q.Keywords, &v)
-	if q.Rounding != nil && (math.IsNaN(*q.Rounding) || math.IsInf(*q.Rounding, 0)) {
-		v.Add("Rounding", "invalid_type", "Rounding must be a finite number.")
-	}
-	return f, v.Err()
+	f := CurrencyFilter{DefaultCode: strings.ToUpper(strings.TrimSpace(defaultCurrency))}
+	err := filterQuery(q, &f)
+	return f, err
 }
 
 // CountryQuery selects countries (spec 4.3). Nil fields are not filtered
 // on; see DESIGN.md section 4 for how each one matches.
+//
+// Each field is a query parameter of the same name, declared by its
+// `query` tag (see ParamKind).
 type CountryQuery struct {
-	Region      *string // substring
-	Subregion   *string // substring
-	CodeAlpha2  *string // exact, case-insensitive
-	CodeAlpha3  *string // exact, case-insensitive
-	CodeNumeric *int32  // exact
-	CodePhone   *string // exact, with or without "+"
-	Name        *string // substring
-	Capital     *string // substring
-	Currency    *string // exact currency code, case-insensitive
-	Tld         *string // exact, with or without the leading dot
-	Native      *string // substring
-	Tags        *string // any of these comma-separated tags
-	Keywords    *string // every word prefix-matches a word of name, codes, native, capital, tags or keywords
+	Region      *string `query:"substring"` // substring
+	Subregion   *string `query:"substring"` // substring
+	CodeAlpha2  *string `query:"code"`      // exact, case-insensitive
+	CodeAlpha3  *string `query:"code"`      // exact, case-insensitive
+	CodeNumeric *int32  `query:"exact"`     // exact
+	CodePhone   *string `query:"phone"`     // exact, with or without "+"
+	Name        *string `query:"substring"` // substring
+	Capital     *string `query:"substring"` // substring
+	Currency    *string `query:"code" doc:"ISO 4217 code, exact, any case."`
+	Tld         *string `query:"tld"`       // exact, with or without the leading dot
+	Native      *string `query:"substring"` // substring
+	Tags        *string `query:"tags"`      // any of these comma-separated tags
+	Keywords    *string `query:"keywords"`  // every word prefix-matches a word of name, codes, native, capital, tags or keywords
 	// SortDataField is id (default) or any other field of Country, by its
 	// JSON name; case-insensitive.
-	SortDataField *string
+	SortDataField *string `query:"sort"`
 	// SortOrder is ASC (default) or DESC.
-	SortOrder *string
-	Page      Paging
+	SortOrder *string `query:"order"`
+	Page      Paging  `query:"page"`
 }
 
 // CountryFilter is a validated CountryQuery in normalised form: codes
@@ -338,42 +325,25 @@ type CountryFilter struct {
 // Filter validates q and returns its normalised form. It fails with
 // KindInvalid, one field error per bad parameter.
 func (q CountryQuery) Filter() (CountryFilter, error) {
-	var v envelope.Validation
-	phone, _ := text("CodePhone", q.CodePhone, &v)
-	tld, _ := text("Tld", q.Tld, &v)
-	f := CountryFilter{
-		Region:      substring("Region", q.Region, &v),
-		Subregion:   substring("Subregion", q.Subregion, &v),
-		Name:        substring("Name", q.Name, &v),
-		Capital:     substring("Capital", q.Capital, &v),
-		Native:      substring("Native", q.Native, &v),
-		CodeAlpha2:  code("CodeAlpha2", q.CodeAlpha2, &v),
-		CodeAlpha3:  code("CodeAlpha3", q.CodeAlpha3, &v),
-		Currency:    code("Currency", q.Currency, &v),
-		CodeNumeric: q.CodeNumeric,
-		CodePhone:   NormalizePhone(phone),
-		Tld:         NormalizeTld(tld),
-		Tags:        tagList(q.Tags, &v),
-		Sort:        sortField(q.SortDataField, countryFields, &v),
-		Desc:        sortDesc(q.SortOrder, &v),
-		Page:        q.Page.normalize(&v),
-	}
-	f.Keywords, f.Nothing = terms(q.Keywords, &v)
-	return f, v.Err()
+	var f CountryFilter
+	err := filterQuery(q, &f)
+	return f, err
 }
 
 // CityQuery selects cities (spec 4.4). Nil fields are not filtered on.
+// Each field is a query parameter of the same name, declared by its
+// `query` tag (see ParamKind).
 type CityQuery struct {
-	Keywords    *string // every word prefix-matches a word of name, country code, state code or tags
-	CountryCode *string // exact, case-insensitive
-	StateCode   *string // exact, case-insensitive
-	Name        *string // case- and accent-insensitive substring
+	Keywords    *string `query:"keywords"` // every word prefix-matches a word of name, country code, state code or tags
+	CountryCode *string `query:"code" doc:"ISO 3166-1 alpha-2, exact, any case."`
+	StateCode   *string `query:"code" doc:"ISO 3166-2 subdivision without the country prefix, exact, any case."`
+	Name        *string `query:"substring"` // case- and accent-insensitive substring
 	// SortDataField is id (default: insertion order, as cities have no
 	// id), countryCode, stateCode, name or tags; case-insensitive.
-	SortDataField *string
+	SortDataField *string `query:"sort"`
 	// SortOrder is ASC (default) or DESC.
-	SortOrder *string
-	Page      Paging
+	SortOrder *string `query:"order"`
+	Page      Paging  `query:"page"`
 }
 
 // CityFilter is a validated CityQuery in normalised form: codes upper-case,
@@ -391,17 +361,9 @@ type CityFilter struct {
 // Filter validates q and returns its normalised form. It fails with
 // KindInvalid, one field error per bad parameter.
 func (q CityQuery) Filter() (CityFilter, error) {
-	var v envelope.Validation
-	f := CityFilter{
-		CountryCode: code("CountryCode", q.CountryCode, &v),
-		StateCode:   code("StateCode", q.StateCode, &v),
-		Name:        substring("Name", q.Name, &v),
-		Sort:        sortField(q.SortDataField, cityFields, &v),
-		Desc:        sortDesc(q.SortOrder, &v),
-		Page:        q.Page.normalize(&v),
-	}
-	f.Keywords, f.Nothing = terms(q.Keywords, &v)
-	return f, v.Err()
+	var f CityFilter
+	err := filterQuery(q, &f)
+	return f, err
 }
 
 // Unfiltered reports whether f selects every city (only sort and page set).

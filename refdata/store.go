@@ -3,8 +3,11 @@ package refdata
 import "context"
 
 // Store is what the reference-data service needs from storage. Every method
-// is atomic and safe for concurrent use; failures are *envelope.Error values
-// (or context errors when ctx ends).
+// is atomic and safe for concurrent use; failures are KindInternal
+// *envelope.Error values (or context errors when ctx ends). No failure of
+// this contract is one a caller must tell apart (a list that matches
+// nothing is empty, not an error), so the package declares no sentinel
+// errors for it, and a store writes no client-facing text of its own.
 //
 // List methods receive a filter the Service has validated and normalised
 // (see CurrencyFilter, CountryFilter, CityFilter): they return the page it

@@ -47,11 +47,23 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	brand, alice, err := showAuth(ctx, app, out)
+	if err != nil {
+		return err
+	}
+	if err := showRefData(ctx, app, brand, out); err != nil {
+		return err
+	}
+	return showIntegrations(ctx, app, brand, alice, out)
+}
 
+// showAuth creates a brand and a user in-process, logs in and
+// authenticates the key as a request would.
+func showAuth(ctx context.Context, app *brandbase.App, out io.Writer) (auth.Brand, auth.Principal, error) {
 	// Brands and users are created in-process.
 	brand, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "https://Shop.Example.com/", Name: "Shop", DefaultCurrency: "EUR"})
 	if err != nil {
-		return err
+		return auth.Brand{}, auth.Principal{}, err
 	}
 	fmt.Fprintf(out, "brand: %s (default currency %s)\n", brand.URL, brand.DefaultCurrency)
 	const password = "correct horse battery"
@@ -60,7 +72,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		Permissions: []auth.Permission{auth.PermAnalyticsWrite},
 	})
 	if err != nil {
-		return err
+		return auth.Brand{}, auth.Principal{}, err
 	}
 	fmt.Fprintf(out, "user: %s %v\n", user.Username, user.Permissions)
 
@@ -69,15 +81,20 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "login with a wrong password: %s (%s)\n", envelope.KindOf(err), envelope.CodeOf(err))
 	sess, err := app.Auth.Login(ctx, brand, auth.LoginRequest{EmailAddress: "Alice@Shop.Example.com", Password: password})
 	if err != nil {
-		return err
+		return auth.Brand{}, auth.Principal{}, err
 	}
 	fmt.Fprintf(out, "login: %s, authKey valid for %v\n", sess.User.Username, time.Until(sess.ExpiresAt).Round(time.Hour))
 	alice, err := app.Auth.Authenticate(ctx, brand, sess.AuthKey)
 	if err != nil {
-		return err
+		return auth.Brand{}, auth.Principal{}, err
 	}
 	fmt.Fprintf(out, "authenticated: %s, may write analytics: %v, payment gateways: %v\n",
 		alice.Username, alice.Can(auth.PermAnalyticsWrite), alice.Can(auth.PermPaymentGatewayWrite))
+	return brand, alice, nil
+}
+
+// showRefData lists reference data in-process.
+func showRefData(ctx context.Context, app *brandbase.App, brand auth.Brand, out io.Writer) error {
 
 	// A filtered list, as GET /api/v1/currencies?IsCoin=true&SortDataField=code&PageSize=5
 	// answers it.
@@ -97,6 +114,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if errors.As(err, &bad) {
 		fmt.Fprintf(out, "a negative page: %s, field %s: %s\n", bad.Kind, bad.Fields[0].Field, bad.Fields[0].Code)
 	}
+	return nil
+}
+
+// showIntegrations sets up an analytics integration as the host, and
+// updates it as alice.
+func showIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand, alice auth.Principal, out io.Writer) error {
 
 	// The host sets up an integration with a principal of its own...
 	host := auth.Principal{UserID: "host", BrandID: brand.ID, Permissions: []auth.Permission{auth.PermAll}}

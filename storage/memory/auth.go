@@ -2,13 +2,11 @@ package memory
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"slices"
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
-	"github.com/brandbase/brandbase/envelope"
 )
 
 // authData holds users, key pairs and devices; Store.mu guards it.
@@ -44,10 +42,6 @@ func newAuthData() authData {
 		devices: map[string]deviceRecord{}, deviceByCode: map[[2]string]string{},
 	}
 }
-
-func userNotFound() error   { return envelope.NotFound("The user does not exist.") }
-func keyNotFound() error    { return envelope.NotFound("The key pair does not exist.") }
-func deviceNotFound() error { return envelope.NotFound("The device does not exist.") }
 
 // cloneUser returns u with its own copy of the permissions.
 func cloneUser(u auth.UserRecord) auth.UserRecord {
@@ -110,13 +104,13 @@ func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
 	defer s.mu.Unlock()
 	a := &s.auth
 	if _, ok := s.brands[u.BrandID]; !ok {
-		return brandNotFound()
+		return auth.ErrBrandNotFound
 	}
 	if _, ok := a.users[u.ID]; ok {
-		return envelope.Conflict("A user with this ID exists.")
+		return auth.ErrUserExists
 	}
 	if a.userTaken(u) {
-		return envelope.Conflict("A user with this username or email address exists in the brand.")
+		return auth.ErrUserExists
 	}
 	a.userSeq++
 	a.users[u.ID] = userRecord{UserRecord: cloneUser(u), seq: a.userSeq}
@@ -134,7 +128,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 	a := &s.auth
 	old, ok := a.users[id]
 	if !ok {
-		return auth.UserRecord{}, userNotFound()
+		return auth.UserRecord{}, auth.ErrUserNotFound
 	}
 	u := cloneUser(old.UserRecord)
 	if err := fn(&u); err != nil {
@@ -142,7 +136,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 	}
 	u.ID, u.BrandID, u.CreatedAt = old.ID, old.BrandID, old.CreatedAt
 	if a.userTaken(u) {
-		return auth.UserRecord{}, envelope.Conflict("A user with this username or email address exists in the brand.")
+		return auth.UserRecord{}, auth.ErrUserExists
 	}
 	a.indexUser(old.UserRecord, false)
 	a.indexUser(u, true)
@@ -159,7 +153,7 @@ func (s *Store) UserByID(ctx context.Context, id string) (auth.UserRecord, error
 	defer s.mu.RUnlock()
 	r, ok := s.auth.users[id]
 	if !ok {
-		return auth.UserRecord{}, userNotFound()
+		return auth.UserRecord{}, auth.ErrUserNotFound
 	}
 	return cloneUser(r.UserRecord), nil
 }
@@ -170,13 +164,13 @@ func (s *Store) userByIndex(ctx context.Context, index map[[2]string]string, bra
 		return auth.UserRecord{}, err
 	}
 	if key == "" {
-		return auth.UserRecord{}, userNotFound()
+		return auth.UserRecord{}, auth.ErrUserNotFound
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	id, ok := index[[2]string{brandID, key}]
 	if !ok {
-		return auth.UserRecord{}, userNotFound()
+		return auth.UserRecord{}, auth.ErrUserNotFound
 	}
 	return cloneUser(s.auth.users[id].UserRecord), nil
 }
@@ -204,34 +198,28 @@ func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecor
 		}
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(recs, func(a, b userRecord) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.seq, b.seq))
-	})
-	out := make([]auth.UserRecord, len(recs))
-	for i, r := range recs {
-		out[i] = r.UserRecord
-	}
-	return out, nil
+	return inCreationOrder(recs, func(r userRecord) auth.UserRecord { return r.UserRecord }), nil
 }
 
-// insertKey stores k after checking its user and unique keys; s.mu is held.
+// insertKey stores k after checking its hashes, its user and its unique
+// keys; s.mu is held.
 func (s *Store) insertKey(k auth.KeyPair) error {
 	a := &s.auth
-	if _, ok := a.users[k.UserID]; !ok {
-		return userNotFound()
-	}
 	ah, ok1 := hashKey(k.AuthHash)
 	rh, ok2 := hashKey(k.RefreshHash)
 	if !ok1 || !ok2 {
-		return envelope.Invalid("A key hash must be 32 bytes.")
+		return auth.ErrKeyHashSize
+	}
+	if _, ok := a.users[k.UserID]; !ok {
+		return auth.ErrUserNotFound
 	}
 	if _, ok := a.keys[k.ID]; ok {
-		return envelope.Conflict("A key pair with this ID exists.")
+		return auth.ErrKeyPairExists
 	}
 	_, authTaken := a.keyByAuth[ah]
 	_, refreshTaken := a.keyByRefresh[rh]
 	if authTaken || refreshTaken {
-		return envelope.Conflict("A key pair with this hash exists.")
+		return auth.ErrKeyPairExists
 	}
 	a.keys[k.ID] = cloneKey(k)
 	a.keyByAuth[ah] = k.ID
@@ -256,13 +244,13 @@ func (s *Store) keyByHash(ctx context.Context, index map[[32]byte]string, hash [
 	}
 	h, ok := hashKey(hash)
 	if !ok {
-		return auth.KeyPair{}, keyNotFound()
+		return auth.KeyPair{}, auth.ErrKeyPairNotFound
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	id, ok := index[h]
 	if !ok {
-		return auth.KeyPair{}, keyNotFound()
+		return auth.KeyPair{}, auth.ErrKeyPairNotFound
 	}
 	return cloneKey(s.auth.keys[id]), nil
 }
@@ -286,10 +274,10 @@ func (s *Store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, n
 	defer s.mu.Unlock()
 	old, ok := s.auth.keys[oldID]
 	if !ok {
-		return keyNotFound()
+		return auth.ErrKeyPairNotFound
 	}
 	if !old.RevokedAt.IsZero() {
-		return envelope.Conflict("The key pair is already revoked.")
+		return auth.ErrKeyPairRevoked
 	}
 	if err := s.insertKey(next); err != nil {
 		return err
@@ -305,7 +293,7 @@ func (s *Store) RevokeKeyPairs(ctx context.Context, sel auth.KeySelector, at tim
 		return 0, err
 	}
 	if sel.Empty() {
-		return 0, envelope.Invalid("A key selector needs at least one field.")
+		return 0, auth.ErrEmptySelector
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -356,7 +344,7 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 	defer s.mu.Unlock()
 	a := &s.auth
 	if _, ok := a.users[d.UserID]; !ok {
-		return auth.Device{}, false, userNotFound()
+		return auth.Device{}, false, auth.ErrUserNotFound
 	}
 	code := [2]string{d.UserID, d.Code}
 	if id, ok := a.deviceByCode[code]; ok {
@@ -368,7 +356,7 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 		return r.Device, false, nil
 	}
 	if _, ok := a.devices[d.ID]; ok {
-		return auth.Device{}, false, envelope.Conflict("A device with this ID exists.")
+		return auth.Device{}, false, auth.ErrDeviceExists
 	}
 	a.deviceSeq++
 	a.devices[d.ID] = deviceRecord{Device: d, seq: a.deviceSeq}
@@ -385,7 +373,7 @@ func (s *Store) DeviceByCode(ctx context.Context, userID, code string) (auth.Dev
 	defer s.mu.RUnlock()
 	id, ok := s.auth.deviceByCode[[2]string{userID, code}]
 	if !ok {
-		return auth.Device{}, deviceNotFound()
+		return auth.Device{}, auth.ErrDeviceNotFound
 	}
 	return s.auth.devices[id].Device, nil
 }
@@ -403,14 +391,7 @@ func (s *Store) ListDevices(ctx context.Context, userID string) ([]auth.Device, 
 		}
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(recs, func(a, b deviceRecord) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.seq, b.seq))
-	})
-	out := make([]auth.Device, len(recs))
-	for i, r := range recs {
-		out[i] = r.Device
-	}
-	return out, nil
+	return inCreationOrder(recs, func(r deviceRecord) auth.Device { return r.Device }), nil
 }
 
 // RevokeDevice implements auth.Store.
@@ -422,7 +403,7 @@ func (s *Store) RevokeDevice(ctx context.Context, userID, deviceID string, at ti
 	defer s.mu.Unlock()
 	r, ok := s.auth.devices[deviceID]
 	if !ok || r.UserID != userID {
-		return auth.Device{}, deviceNotFound()
+		return auth.Device{}, auth.ErrDeviceNotFound
 	}
 	if !r.Revoked() {
 		r.RevokedAt = at

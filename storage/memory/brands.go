@@ -1,12 +1,9 @@
 package memory
 
 import (
-	"cmp"
 	"context"
-	"slices"
 
 	"github.com/brandbase/brandbase/auth"
-	"github.com/brandbase/brandbase/envelope"
 )
 
 type brandRecord struct {
@@ -14,7 +11,8 @@ type brandRecord struct {
 	seq int64 // insertion order, to list stably
 }
 
-func brandNotFound() error { return envelope.NotFound("The brand does not exist.") }
+// brandNotFound returns auth.ErrBrandNotFound (integrations.go names it so).
+func brandNotFound() error { return auth.ErrBrandNotFound }
 
 // CreateBrand implements auth.Store.
 func (s *Store) CreateBrand(ctx context.Context, b auth.Brand) error {
@@ -24,10 +22,10 @@ func (s *Store) CreateBrand(ctx context.Context, b auth.Brand) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.brands[b.ID]; ok {
-		return envelope.Conflict("A brand with this ID exists.")
+		return auth.ErrBrandExists
 	}
 	if _, ok := s.brandByURL[b.URL]; ok {
-		return envelope.Conflict("A brand with this URL exists.")
+		return auth.ErrBrandExists
 	}
 	s.brandSeq++
 	s.brands[b.ID] = brandRecord{Brand: b, seq: s.brandSeq}
@@ -44,10 +42,10 @@ func (s *Store) UpdateBrand(ctx context.Context, b auth.Brand) error {
 	defer s.mu.Unlock()
 	old, ok := s.brands[b.ID]
 	if !ok {
-		return brandNotFound()
+		return auth.ErrBrandNotFound
 	}
 	if id, ok := s.brandByURL[b.URL]; ok && id != b.ID {
-		return envelope.Conflict("A brand with this URL exists.")
+		return auth.ErrBrandExists
 	}
 	delete(s.brandByURL, old.URL)
 	s.brands[b.ID] = brandRecord{Brand: b, seq: old.seq}
@@ -64,7 +62,7 @@ func (s *Store) BrandByID(ctx context.Context, id string) (auth.Brand, error) {
 	defer s.mu.RUnlock()
 	r, ok := s.brands[id]
 	if !ok {
-		return auth.Brand{}, brandNotFound()
+		return auth.Brand{}, auth.ErrBrandNotFound
 	}
 	return r.Brand, nil
 }
@@ -78,7 +76,7 @@ func (s *Store) BrandByURL(ctx context.Context, url string) (auth.Brand, error) 
 	defer s.mu.RUnlock()
 	id, ok := s.brandByURL[url]
 	if !ok {
-		return auth.Brand{}, brandNotFound()
+		return auth.Brand{}, auth.ErrBrandNotFound
 	}
 	return s.brands[id].Brand, nil
 }
@@ -94,12 +92,5 @@ func (s *Store) ListBrands(ctx context.Context) ([]auth.Brand, error) {
 		recs = append(recs, r)
 	}
 	s.mu.RUnlock()
-	slices.SortFunc(recs, func(a, b brandRecord) int {
-		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.seq, b.seq))
-	})
-	out := make([]auth.Brand, len(recs))
-	for i, r := range recs {
-		out[i] = r.Brand
-	}
-	return out, nil
+	return inCreationOrder(recs, func(r brandRecord) auth.Brand { return r.Brand }), nil
 }

@@ -340,14 +340,9 @@ func (t *cityIndex) match(f refdata.CityFilter) []int32 {
 		byWords
 	)
 	driver, size := scan, len(t.recs)
-	var codes []int32
-	switch {
-	case f.CountryCode != "" && f.StateCode != "":
-		codes, driver, size = t.byBoth[f.CountryCode+"-"+f.StateCode], byCode, len(t.byBoth[f.CountryCode+"-"+f.StateCode])
-	case f.CountryCode != "":
-		codes, driver, size = t.byCountry[f.CountryCode], byCode, len(t.byCountry[f.CountryCode])
-	case f.StateCode != "":
-		codes, driver, size = t.byState[f.StateCode], byCode, len(t.byState[f.StateCode])
+	codes, hasCode := t.codeCandidates(f)
+	if hasCode {
+		driver, size = byCode, len(codes)
 	}
 	const few = 256 // checking this many is cheaper than reading another index
 	var names []int32
@@ -415,6 +410,20 @@ func (t *cityIndex) match(f refdata.CityFilter) []int32 {
 		}
 	}
 	return out
+}
+
+// codeCandidates returns the ascending positions of the cities with f's
+// country and state codes, and false when f has neither.
+func (t *cityIndex) codeCandidates(f refdata.CityFilter) ([]int32, bool) {
+	switch {
+	case f.CountryCode != "" && f.StateCode != "":
+		return t.byBoth[f.CountryCode+"-"+f.StateCode], true
+	case f.CountryCode != "":
+		return t.byCountry[f.CountryCode], true
+	case f.StateCode != "":
+		return t.byState[f.StateCode], true
+	}
+	return nil, false
 }
 
 // nameCandidates returns the ascending positions of the cities whose folded

@@ -163,11 +163,6 @@ func (s *Store) ListRevisions(ctx context.Context, f integrations.RevisionFilter
 	return s.reader().ListRevisions(ctx, f)
 }
 
-// AnalyticsByID implements the deprecated integrations.Store.AnalyticsByID.
-func (s *Store) AnalyticsByID(ctx context.Context, brandID, id string) (integrations.AnalyticsRecord, error) {
-	return integrations.AnalyticsRecordByID(ctx, s, brandID, id)
-}
-
 // IntegrationsTx implements integrations.Store. The transaction holds the
 // store's write lock; its writes apply at once and are undone when fn fails,
 // panics, or ctx is cancelled.

@@ -3,8 +3,11 @@
 package memory
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
@@ -47,3 +50,28 @@ func New(ctx context.Context) (*Store, error) {
 // Close releases nothing and always succeeds; it exists to satisfy
 // storage.Storage.
 func (s *Store) Close() error { return nil }
+
+// created is a record that lists in creation order: by creation time, then
+// by insertion order (a sequence number).
+type created interface {
+	createdAt() (time.Time, int64)
+}
+
+// createdAt implements created for each record kind.
+func (r brandRecord) createdAt() (time.Time, int64)  { return r.CreatedAt, r.seq }
+func (r userRecord) createdAt() (time.Time, int64)   { return r.CreatedAt, r.seq }
+func (r deviceRecord) createdAt() (time.Time, int64) { return r.CreatedAt, r.seq }
+
+// inCreationOrder sorts recs in creation order and returns out of each.
+func inCreationOrder[R created, T any](recs []R, out func(R) T) []T {
+	slices.SortFunc(recs, func(a, b R) int {
+		at, aseq := a.createdAt()
+		bt, bseq := b.createdAt()
+		return cmp.Or(at.Compare(bt), cmp.Compare(aseq, bseq))
+	})
+	res := make([]T, len(recs))
+	for i, r := range recs {
+		res[i] = out(r)
+	}
+	return res
+}

@@ -1,5 +1,9 @@
 package sqlite
 
+// Users, key pairs and devices (auth.Store but brands, see brands.go), read
+// and written through the dialect (dialect.go). Every failure a caller
+// must tell apart is one of auth's sentinel errors.
+
 import (
 	"context"
 	"database/sql"
@@ -8,9 +12,9 @@ import (
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
-	"github.com/brandbase/brandbase/envelope"
 )
 
+// joinPermissions encodes permissions as one comma-separated column.
 func joinPermissions(ps []auth.Permission) string {
 	ss := make([]string, len(ps))
 	for i, p := range ps {
@@ -19,6 +23,7 @@ func joinPermissions(ps []auth.Permission) string {
 	return strings.Join(ss, ",")
 }
 
+// splitPermissions decodes what joinPermissions encoded.
 func splitPermissions(s string) []auth.Permission {
 	if s == "" {
 		return nil
@@ -31,10 +36,11 @@ func splitPermissions(s string) []auth.Permission {
 	return out
 }
 
-
+// userColumns are the columns of a user, as scanUser reads them.
 const userColumns = `id, brand_id, username, username_key, email_address, email_key, phone_number,
 	password_hash, permissions, status, created_at, updated_at`
 
+// scanUser reads a row of userColumns.
 func scanUser(row scanner) (auth.UserRecord, error) {
 	var u auth.UserRecord
 	var emailKey sql.NullString
@@ -51,19 +57,13 @@ func scanUser(row scanner) (auth.UserRecord, error) {
 	return u, nil
 }
 
-// requireRow returns missing unless query finds a row.
-func requireRow(ctx context.Context, tx *sql.Tx, missing *envelope.Error, query string, args ...any) error {
-	var one int
-	return notFound(tx.QueryRowContext(ctx, query, args...).Scan(&one), missing)
-}
-
 // CreateUser implements auth.Store.
 func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		if err := requireRow(ctx, tx, auth.ErrBrandNotFound, `SELECT 1 FROM brands WHERE id = ?`, u.BrandID); err != nil {
+		if err := exists(ctx, tx, auth.ErrBrandNotFound, `SELECT 1 FROM brands WHERE id = ?`, u.BrandID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO users (`+userColumns+`, seq)
+		_, err := exec(ctx, tx, auth.ErrUserExists, `INSERT INTO users (`+userColumns+`, seq)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM users))`,
 			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
 			u.PasswordHash, joinPermissions(u.Permissions), string(u.Status), toMicro(u.CreatedAt), toMicro(u.UpdatedAt))
@@ -75,9 +75,9 @@ func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
 func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
 	var u auth.UserRecord
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		old, err := scanUser(tx.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE id = ?`, id))
+		old, err := queryOne(ctx, tx, scanUser, auth.ErrUserNotFound, `SELECT `+userColumns+` FROM users WHERE id = ?`, id)
 		if err != nil {
-			return notFound(err, auth.ErrUserNotFound)
+			return err
 		}
 		u = old
 		u.Permissions = append([]auth.Permission(nil), old.Permissions...)
@@ -85,7 +85,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 			return err
 		}
 		u.ID, u.BrandID, u.CreatedAt = old.ID, old.BrandID, old.CreatedAt
-		_, err = tx.ExecContext(ctx, `UPDATE users SET username = ?, username_key = ?, email_address = ?,
+		_, err = exec(ctx, tx, auth.ErrUserExists, `UPDATE users SET username = ?, username_key = ?, email_address = ?,
 			email_key = ?, phone_number = ?, password_hash = ?, permissions = ?, status = ?, updated_at = ?
 			WHERE id = ?`,
 			u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber, u.PasswordHash,
@@ -100,11 +100,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 
 // userWhere returns the one user the condition finds.
 func (s *Store) userWhere(ctx context.Context, where string, args ...any) (auth.UserRecord, error) {
-	u, err := scanUser(s.r.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users WHERE `+where, args...))
-	if err != nil {
-		return auth.UserRecord{}, notFound(err, auth.ErrUserNotFound)
-	}
-	return u, nil
+	return queryOne(ctx, s.r, scanUser, auth.ErrUserNotFound, `SELECT `+userColumns+` FROM users WHERE `+where, args...)
 }
 
 // UserByID implements auth.Store.
@@ -127,25 +123,14 @@ func (s *Store) UserByEmail(ctx context.Context, brandID, key string) (auth.User
 
 // ListUsers implements auth.Store.
 func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+userColumns+` FROM users WHERE brand_id = ? ORDER BY created_at, seq`, brandID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	defer rows.Close()
-	var out []auth.UserRecord
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, storeError(err)
-		}
-		out = append(out, u)
-	}
-	return out, storeError(rows.Err())
+	return queryAll(ctx, s.r, scanUser, `SELECT `+userColumns+` FROM users WHERE brand_id = ? ORDER BY created_at, seq`, brandID)
 }
 
+// keyColumns are the columns of a key pair, as scanKey reads them.
 const keyColumns = `id, family_id, brand_id, user_id, device_id, auth_hash, refresh_hash, created_at,
 	auth_expires_at, refresh_expires_at, revoked_at, replaced_by`
 
+// scanKey reads a row of keyColumns.
 func scanKey(row scanner) (auth.KeyPair, error) {
 	var k auth.KeyPair
 	var created, authExp, refreshExp int64
@@ -159,15 +144,15 @@ func scanKey(row scanner) (auth.KeyPair, error) {
 	return k, nil
 }
 
-// insertKey stores k in tx after checking that its user requireRow.
+// insertKey stores k in tx after checking its hashes and its user.
 func insertKey(ctx context.Context, tx *sql.Tx, k auth.KeyPair) error {
 	if len(k.AuthHash) != 32 || len(k.RefreshHash) != 32 {
-		return envelope.Invalid("A key hash must be 32 bytes.")
+		return auth.ErrKeyHashSize
 	}
-	if err := requireRow(ctx, tx, auth.ErrUserNotFound, `SELECT 1 FROM users WHERE id = ?`, k.UserID); err != nil {
+	if err := exists(ctx, tx, auth.ErrUserNotFound, `SELECT 1 FROM users WHERE id = ?`, k.UserID); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO key_pairs (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := exec(ctx, tx, auth.ErrKeyPairExists, `INSERT INTO key_pairs (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.FamilyID, k.BrandID, k.UserID, k.DeviceID, k.AuthHash, k.RefreshHash, toMicro(k.CreatedAt),
 		toMicro(k.AuthExpiresAt), toMicro(k.RefreshExpiresAt), toNullMicro(k.RevokedAt), k.ReplacedBy)
 	return err
@@ -180,36 +165,28 @@ func (s *Store) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
 
 // KeyPairByAuthHash implements auth.Store.
 func (s *Store) KeyPairByAuthHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
-	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM key_pairs WHERE auth_hash = ?`, hash))
-	if err != nil {
-		return auth.KeyPair{}, notFound(err, auth.ErrKeyPairNotFound)
-	}
-	return k, nil
+	return queryOne(ctx, s.r, scanKey, auth.ErrKeyPairNotFound, `SELECT `+keyColumns+` FROM key_pairs WHERE auth_hash = ?`, hash)
 }
 
 // KeyPairByRefreshHash implements auth.Store.
 func (s *Store) KeyPairByRefreshHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
-	k, err := scanKey(s.r.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM key_pairs WHERE refresh_hash = ?`, hash))
-	if err != nil {
-		return auth.KeyPair{}, notFound(err, auth.ErrKeyPairNotFound)
-	}
-	return k, nil
+	return queryOne(ctx, s.r, scanKey, auth.ErrKeyPairNotFound, `SELECT `+keyColumns+` FROM key_pairs WHERE refresh_hash = ?`, hash)
 }
 
 // RotateKeyPair implements auth.Store.
 func (s *Store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, next auth.KeyPair) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		var revoked sql.NullInt64
-		if err := tx.QueryRowContext(ctx, `SELECT revoked_at FROM key_pairs WHERE id = ?`, oldID).Scan(&revoked); err != nil {
-			return notFound(err, auth.ErrKeyPairNotFound)
+		old, err := queryOne(ctx, tx, scanKey, auth.ErrKeyPairNotFound, `SELECT `+keyColumns+` FROM key_pairs WHERE id = ?`, oldID)
+		if err != nil {
+			return err
 		}
-		if revoked.Valid {
-			return envelope.Conflict("The key pair is already revoked.")
+		if !old.RevokedAt.IsZero() {
+			return auth.ErrKeyPairRevoked
 		}
 		if err := insertKey(ctx, tx, next); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE key_pairs SET revoked_at = ?, replaced_by = ? WHERE id = ?`,
+		_, err = exec(ctx, tx, nil, `UPDATE key_pairs SET revoked_at = ?, replaced_by = ? WHERE id = ?`,
 			toMicro(at), next.ID, oldID)
 		return err
 	})
@@ -227,50 +204,28 @@ func revokeKeys(ctx context.Context, tx *sql.Tx, sel auth.KeySelector, at time.T
 			args = append(args, f.val)
 		}
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE key_pairs SET revoked_at = ? WHERE `+strings.Join(where, " AND "), args...)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return exec(ctx, tx, nil, `UPDATE key_pairs SET revoked_at = ? WHERE `+strings.Join(where, " AND "), args...)
 }
 
 // RevokeKeyPairs implements auth.Store.
 func (s *Store) RevokeKeyPairs(ctx context.Context, sel auth.KeySelector, at time.Time) (int, error) {
 	if sel.Empty() {
-		return 0, envelope.Invalid("A key selector needs at least one field.")
+		return 0, auth.ErrEmptySelector
 	}
-	var n int
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		n, err = revokeKeys(ctx, tx, sel, at)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
+	return s.writeCount(ctx, func(tx *sql.Tx) (int, error) { return revokeKeys(ctx, tx, sel, at) })
 }
 
 // DeleteKeyPairs implements auth.Store.
 func (s *Store) DeleteKeyPairs(ctx context.Context, before time.Time) (int, error) {
-	var n int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM key_pairs WHERE refresh_expires_at <= ?`, toMicro(before))
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
+	return s.writeCount(ctx, func(tx *sql.Tx) (int, error) {
+		return exec(ctx, tx, nil, `DELETE FROM key_pairs WHERE refresh_expires_at <= ?`, toMicro(before))
 	})
-	if err != nil {
-		return 0, err
-	}
-	return int(n), nil
 }
 
+// deviceColumns are the columns of a device, as scanDevice reads them.
 const deviceColumns = `id, brand_id, user_id, code, token, name, app_version, os, created_at, last_seen_at, revoked_at`
 
+// scanDevice reads a row of deviceColumns.
 func scanDevice(row scanner) (auth.Device, error) {
 	var d auth.Device
 	var created, seen int64
@@ -288,11 +243,11 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 	var stored auth.Device
 	var created bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if err := requireRow(ctx, tx, auth.ErrUserNotFound, `SELECT 1 FROM users WHERE id = ?`, d.UserID); err != nil {
+		if err := exists(ctx, tx, auth.ErrUserNotFound, `SELECT 1 FROM users WHERE id = ?`, d.UserID); err != nil {
 			return err
 		}
-		old, err := scanDevice(tx.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`,
-			d.UserID, d.Code))
+		old, err := queryOne(ctx, tx, scanDevice, auth.ErrDeviceNotFound,
+			`SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`, d.UserID, d.Code)
 		switch {
 		case err == nil && old.Revoked():
 			stored = old
@@ -300,13 +255,13 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 		case err == nil:
 			stored = old
 			stored.Token, stored.Name, stored.AppVersion, stored.OS, stored.LastSeenAt = d.Token, d.Name, d.AppVersion, d.OS, d.LastSeenAt
-			_, err = tx.ExecContext(ctx, `UPDATE devices SET token = ?, name = ?, app_version = ?, os = ?, last_seen_at = ?
+			_, err = exec(ctx, tx, nil, `UPDATE devices SET token = ?, name = ?, app_version = ?, os = ?, last_seen_at = ?
 				WHERE id = ?`, d.Token, d.Name, d.AppVersion, d.OS, toMicro(d.LastSeenAt), old.ID)
 			return err
-		case !errors.Is(err, sql.ErrNoRows):
+		case !errors.Is(err, auth.ErrDeviceNotFound):
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO devices (`+deviceColumns+`, seq)
+		_, err = exec(ctx, tx, auth.ErrDeviceExists, `INSERT INTO devices (`+deviceColumns+`, seq)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM devices))`,
 			d.ID, d.BrandID, d.UserID, d.Code, d.Token, d.Name, d.AppVersion, d.OS,
 			toMicro(d.CreatedAt), toMicro(d.LastSeenAt), toNullMicro(d.RevokedAt))
@@ -321,30 +276,13 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 
 // DeviceByCode implements auth.Store.
 func (s *Store) DeviceByCode(ctx context.Context, userID, code string) (auth.Device, error) {
-	d, err := scanDevice(s.r.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`,
-		userID, code))
-	if err != nil {
-		return auth.Device{}, notFound(err, auth.ErrDeviceNotFound)
-	}
-	return d, nil
+	return queryOne(ctx, s.r, scanDevice, auth.ErrDeviceNotFound,
+		`SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`, userID, code)
 }
 
 // ListDevices implements auth.Store.
 func (s *Store) ListDevices(ctx context.Context, userID string) ([]auth.Device, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? ORDER BY created_at, seq`, userID)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	defer rows.Close()
-	var out []auth.Device
-	for rows.Next() {
-		d, err := scanDevice(rows)
-		if err != nil {
-			return nil, storeError(err)
-		}
-		out = append(out, d)
-	}
-	return out, storeError(rows.Err())
+	return queryAll(ctx, s.r, scanDevice, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? ORDER BY created_at, seq`, userID)
 }
 
 // RevokeDevice implements auth.Store.
@@ -352,14 +290,14 @@ func (s *Store) RevokeDevice(ctx context.Context, userID, deviceID string, at ti
 	var d auth.Device
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		d, err = scanDevice(tx.QueryRowContext(ctx, `SELECT `+deviceColumns+` FROM devices WHERE id = ? AND user_id = ?`,
-			deviceID, userID))
+		d, err = queryOne(ctx, tx, scanDevice, auth.ErrDeviceNotFound,
+			`SELECT `+deviceColumns+` FROM devices WHERE id = ? AND user_id = ?`, deviceID, userID)
 		if err != nil {
-			return notFound(err, auth.ErrDeviceNotFound)
+			return err
 		}
 		if !d.Revoked() {
 			d.RevokedAt = at.UTC().Truncate(time.Microsecond)
-			if _, err := tx.ExecContext(ctx, `UPDATE devices SET revoked_at = ? WHERE id = ?`, toMicro(at), deviceID); err != nil {
+			if _, err := exec(ctx, tx, nil, `UPDATE devices SET revoked_at = ? WHERE id = ?`, toMicro(at), deviceID); err != nil {
 				return err
 			}
 		}

@@ -1,18 +1,20 @@
 package sqlite
 
+// Brands: the brands table, read and written through the dialect
+// (dialect.go).
+
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"time"
 
 	"github.com/brandbase/brandbase/auth"
-	"github.com/brandbase/brandbase/envelope"
 )
 
+// brandColumns are the columns of a brand, as scanBrand reads them.
 const brandColumns = `id, url, name, status, default_currency, created_at`
 
-func scanBrand(row interface{ Scan(...any) error }) (auth.Brand, error) {
+// scanBrand reads a row of brandColumns.
+func scanBrand(row scanner) (auth.Brand, error) {
 	var b auth.Brand
 	var created int64
 	var status string
@@ -20,23 +22,16 @@ func scanBrand(row interface{ Scan(...any) error }) (auth.Brand, error) {
 		return auth.Brand{}, err
 	}
 	b.Status = auth.Status(status)
-	b.CreatedAt = time.UnixMicro(created).UTC()
+	b.CreatedAt = fromMicro(created)
 	return b, nil
-}
-
-func brandNotFound(err error) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return envelope.NotFound("The brand does not exist.")
-	}
-	return storeError(err)
 }
 
 // CreateBrand implements auth.Store.
 func (s *Store) CreateBrand(ctx context.Context, b auth.Brand) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO brands (`+brandColumns+`, seq)
+		_, err := exec(ctx, tx, auth.ErrBrandExists, `INSERT INTO brands (`+brandColumns+`, seq)
 			VALUES (?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM brands))`,
-			b.ID, b.URL, b.Name, string(b.Status), b.DefaultCurrency, b.CreatedAt.UnixMicro())
+			b.ID, b.URL, b.Name, string(b.Status), b.DefaultCurrency, toMicro(b.CreatedAt))
 		return err
 	})
 }
@@ -44,46 +39,23 @@ func (s *Store) CreateBrand(ctx context.Context, b auth.Brand) error {
 // UpdateBrand implements auth.Store.
 func (s *Store) UpdateBrand(ctx context.Context, b auth.Brand) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE brands SET url = ?, name = ?, status = ?, default_currency = ?
-			WHERE id = ?`, b.URL, b.Name, string(b.Status), b.DefaultCurrency, b.ID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return envelope.NotFound("The brand does not exist.")
-		}
-		return nil
+		return execOne(ctx, tx, auth.ErrBrandNotFound, auth.ErrBrandExists,
+			`UPDATE brands SET url = ?, name = ?, status = ?, default_currency = ? WHERE id = ?`,
+			b.URL, b.Name, string(b.Status), b.DefaultCurrency, b.ID)
 	})
 }
 
 // BrandByID implements auth.Store.
 func (s *Store) BrandByID(ctx context.Context, id string) (auth.Brand, error) {
-	b, err := scanBrand(s.r.QueryRowContext(ctx, `SELECT `+brandColumns+` FROM brands WHERE id = ?`, id))
-	return b, brandNotFound(err)
+	return queryOne(ctx, s.r, scanBrand, auth.ErrBrandNotFound, `SELECT `+brandColumns+` FROM brands WHERE id = ?`, id)
 }
 
 // BrandByURL implements auth.Store.
 func (s *Store) BrandByURL(ctx context.Context, url string) (auth.Brand, error) {
-	b, err := scanBrand(s.r.QueryRowContext(ctx, `SELECT `+brandColumns+` FROM brands WHERE url = ?`, url))
-	return b, brandNotFound(err)
+	return queryOne(ctx, s.r, scanBrand, auth.ErrBrandNotFound, `SELECT `+brandColumns+` FROM brands WHERE url = ?`, url)
 }
 
 // ListBrands implements auth.Store.
 func (s *Store) ListBrands(ctx context.Context) ([]auth.Brand, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+brandColumns+` FROM brands ORDER BY created_at, seq`)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	defer rows.Close()
-	var out []auth.Brand
-	for rows.Next() {
-		b, err := scanBrand(rows)
-		if err != nil {
-			return nil, storeError(err)
-		}
-		out = append(out, b)
-	}
-	return out, storeError(rows.Err())
+	return queryAll(ctx, s.r, scanBrand, `SELECT `+brandColumns+` FROM brands ORDER BY created_at, seq`)
 }

@@ -9,12 +9,16 @@ package sqlite
 //     a zero time is NULL where the column allows it ([toMicro],
 //     [toNullMicro], [fromMicro], [fromNullMicro]).
 //   - A row is scanned by one func(scanner) (T, error) per record kind.
+//   - A loop of writes prepares its statements once ([prepare]) and runs
+//     them without the context's cancellation watch ([bulk]).
 //   - Reads go through a [querier] (the reader pool, or a transaction), so
 //     one function serves the Store and its transactions alike.
 //   - A missing row is reported as the domain's sentinel error
-//     ([notFound], [queryOne], [execOne]); every other driver error goes
-//     through [storeError]. Stores write no client-facing text of their
-//     own: the domain packages own every message.
+//     ([notFound], [queryOne], [exists], [execOne]), and so is a unique
+//     key taken by a write ([exec], [execOne]: each call names its table's
+//     sentinel); every other driver error goes through [storeError].
+//     Stores write no client-facing text of their own: the domain
+//     packages own every message.
 
 import (
 	"context"
@@ -31,6 +35,13 @@ import (
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
+
+// scanColumn reads a row of one column.
+func scanColumn[T any](row scanner) (T, error) {
+	var v T
+	err := row.Scan(&v)
+	return v, err
+}
 
 // querier runs reads: the reader pool, the writer, or a transaction.
 type querier interface {
@@ -84,14 +95,15 @@ func queryOne[T any](ctx context.Context, q querier, scan func(scanner) (T, erro
 	return v, nil
 }
 
-// queryAll runs a query and scans every row with scan.
+// queryAll runs a query and scans every row with scan. The result is
+// never nil on success.
 func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, storeError(err)
 	}
 	defer rows.Close()
-	var out []T
+	out := []T{}
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {
@@ -99,24 +111,70 @@ func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, erro
 		}
 		out = append(out, v)
 	}
-	return out, storeError(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, storeError(err)
+	}
+	return out, nil
 }
 
-// execOne runs a write that must change exactly one row; missing when it
-// changed none.
-func execOne(ctx context.Context, tx *sql.Tx, missing *envelope.Error, query string, args ...any) error {
+// exists returns missing (a domain sentinel error) unless query, which
+// selects one column, finds a row.
+func exists(ctx context.Context, q querier, missing *envelope.Error, query string, args ...any) error {
+	var one any
+	return notFound(q.QueryRowContext(ctx, query, args...).Scan(&one), missing)
+}
+
+// exec runs a write and returns how many rows it changed. A unique or
+// primary-key violation is returned as taken (a domain sentinel error
+// carrying the driver's error as its cause) when taken is not nil: each
+// call names the conflict of the table it writes.
+func exec(ctx context.Context, tx *sql.Tx, taken *envelope.Error, query string, args ...any) (int, error) {
 	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
-		return storeError(err)
+		if taken != nil && isUnique(err) {
+			return 0, taken.WithCause(err)
+		}
+		return 0, storeError(err)
 	}
 	n, err := res.RowsAffected()
-	if err != nil {
-		return storeError(err)
-	}
-	if n == 0 {
+	return int(n), storeError(err)
+}
+
+// execOne runs a write that must change exactly one row: missing when it
+// changed none, taken (see [exec]) when it breaks a unique key.
+func execOne(ctx context.Context, tx *sql.Tx, missing, taken *envelope.Error, query string, args ...any) error {
+	n, err := exec(ctx, tx, taken, query, args...)
+	if err == nil && n == 0 {
 		return missing
 	}
-	return nil
+	return err
+}
+
+// bulk returns, for the statements of a loop of writes, ctx without its
+// cancellation (the driver watches a cancellable context with a goroutine
+// per statement, which doubled the cost of small inserts) and a function
+// that reports ctx's error, for the loop to check each round.
+func bulk(ctx context.Context) (context.Context, func() error) {
+	return context.WithoutCancel(ctx), ctx.Err
+}
+
+// prepare prepares queries in tx, for a loop of writes (see [bulk]).
+// closeAll closes the statements; on failure none stays open.
+func prepare(ctx context.Context, tx *sql.Tx, queries ...string) (stmts []*sql.Stmt, closeAll func(), err error) {
+	closeAll = func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}
+	for _, q := range queries {
+		st, err := tx.PrepareContext(ctx, q)
+		if err != nil {
+			closeAll()
+			return nil, func() {}, err
+		}
+		stmts = append(stmts, st)
+	}
+	return stmts, closeAll, nil
 }
 
 // storeError maps a driver error to the store contract: *envelope.Error and
@@ -133,20 +191,18 @@ func storeError(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return envelope.NotFound("The record does not exist.").WithCause(err)
 	}
-	if code, ok := sqliteCode(err); ok {
-		switch code {
-		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return envelope.Conflict("A record with the same key exists.").WithCause(err)
-		}
+	if isUnique(err) {
+		return envelope.Conflict("A record with the same key exists.").WithCause(err)
 	}
 	return envelope.Internal(fmt.Errorf("sqlite: %w", err))
 }
 
-// sqliteCode returns the extended result code of a driver error.
-func sqliteCode(err error) (int, bool) {
+// isUnique reports whether err is a unique or primary-key violation.
+func isUnique(err error) bool {
 	var se *sqlite.Error
-	if errors.As(err, &se) {
-		return se.Code(), true
+	if !errors.As(err, &se) {
+		return false
 	}
-	return 0, false
+	code := se.Code()
+	return code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }

@@ -213,11 +213,6 @@ func (s *Store) ListRevisions(ctx context.Context, f integrations.RevisionFilter
 	return reader{s.r}.ListRevisions(ctx, f)
 }
 
-// AnalyticsByID implements the deprecated integrations.Store.AnalyticsByID.
-func (s *Store) AnalyticsByID(ctx context.Context, brandID, id string) (integrations.AnalyticsRecord, error) {
-	return integrations.AnalyticsRecordByID(ctx, s, brandID, id)
-}
-
 // --- writes ---
 
 // IntegrationsTx implements integrations.Store: fn runs in one transaction
@@ -287,7 +282,7 @@ func (t *integTx) InsertAppIntegration(ctx context.Context, a integrations.AppIn
 
 // UpdateAppIntegration implements integrations.Tx.
 func (t *integTx) UpdateAppIntegration(ctx context.Context, a integrations.AppIntegration) error {
-	return execOne(ctx, t.tx, integrations.ErrAppIntegrationNotFound, `UPDATE app_integrations SET name = ?, domain = ?,
+	return execOne(ctx, t.tx, integrations.ErrAppIntegrationNotFound, nil, `UPDATE app_integrations SET name = ?, domain = ?,
 		description = ?, logo_url = ?, status = ?, version = ?, updated_at = ? WHERE id = ? AND brand_id = ?`,
 		a.Name, a.Domain, a.Description, a.LogoURL, string(a.Status), a.Version, toMicro(a.UpdatedAt), a.ID, a.BrandID)
 }
@@ -335,7 +330,7 @@ func (t *integTx) UpdateConfig(ctx context.Context, r integrations.ConfigRecord)
 	if err != nil {
 		return storeError(err)
 	}
-	return execOne(ctx, t.tx, integrations.ErrConfigNotFound, `UPDATE integration_configs SET
+	return execOne(ctx, t.tx, integrations.ErrConfigNotFound, integrations.ErrDefaultTaken, `UPDATE integration_configs SET
 		app_integration_id = ?, is_default = ?, status = ?, version = ?, body = ?, secrets = ?, updated_at = ?
 		WHERE id = ? AND brand_id = ? AND kind = ?`,
 		r.AppIntegrationID, r.IsDefault, string(r.Status), r.Version, string(r.Body), secrets, toMicro(r.UpdatedAt),

@@ -119,17 +119,14 @@ func (s *Store) migrate(ctx context.Context) error {
 			return err
 		}
 		err = s.write(ctx, func(tx *sql.Tx) error {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
+			n, err := scanColumn[int](tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version))
+			if err != nil || n > 0 {
 				return err
 			}
-			if n > 0 {
-				return nil
-			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			if _, err := exec(ctx, tx, nil, string(body)); err != nil {
 				return err
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, version, base)
+			_, err = exec(ctx, tx, nil, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, version, base)
 			return err
 		})
 		if err != nil {
@@ -153,6 +150,21 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return storeError(tx.Commit())
 }
 
+// writeCount runs fn like write and returns the count fn returns, or 0 on
+// failure.
+func (s *Store) writeCount(ctx context.Context, fn func(tx *sql.Tx) (int, error)) (int, error) {
+	var n int
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		n, err = fn(tx)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
 // getMeta returns the value stored under key in meta, or "".
 func (s *Store) getMeta(ctx context.Context, key string) (string, error) {
 	var v string
@@ -166,7 +178,7 @@ func (s *Store) getMeta(ctx context.Context, key string) (string, error) {
 // setMeta stores value under key in meta.
 func (s *Store) setMeta(ctx context.Context, key, value string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)
+		_, err := exec(ctx, tx, nil, `INSERT INTO meta (key, value) VALUES (?, ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
 		return err
 	})
@@ -177,24 +189,11 @@ func (s *Store) setMeta(ctx context.Context, key, value string) error {
 // reads the whole file: use it after a crash or in a health check, not per
 // request.
 func (s *Store) Check(ctx context.Context) error {
-	rows, err := s.r.QueryContext(ctx, `PRAGMA integrity_check`)
+	lines, err := queryAll(ctx, s.r, scanColumn[string], `PRAGMA integrity_check`)
 	if err != nil {
-		return storeError(err)
+		return err
 	}
-	defer rows.Close()
-	var problems []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			return storeError(err)
-		}
-		if line != "ok" {
-			problems = append(problems, line)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return storeError(err)
-	}
+	problems := slices.DeleteFunc(lines, func(line string) bool { return line == "ok" })
 	if len(problems) > 0 {
 		return envelope.Internal(fmt.Errorf("sqlite: integrity check: %s", strings.Join(problems, "; ")))
 	}

@@ -3,6 +3,7 @@ package storagetest
 import (
 	"context"
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
@@ -26,70 +27,126 @@ const promptly = time.Second
 // answers 503) and writes nothing: a request whose client went away stops
 // at its next store call. RefDataRevision may instead answer from memory.
 func runCancellation(t *testing.T, newStore NewStore) {
-	t.Run("EveryMethod", func(t *testing.T) {
-		t.Parallel()
-		s := open(t, newStore)
-		b, u := seedUser(t, s, "cancel")
-		k := testKey(u, "", "")
-		require.NoError(t, s.CreateKeyPair(t.Context(), k))
-		d, _, err := s.UpsertDevice(t.Context(), auth.Device{ID: uuid.NewString(), BrandID: b.ID, UserID: u.ID,
-			Code: "phone", CreatedAt: t0, LastSeenAt: t0})
-		require.NoError(t, err)
-		app := testApp(b.ID, integrations.TypeAnalytics, integT0)
-		an := testAnalytics(b.ID, app.ID, integT0)
-		inTx(t, s, func(tx integrations.Tx) error {
-			require.NoError(t, tx.InsertAppIntegration(t.Context(), app))
-			return tx.InsertConfig(t.Context(), an)
-		})
-
-		revision, err := s.RefDataRevision(t.Context())
-		require.NoError(t, err)
-
-		ctx, cancel := contextCancelled(t)
-		defer cancel()
-		calls := cancellableCalls(s, b, u, k, d, app, an)
-		for name, call := range calls {
-			start := time.Now()
-			err := call(ctx)
-			took := time.Since(start)
-			if err == nil && name == "RefDataRevision" {
-				continue // may answer from memory: it neither blocks nor writes
-			}
-			assert.Truef(t, errors.Is(err, context.Canceled), "%s: the context's error, got %v", name, err)
-			assert.Equalf(t, envelope.KindUnavailable, envelope.KindOf(err), "%s", name)
-			assert.Lessf(t, took, promptly, "%s returned promptly", name)
-		}
-
-		live := t.Context()
-		got, err := s.BrandByID(live, b.ID)
-		require.NoError(t, err)
-		assert.Equal(t, b, got, "a cancelled UpdateBrand wrote nothing")
-		gotUser, err := s.UserByID(live, u.ID)
-		require.NoError(t, err)
-		assert.Equal(t, u, gotUser, "a cancelled UpdateUser wrote nothing")
-		gotKey, err := s.KeyPairByAuthHash(live, k.AuthHash)
-		require.NoError(t, err)
-		assert.Equal(t, k, gotKey, "cancelled rotations and revocations wrote nothing")
-		gotAn, err := s.ConfigByID(live, an.Kind, b.ID, an.ID)
-		require.NoError(t, err)
-		assert.Equal(t, an, gotAn, "a cancelled transaction wrote nothing")
-		v, err := s.DatasetVersion(live)
-		require.NoError(t, err)
-		assert.Equal(t, refdata.DatasetVersion, v)
-		rev, err := s.RefDataRevision(live)
-		require.NoError(t, err)
-		assert.Equal(t, revision, rev, "cancelled upserts changed no reference data")
+	runScenarios(t, newStore, []scenario{
+		{"EveryMethod", testEveryMethodCancelled},
 	})
 }
 
-// cancellableCalls returns one call of every store method, named, on
-// records that exist (b, u, k, d, app, an), so that only the context can
-// make them fail.
-func cancellableCalls(s storage.Storage, b auth.Brand, u auth.UserRecord, k auth.KeyPair, d auth.Device,
-	app integrations.AppIntegration, an integrations.ConfigRecord) map[string]func(ctx context.Context) error {
-	changed := b
-	changed.Name = "Renamed"
-	next := testKey(u, k.FamilyID, "")
+// cancelled are the records the cancelled calls act on, all stored, so
+// that only the context can make a call fail.
+type cancelled struct {
+	b   auth.Brand
+	u   auth.UserRecord
+	k   auth.KeyPair
+	d   auth.Device
+	app integrations.AppIntegration
+	an  integrations.ConfigRecord
+}
+
+// seedCancelled stores a brand, a user, a key pair, a device and an
+// analytics integration in s.
+func seedCancelled(t *testing.T, s storage.Storage) cancelled {
+	t.Helper()
+	var c cancelled
+	c.b, c.u = seedUser(t, s, "cancel")
+	c.k = testKey(c.u, "", "")
+	require.NoError(t, s.CreateKeyPair(t.Context(), c.k))
+	c.d = seedDevice(t, s, c.u, "phone")
+	c.app = testApp(c.b.ID, integrations.TypeAnalytics, integT0)
+	c.an = testAnalytics(c.b.ID, c.app.ID, integT0)
+	inTx(t, s, func(tx integrations.Tx) error {
+		require.NoError(t, tx.InsertAppIntegration(t.Context(), c.app))
+		return tx.InsertConfig(t.Context(), c.an)
+	})
+	return c
+}
+
+// testEveryMethodCancelled calls every store method under a cancelled
+// context (cancellableCalls) and checks the error, its kind, that it came
+// promptly, and that nothing was written.
+func testEveryMethodCancelled(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	c := seedCancelled(t, s)
+	revision, err := s.RefDataRevision(t.Context())
+	require.NoError(t, err)
+
+	ctx, cancel := contextCancelled(t)
+	defer cancel()
+	for name, call := range cancellableCalls(s, c) {
+		start := time.Now()
+		err := call(ctx)
+		took := time.Since(start)
+		if err == nil && name == "RefDataRevision" {
+			continue // may answer from memory: it neither blocks nor writes
+		}
+		assert.Truef(t, errors.Is(err, context.Canceled), "%s: the context's error, got %v", name, err)
+		assert.Equalf(t, envelope.KindUnavailable, envelope.KindOf(err), "%s", name)
+		assert.Lessf(t, took, promptly, "%s returned promptly", name)
+	}
+	assertNothingWritten(t, s, c, revision)
+}
+
+// assertNothingWritten checks that the records of c and the reference
+// data (at revision) are as they were stored.
+func assertNothingWritten(t *testing.T, s storage.Storage, c cancelled, revision uint64) {
+	t.Helper()
+	live := t.Context()
+	got, err := s.BrandByID(live, c.b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, c.b, got, "a cancelled UpdateBrand wrote nothing")
+	gotUser, err := s.UserByID(live, c.u.ID)
+	require.NoError(t, err)
+	assert.Equal(t, c.u, gotUser, "a cancelled UpdateUser wrote nothing")
+	gotKey, err := s.KeyPairByAuthHash(live, c.k.AuthHash)
+	require.NoError(t, err)
+	assert.Equal(t, c.k, gotKey, "cancelled rotations and revocations wrote nothing")
+	gotAn, err := s.ConfigByID(live, c.an.Kind, c.b.ID, c.an.ID)
+	require.NoError(t, err)
+	assert.Equal(t, c.an, gotAn, "a cancelled transaction wrote nothing")
+	v, err := s.DatasetVersion(live)
+	require.NoError(t, err)
+	assert.Equal(t, refdata.DatasetVersion, v)
+	rev, err := s.RefDataRevision(live)
+	require.NoError(t, err)
+	assert.Equal(t, revision, rev, "cancelled upserts changed no reference data")
+}
+
+// cancellableCalls returns one call of every store method, named, on the
+// records of c (refdataCalls, authCalls and the integrations.Store calls).
+func cancellableCalls(s storage.Storage, c cancelled) map[string]func(ctx context.Context) error {
+	b, app, an := c.b, c.app, c.an
+	calls := map[string]func(ctx context.Context) error{
+		// integrations.Store
+		"AppIntegrationByID": func(ctx context.Context) error {
+			_, err := s.AppIntegrationByID(ctx, b.ID, app.ID)
+			return err
+		},
+		"ListAppIntegrations": func(ctx context.Context) error {
+			_, err := s.ListAppIntegrations(ctx, integrations.AppIntegrationFilter{BrandID: b.ID})
+			return err
+		},
+		"ConfigByID": func(ctx context.Context) error { _, err := s.ConfigByID(ctx, an.Kind, b.ID, an.ID); return err },
+		"ListConfigs": func(ctx context.Context) error {
+			_, err := s.ListConfigs(ctx, integrations.ConfigFilter{BrandID: b.ID})
+			return err
+		},
+		"ListRevisions": func(ctx context.Context) error {
+			_, err := s.ListRevisions(ctx, integrations.RevisionFilter{BrandID: b.ID})
+			return err
+		},
+		"IntegrationsTx": func(ctx context.Context) error {
+			changedAn := an
+			changedAn.Body, changedAn.Version = []byte(`{"trackingId":"G-CANCELLED"}`), an.Version+1
+			return s.IntegrationsTx(ctx, func(tx integrations.Tx) error { return tx.UpdateConfig(ctx, changedAn) })
+		},
+	}
+	maps.Copy(calls, refdataCalls(s))
+	maps.Copy(calls, authCalls(s, c))
+	return calls
+}
+
+// refdataCalls returns one call of every refdata.Store method, named.
+func refdataCalls(s storage.Storage) map[string]func(ctx context.Context) error {
 	return map[string]func(ctx context.Context) error{
 		// refdata.Store
 		"ListCurrencies": func(ctx context.Context) error {
@@ -117,6 +174,17 @@ func cancellableCalls(s storage.Storage, b auth.Brand, u auth.UserRecord, k auth
 		"RefDataRevision":   func(ctx context.Context) error { _, err := s.RefDataRevision(ctx); return err },
 		"DatasetVersion":    func(ctx context.Context) error { _, err := s.DatasetVersion(ctx); return err },
 		"SetDatasetVersion": func(ctx context.Context) error { return s.SetDatasetVersion(ctx, "cancelled") },
+	}
+}
+
+// authCalls returns one call of every auth.Store method, named, on the
+// records of c.
+func authCalls(s storage.Storage, c cancelled) map[string]func(ctx context.Context) error {
+	b, u, k, d := c.b, c.u, c.k, c.d
+	changed := b
+	changed.Name = "Renamed"
+	next := testKey(u, k.FamilyID, "")
+	return map[string]func(ctx context.Context) error{
 		// auth.Store
 		"CreateBrand": func(ctx context.Context) error { return s.CreateBrand(ctx, testBrand("cancelled.example.com")) },
 		"UpdateBrand": func(ctx context.Context) error { return s.UpdateBrand(ctx, changed) },
@@ -160,30 +228,6 @@ func cancellableCalls(s storage.Storage, b auth.Brand, u auth.UserRecord, k auth
 		"RevokeDevice": func(ctx context.Context) error {
 			_, err := s.RevokeDevice(ctx, u.ID, d.ID, t0.Add(time.Hour))
 			return err
-		},
-		// integrations.Store
-		"AppIntegrationByID": func(ctx context.Context) error {
-			_, err := s.AppIntegrationByID(ctx, b.ID, app.ID)
-			return err
-		},
-		"ListAppIntegrations": func(ctx context.Context) error {
-			_, err := s.ListAppIntegrations(ctx, integrations.AppIntegrationFilter{BrandID: b.ID})
-			return err
-		},
-		"AnalyticsByID": func(ctx context.Context) error { _, err := s.AnalyticsByID(ctx, b.ID, an.ID); return err },
-		"ConfigByID":    func(ctx context.Context) error { _, err := s.ConfigByID(ctx, an.Kind, b.ID, an.ID); return err },
-		"ListConfigs": func(ctx context.Context) error {
-			_, err := s.ListConfigs(ctx, integrations.ConfigFilter{BrandID: b.ID})
-			return err
-		},
-		"ListRevisions": func(ctx context.Context) error {
-			_, err := s.ListRevisions(ctx, integrations.RevisionFilter{BrandID: b.ID})
-			return err
-		},
-		"IntegrationsTx": func(ctx context.Context) error {
-			changedAn := an
-			changedAn.Body, changedAn.Version = []byte(`{"trackingId":"G-CANCELLED"}`), an.Version+1
-			return s.IntegrationsTx(ctx, func(tx integrations.Tx) error { return tx.UpdateConfig(ctx, changedAn) })
 		},
 	}
 }

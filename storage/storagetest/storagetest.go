@@ -11,9 +11,16 @@
 //
 // Each subtest gets a fresh store from newStore and closes it when done.
 // Assertions are on error kinds (envelope.KindOf), never on driver text.
+//
+// Each scenario is a named function of the file of its concern
+// (testUserConflicts in auth_users.go, testCityShortNames in
+// refdata_scripts.go, ...), listed in suite.go under the subtest name it
+// runs as; one runs alone with, for example,
+// go test -run 'TestConformance/Auth/Users/Conflicts'.
 package storagetest
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,6 +38,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Auth", func(t *testing.T) { runAuth(t, newStore) })
 	t.Run("Integrations", func(t *testing.T) { runIntegrations(t, newStore) })
 	t.Run("Cancellation", func(t *testing.T) { runCancellation(t, newStore) })
+	t.Run("ErrorsReadTheSame", func(t *testing.T) { testErrorsReadTheSame(t, newStore) })
 }
 
 // open returns a fresh store that is closed when t ends.
@@ -40,4 +48,30 @@ func open(t *testing.T, newStore NewStore) storage.Storage {
 	require.NotNil(t, s)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })
 	return s
+}
+
+// scenario is one named conformance test: run opens the fresh stores it
+// needs from newStore.
+type scenario struct {
+	name string
+	run  func(t *testing.T, newStore NewStore)
+}
+
+// runScenarios runs each scenario as a parallel subtest of t, named after
+// it.
+func runScenarios(t *testing.T, newStore NewStore, scenarios []scenario) {
+	t.Helper()
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			sc.run(t, newStore)
+		})
+	}
+}
+
+// contextCancelled returns a context that is already cancelled.
+func contextCancelled(t *testing.T) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	return ctx, cancel
 }

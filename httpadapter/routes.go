@@ -1,0 +1,223 @@
+package httpadapter
+
+import (
+	"net/http"
+	"reflect"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// access says which headers identify the caller of a route, and so the
+// middleware mount puts in front of it.
+type access int
+
+const (
+	accessPublic  access = iota // no header
+	accessBrand                 // Brand-URL
+	accessAuthKey               // Brand-URL and Auth-Key
+)
+
+// etagUse says how a route uses entity tags.
+type etagUse int
+
+const (
+	etagNone  etagUse = iota
+	etagRead          // answers carry ETag; If-None-Match may get 304
+	etagWrite         // answers carry ETag; If-Match may get 412
+)
+
+// route is one route of the adapter, declared once: how it is mounted
+// (pattern, access, limit, serve) and how the OpenAPI document describes
+// it. The table [routes] is the one description of the HTTP interface:
+// [New] mounts it and builds the document from it; the OpenAPI tests check
+// the document's schemas against real answers.
+type route struct {
+	// pattern is the route as mounted: "METHOD /path", with {name} path
+	// parameters as both ServeMux and OpenAPI write them.
+	pattern     string
+	id          string // operationId
+	tag         string
+	summary     string
+	description string
+	access      access
+	// integrations: the route exists only when Services.Integrations is set.
+	integrations bool
+	// query are the query parameters, as the refdata query type declares
+	// them.
+	query []refdata.Param
+	// headers are request headers beyond Brand-URL and Auth-Key.
+	headers []string
+	// body is the request body's type; nil without a body.
+	body reflect.Type
+	// data is the type of the envelope's data on success; nil for null.
+	data reflect.Type
+	// raw: the answer is data itself, not an envelope.
+	raw  bool
+	etag etagUse
+	// limit is the rate limit of the route (RateLimit-* headers, 429);
+	// zero for none.
+	limit limitScope
+	// serve returns the handler of the route, which runs behind the
+	// middleware of its access and limit.
+	serve func(h *Handler) http.HandlerFunc
+	// errors are the route's own error codes by status, beyond those its
+	// access, body, query, ETag use and rate limit imply.
+	errors map[int][]string
+}
+
+// The tags of the document, in the order listed.
+const (
+	tagRefData      = "Reference data"
+	tagAuth         = "Authentication"
+	tagIntegrations = "Integrations"
+	tagMeta         = "Meta"
+)
+
+// routes are every route the adapter mounts, in mounting order.
+var routes = []route{
+	{
+		pattern: "GET /api/v1/currencies", id: "listCurrencies", tag: tagRefData,
+		summary:     "List currencies",
+		description: "A page of the ISO 4217 currencies and common cryptocurrencies (spec 4.2). isDefault marks the brand's default currency.",
+		access:      accessBrand, query: refdata.Params[refdata.CurrencyQuery](),
+		data: reflect.TypeFor[refdata.Page[refdata.Currency]](), etag: etagRead, limit: limitLists,
+		serve: func(h *Handler) http.HandlerFunc { return h.serveList(true, listQuery(h.listCurrencies)) },
+	},
+	{
+		pattern: "GET /api/v1/countries", id: "listCountries", tag: tagRefData,
+		summary:     "List countries",
+		description: "A page of the ISO 3166-1 countries (spec 4.3).",
+		access:      accessBrand, query: refdata.Params[refdata.CountryQuery](),
+		data: reflect.TypeFor[refdata.Page[refdata.Country]](), etag: etagRead, limit: limitLists,
+		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, listQuery(h.svc.RefData.ListCountries)) },
+	},
+	{
+		pattern: "GET /api/v1/cities", id: "listCities", tag: tagRefData,
+		summary:     "List cities",
+		description: "A page of cities (spec 4.4); without SortDataField in the order they were loaded. A city has no id.",
+		access:      accessBrand, query: refdata.Params[refdata.CityQuery](),
+		data: reflect.TypeFor[refdata.Page[refdata.City]](), etag: etagRead, limit: limitLists,
+		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, listQuery(h.svc.RefData.ListCities)) },
+	},
+	{
+		pattern: "POST /api/v1/users/auth", id: "login", tag: tagAuth,
+		summary: "Log in",
+		description: "Checks a username or emailAddress (case-insensitive) and password and answers a new key pair (spec 4.1). " +
+			"A wrong identifier and a wrong password get the same answer. The X-Device-* headers register the device the login comes from.",
+		access: accessBrand, headers: []string{"X-Device-Code", "X-Device-Token", "X-Device-Name", "X-App-Version-Number", "X-Os-Device"},
+		body: reflect.TypeFor[LoginRequest](), data: reflect.TypeFor[AuthResult](), limit: limitLoginIP,
+		errors: map[int][]string{
+			400: {"required", "too_long", "invalid_type"},
+			401: {auth.CodeInvalidCredentials},
+			403: {auth.CodeUserInactive, auth.CodeDeviceRevoked},
+		},
+		serve: func(h *Handler) http.HandlerFunc { return h.login },
+	},
+	{
+		pattern: "POST /api/v1/users/auth/refresh-auth-key", id: "refreshAuthKey", tag: tagAuth,
+		summary: "Refresh a key pair",
+		description: "Exchanges a refreshAuthKey for a new key pair; the old pair stops working. " +
+			"A refresh key presented twice revokes every pair descended from its login.",
+		access: accessBrand, headers: []string{"Device-Code"},
+		body: reflect.TypeFor[RefreshRequest](), data: reflect.TypeFor[AuthResult](),
+		errors: map[int][]string{
+			400: {"required", "invalid_type"},
+			401: {auth.CodeUnauthenticated},
+			403: {auth.CodeDeviceRevoked},
+		},
+		serve: func(h *Handler) http.HandlerFunc { return h.refresh },
+	},
+	{
+		pattern: "DELETE /api/v1/users/auth", id: "logout", tag: tagAuth,
+		summary:     "Log out",
+		description: "Revokes the key pair of the Auth-Key header (both keys).",
+		access:      accessAuthKey,
+		serve:       func(h *Handler) http.HandlerFunc { return h.logout },
+	},
+	{
+		pattern: "GET /api/v1/app-integrations/analytics/{id}", id: "getAnalytics", tag: tagIntegrations,
+		summary:     "Read an analytics integration",
+		description: "Any user of the brand may read; apiKey and apiSecret are masked (all but the last 4 characters are *).",
+		access:      accessAuthKey, integrations: true, data: reflect.TypeFor[integrations.Analytics](), etag: etagRead,
+		errors: map[int][]string{404: {"not_found"}},
+		serve:  func(h *Handler) http.HandlerFunc { return getRecord(h, h.svc.Integrations.Analytics) },
+	},
+	{
+		pattern: "PUT /api/v1/app-integrations/analytics/{id}", id: "updateAnalytics", tag: tagIntegrations,
+		summary: "Update an analytics integration",
+		description: "Replaces the configuration (spec 4.5); needs integrations.analytics.write. A secret not sent, or sent back masked, " +
+			"keeps the stored one; a status not sent keeps the stored status. The status is Inactive while the app integration is. " +
+			"Setting isDefault clears it on the brand's other analytics integrations. The body's authKey and brandUrl, when present, " +
+			"name who acts and in which brand (spec 5.4).",
+		access: accessAuthKey, integrations: true, headers: []string{"If-Match"},
+		body: reflect.TypeFor[AnalyticsUpdateRequest](), data: reflect.TypeFor[integrations.Analytics](), etag: etagWrite, limit: limitUpdates,
+		errors: map[int][]string{
+			400: {"required", "too_short", "too_long", "invalid_enum", "unknown_reference", "type_mismatch", "invalid_type"},
+			403: {integrations.CodeAccessDenied},
+			404: {"not_found"},
+		},
+		serve: putAnalytics,
+	},
+	{
+		pattern: "GET /api/v1/app-integrations/payment-gateway/{id}", id: "getPaymentGateway", tag: tagIntegrations,
+		summary:     "Read a payment-gateway integration",
+		description: "Any user of the brand may read; privateKey is masked (all but the last 4 characters are *).",
+		access:      accessAuthKey, integrations: true, data: reflect.TypeFor[integrations.PaymentGateway](), etag: etagRead,
+		errors: map[int][]string{404: {"not_found"}},
+		serve:  func(h *Handler) http.HandlerFunc { return getRecord(h, h.svc.Integrations.PaymentGateway) },
+	},
+	{
+		pattern: "PUT /api/v1/app-integrations/payment-gateway/{id}", id: "updatePaymentGateway", tag: tagIntegrations,
+		summary: "Update a payment-gateway integration",
+		description: "Replaces the configuration (spec 4.6); needs integrations.payment-gateway.write. Every link is an absolute http(s) URL, " +
+			"https unless testMode or the host is localhost. privateKey not sent, or sent back masked, keeps the stored one. " +
+			"The body's authKey and brandUrl, when present, name who acts and in which brand (spec 5.4).",
+		access: accessAuthKey, integrations: true, headers: []string{"If-Match"},
+		body: reflect.TypeFor[PaymentGatewayUpdateRequest](), data: reflect.TypeFor[integrations.PaymentGateway](), etag: etagWrite, limit: limitUpdates,
+		errors: map[int][]string{
+			400: {"required", "too_short", "too_long", "invalid_url", "https_required", "invalid_enum", "unknown_reference", "type_mismatch", "invalid_type"},
+			403: {integrations.CodeAccessDenied},
+			404: {"not_found"},
+		},
+		serve: putPaymentGateway,
+	},
+	{
+		pattern: "GET " + OpenAPIPath, id: "getOpenAPI", tag: tagMeta,
+		summary:     "This document",
+		description: "The OpenAPI 3.1 document of every route, as JSON (not wrapped in the envelope).",
+		access:      accessPublic, raw: true, etag: etagRead,
+		serve: func(h *Handler) http.HandlerFunc { return h.serveOpenAPI },
+	},
+}
+
+// serves reports whether h mounts rt: the integration routes need an
+// integrations service.
+func (h *Handler) serves(rt route) bool {
+	return !rt.integrations || h.svc.Integrations != nil
+}
+
+// mount registers every route of the table on h's mux, each behind the
+// middleware its access and limit call for (the limit inside the brand and
+// key checks, as rateLimited needs).
+func (h *Handler) mount() {
+	for _, rt := range routes {
+		if !h.serves(rt) {
+			continue
+		}
+		next := rt.serve(h)
+		if rt.limit != 0 {
+			next = h.rateLimited(rt.limit, next)
+		}
+		var handler http.Handler = next
+		switch rt.access {
+		case accessBrand:
+			handler = h.withBrand(next)
+		case accessAuthKey:
+			handler = h.withAuthKey(next)
+		}
+		h.mux.Handle(rt.pattern, handler)
+		h.patterns = append(h.patterns, rt.pattern)
+	}
+}
