@@ -29,7 +29,7 @@ func scanCity(row scanner) (refdata.City, error) {
 // B-trees, a Name of three runes or more (with a run of three letters or
 // digits) the pg_trgm index of name_fold, a shorter Name the GIN index of
 // grams (its one token is exactly the substring test), Keywords the GIN
-// index of search (a prefix tsquery); PostgreSQL's planner combines them.
+// index of prefixes (every term is one); PostgreSQL's planner combines them.
 // The total of an unfiltered list, and of a short Name alone, is read from
 // counters, not counted; an unfiltered page in insertion order starts at
 // a known seq (seq is dense) instead of skipping rows.
@@ -40,10 +40,11 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 
 // cityReadTx begins the transaction of a filtered city list: readTx, in
 // which the planner uses an index whenever one applies (every filter has
-// one): its estimates of GIN indexes (trigrams, grams, tsvector prefixes)
-// chose a scan of the whole table for filters that many cities match,
-// which costs more than the index and grows with the table.
-const cityReadTx = readTx + `; SET LOCAL enable_seqscan = off`
+// one): its estimates of GIN indexes (trigrams, grams, prefixes) chose a
+// scan of the whole table for filters that many cities match, which costs
+// more than the index and grows with the table. Nor does it start
+// parallel workers, whose start costs more than these queries.
+const cityReadTx = readTx + `; SET LOCAL enable_seqscan = off; SET LOCAL max_parallel_workers_per_gather = 0`
 
 // planCities returns the queries of f, and whether no city can match.
 func planCities(f refdata.CityFilter) (listQuery, bool) {
@@ -68,7 +69,7 @@ func planCities(f refdata.CityFilter) (listQuery, bool) {
 			w.add("grams @> " + w.arg(runePairs(f.Name)) + "::text[] AND name_fold LIKE " + w.arg(likePattern(f.Name)))
 		}
 	}
-	w.keywords("search", f.Keywords, f.Nothing)
+	w.keywords("prefixes", f.Keywords, f.Nothing)
 	q.count, q.countArgs = `SELECT count(*) FROM cities`+w.where(), w.args
 	if nameAlone {
 		q.count, q.countArgs = `SELECT coalesce((SELECT n FROM cities_grams_n WHERE gram = $1), 0)`, []any{f.Name}
@@ -93,6 +94,11 @@ func allCities(f refdata.CityFilter) listQuery {
 	q.pageArgs = []any{f.Page.Offset(), f.Page.Size}
 	return q
 }
+
+// bulkLoad reports whether adding added cities to the stored ones changes
+// the table enough to analyse it at once: a thousand cities, and a tenth
+// of it.
+func bulkLoad(added, stored int64) bool { return added >= 1000 && added*10 >= stored }
 
 // trigrams reports whether pg_trgm finds trigrams in a LIKE pattern of
 // needle: it holds three letters or digits in a row.
@@ -150,7 +156,7 @@ func runePairs(needle string) []string {
 // notifies ChangeRefData when a city changed.
 func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
 	cs = refdata.DedupCities(cs)
-	added := 0
+	var added int64
 	err := s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
 		added = 0
 		var base int64
@@ -159,22 +165,22 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		}
 		if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE city_in (ord integer, country_code text COLLATE "C",
 			state_code text COLLATE "C", name text, tags text, name_fold text COLLATE "C", tags_key text COLLATE "C",
-			grams text[], words text) ON COMMIT DROP`); err != nil {
+			grams text[], prefixes text[]) ON COMMIT DROP`); err != nil {
 			return false, err
 		}
 		_, err := tx.CopyFrom(ctx, pgx.Identifier{"city_in"},
-			[]string{"ord", "country_code", "state_code", "name", "tags", "name_fold", "tags_key", "grams", "words"},
+			[]string{"ord", "country_code", "state_code", "name", "tags", "name_fold", "tags_key", "grams", "prefixes"},
 			pgx.CopyFromSlice(len(cs), func(i int) ([]any, error) {
 				c := cs[i]
 				fold := refdata.Fold(c.Name)
 				return []any{int32(i), c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags),
-					nameGrams(fold), c.SearchText()}, nil
+					nameGrams(fold), wordPrefixes(c.SearchText())}, nil
 			}))
 		if err != nil {
 			return false, err
 		}
 		updated, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, tags_key = i.tags_key,
-				search = array_to_tsvector(string_to_array(i.words, ' '))
+				prefixes = i.prefixes
 			FROM city_in i
 			WHERE c.country_code = i.country_code AND c.state_code = i.state_code AND c.name_fold = i.name_fold
 				AND (c.name <> i.name OR c.tags <> i.tags)`)
@@ -182,9 +188,9 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 			return false, err
 		}
 		if err := tx.QueryRow(ctx, `WITH ins AS (
-				INSERT INTO cities (seq, country_code, state_code, name, tags, name_fold, tags_key, grams, search)
+				INSERT INTO cities (seq, country_code, state_code, name, tags, name_fold, tags_key, grams, prefixes)
 				SELECT $1::bigint + row_number() OVER (ORDER BY i.ord), i.country_code, i.state_code, i.name, i.tags,
-					i.name_fold, i.tags_key, i.grams, array_to_tsvector(string_to_array(i.words, ' '))
+					i.name_fold, i.tags_key, i.grams, i.prefixes
 				FROM city_in i
 				WHERE NOT EXISTS (SELECT 1 FROM cities c WHERE c.country_code = i.country_code
 					AND c.state_code = i.state_code AND c.name_fold = i.name_fold)
@@ -201,10 +207,25 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		if _, err := tx.Exec(ctx, `UPDATE refdata_state SET cities = cities + $1 WHERE id = 1`, added); err != nil {
 			return false, err
 		}
-		return added > 0 || updated.RowsAffected() > 0, nil
+		changed := added > 0 || updated.RowsAffected() > 0
+		if changed {
+			if _, err := tx.Exec(ctx, `SELECT gin_clean_pending_list(i::regclass)
+				FROM unnest('{cities_name_trgm,cities_grams,cities_prefixes}'::text[]) i`); err != nil {
+				return false, err
+			}
+		}
+		if bulkLoad(added, base) {
+			// Autovacuum analyses the table up to a minute later: until
+			// then the planner would estimate the new rows from the old
+			// statistics.
+			if _, err := tx.Exec(ctx, `ANALYZE cities`); err != nil {
+				return false, err
+			}
+		}
+		return changed, nil
 	})
 	if err != nil {
 		return 0, err
 	}
-	return added, nil
+	return int(added), nil
 }

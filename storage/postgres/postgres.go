@@ -29,8 +29,8 @@
 //
 // Reference data is searched with PostgreSQL's own indexes on text folded
 // in Go by refdata.Fold: pg_trgm for names, an array of runes and rune
-// pairs for names of one or two runes, a tsvector of the folded words for
-// Keywords (prefix queries). Answers are identical to the other stores',
+// pairs for names of one or two runes, an array of every prefix of the
+// folded words for Keywords. Answers are identical to the other stores',
 // which storage/storagetest checks.
 package postgres
 

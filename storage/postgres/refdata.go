@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -78,31 +79,35 @@ func (w *filter) tags(col string, tags []string) {
 	w.add("EXISTS (SELECT 1 FROM unnest(" + w.arg(keys) + "::text[]) k WHERE strpos(" + col + ", k) > 0)")
 }
 
-// keywords adds the Keywords test on col (a tsvector of folded words): every
-// term is the prefix of one of its lexemes.
+// keywords adds the Keywords test on col (the prefixes of the folded
+// words of a record): every term is one of them. "" is the prefix of every
+// word: it is dropped.
 func (w *filter) keywords(col string, terms []string, nothing bool) {
 	if nothing || !storable(terms...) {
 		w.nothing = true
 		return
 	}
-	if q := prefixQuery(terms); q != "" {
-		w.add(col + " @@ " + w.arg(q) + "::tsquery")
+	terms = slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return t == "" })
+	if len(terms) > 0 {
+		w.add(col + " @> " + w.arg(terms) + "::text[]")
 	}
 }
 
-// prefixQuery returns the tsquery text of the rows that have, for every
-// term, a lexeme starting with it: each term quoted, as a prefix, joined by
-// &. A quoted lexeme is taken as it is (no dictionary), and the prefix
-// test compares bytes, as refdata's reference does. "" is the prefix of
-// every word: it is dropped.
-func prefixQuery(terms []string) string {
-	q := make([]string, 0, len(terms))
-	for _, t := range terms {
-		if t != "" {
-			q = append(q, "'"+strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(t)+"':*")
+// wordPrefixes returns the distinct prefixes, of one rune or more, of the
+// words of text (refdata's SearchText: folded words separated by spaces).
+func wordPrefixes(text string) []string {
+	out := []string{}
+	for w := range strings.SplitSeq(text, " ") {
+		for i := range w {
+			if i > 0 && !slices.Contains(out, w[:i]) {
+				out = append(out, w[:i])
+			}
+		}
+		if w != "" && !slices.Contains(out, w) {
+			out = append(out, w)
 		}
 	}
-	return strings.Join(q, " & ")
+	return out
 }
 
 // where returns the WHERE clause, or "".
@@ -202,8 +207,8 @@ func (s *Store) writeRefData(ctx context.Context, fn func(tx pgx.Tx) (changed bo
 }
 
 // upsertSQL returns the statement that inserts a row of table (columns,
-// then the search text as a tsvector of its space-separated words) or,
-// when its id is stored, replaces it if any column differs.
+// then its prefixes) or, when its id is stored, replaces it if any column
+// differs.
 func upsertSQL(table string, columns []string) string {
 	var vals, sets, old, excl []string
 	for i, c := range columns {
@@ -214,10 +219,10 @@ func upsertSQL(table string, columns []string) string {
 			excl = append(excl, "excluded."+c)
 		}
 	}
-	return `INSERT INTO ` + table + ` (` + strings.Join(columns, ", ") + `, search) VALUES (` + strings.Join(vals, ", ") +
-		`, array_to_tsvector(string_to_array($` + itoa(len(columns)+1) + `, ' ')))
-		ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ") + `, search = excluded.search
-		WHERE (` + strings.Join(old, ", ") + `, ` + table + `.search) IS DISTINCT FROM (` + strings.Join(excl, ", ") + `, excluded.search)`
+	return `INSERT INTO ` + table + ` (` + strings.Join(columns, ", ") + `, prefixes) VALUES (` + strings.Join(vals, ", ") +
+		`, $` + itoa(len(columns)+1) + `)
+		ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ") + `, prefixes = excluded.prefixes
+		WHERE (` + strings.Join(old, ", ") + `) IS DISTINCT FROM (` + strings.Join(excl, ", ") + `)`
 }
 
 // upsertRows runs query once per row of rows, in one batch in tx, and
@@ -302,7 +307,7 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 		w.add("is_coin = " + w.arg(*f.IsCoin))
 	}
 	w.tags("tags_key", f.Tags)
-	w.keywords("search", f.Keywords, f.Nothing)
+	w.keywords("prefixes", f.Keywords, f.Nothing)
 
 	q := listQuery{count: `SELECT count(*) FROM currencies` + w.where(), countArgs: w.args}
 	key := currencyOrder[f.Sort]
@@ -325,7 +330,7 @@ func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) err
 			rows = append(rows, []any{c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
 				c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, refdata.Fold(c.Name),
 				refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol), refdata.Fold(c.SymbolNative),
-				refdata.TagKey(c.Tags), c.SearchText()})
+				refdata.TagKey(c.Tags), wordPrefixes(c.SearchText())})
 		}
 		return upsertRows(ctx, tx, query, rows)
 	})
@@ -367,7 +372,7 @@ func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]r
 	w.contains("capital_fold", f.Capital)
 	w.contains("native_fold", f.Native)
 	w.tags("tags_key", f.Tags)
-	w.keywords("search", f.Keywords, f.Nothing)
+	w.keywords("prefixes", f.Keywords, f.Nothing)
 
 	q := listQuery{count: `SELECT count(*) FROM countries` + w.where(), countArgs: w.args,
 		page:     `SELECT ` + strings.Join(countryColumns[:14], ", ") + ` FROM countries` + w.where() + orderBy(countryOrder[f.Sort], "id", f.Desc),
@@ -386,7 +391,7 @@ func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error
 			rows = append(rows, []any{c.ID, c.Region, c.Subregion, c.CodeAlpha2, c.CodeAlpha3,
 				c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords,
 				refdata.Fold(c.Region), refdata.Fold(c.Subregion), refdata.Fold(c.Name), refdata.Fold(c.Capital),
-				refdata.Fold(c.Native), refdata.TagKey(c.Tags), c.SearchText()})
+				refdata.Fold(c.Native), refdata.TagKey(c.Tags), wordPrefixes(c.SearchText())})
 		}
 		return upsertRows(ctx, tx, query, rows)
 	})

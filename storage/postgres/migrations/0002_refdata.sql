@@ -5,10 +5,10 @@
 -- Columns named *_fold hold refdata.Fold of the column they follow (the
 -- case- and accent-insensitive substring filters, and the sort keys);
 -- tags_key holds refdata.TagKey of tags (the Tags filter, the sort by
--- tags); search holds the folded words of refdata's SearchText as a
--- tsvector built with array_to_tsvector, so each word is one lexeme, as
--- it is (no parser, no dictionary): the Keywords filter is a tsquery of
--- prefix terms ('word':*), which compare bytes.
+-- tags); prefixes holds every prefix (of one rune or more) of every
+-- folded word of refdata's SearchText: the Keywords filter (every term the
+-- prefix of a word) is then prefixes @> terms, one exact GIN lookup per
+-- term.
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
 -- The revision of the reference data (bumped by every write that changes
@@ -38,7 +38,7 @@ CREATE TABLE currencies (
     symbol_fold        text COLLATE "C" NOT NULL,
     symbol_native_fold text COLLATE "C" NOT NULL,
     tags_key           text COLLATE "C" NOT NULL,
-    search             tsvector NOT NULL
+    prefixes           text[] NOT NULL
 );
 
 CREATE TABLE countries (
@@ -62,7 +62,7 @@ CREATE TABLE countries (
     capital_fold   text COLLATE "C" NOT NULL,
     native_fold    text COLLATE "C" NOT NULL,
     tags_key       text COLLATE "C" NOT NULL,
-    search         tsvector NOT NULL
+    prefixes       text[] NOT NULL
 );
 CREATE INDEX countries_alpha3 ON countries (code_alpha3);
 
@@ -82,7 +82,7 @@ CREATE TABLE cities (
     name_fold    text COLLATE "C" NOT NULL,
     tags_key     text COLLATE "C" NOT NULL,
     grams        text[] NOT NULL,
-    search       tsvector NOT NULL
+    prefixes     text[] NOT NULL
 );
 CREATE UNIQUE INDEX cities_key ON cities (country_code, state_code, name_fold);
 CREATE INDEX cities_country ON cities (country_code, seq);
@@ -91,9 +91,12 @@ CREATE INDEX cities_country_state ON cities (country_code, state_code, seq);
 CREATE INDEX cities_state ON cities (state_code, seq);
 CREATE INDEX cities_name ON cities (name_fold, seq);
 CREATE INDEX cities_tags ON cities (tags_key, seq);
+-- UpsertCities moves the GIN indexes' pending entries into the indexes at
+-- the end of each upsert (gin_clean_pending_list): queries never scan a
+-- long pending list, and entries are still added in bulk.
 CREATE INDEX cities_name_trgm ON cities USING gin (name_fold gin_trgm_ops);
 CREATE INDEX cities_grams ON cities USING gin (grams);
-CREATE INDEX cities_search ON cities USING gin (search);
+CREATE INDEX cities_prefixes ON cities USING gin (prefixes);
 
 CREATE TABLE cities_grams_n (
     gram text PRIMARY KEY,
