@@ -245,11 +245,6 @@ func (s *Store) ListRevisions(ctx context.Context, f integrations.RevisionFilter
 	return reader{s.pool}.ListRevisions(ctx, f)
 }
 
-// AnalyticsByID implements the deprecated integrations.Store.AnalyticsByID.
-func (s *Store) AnalyticsByID(ctx context.Context, brandID, id string) (integrations.AnalyticsRecord, error) {
-	return integrations.AnalyticsRecordByID(ctx, s, brandID, id)
-}
-
 // --- writes ---
 
 // IntegrationsTx implements integrations.Store. Its transactions are
