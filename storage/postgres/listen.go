@@ -256,10 +256,12 @@ func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
 }
 
 // instances is what a Store keeps to behave as one with the other
-// instances sharing its schema: the listener and the shared limiter.
+// instances sharing its schema: the listener, the shared limiter, and the
+// reference-data revision the listener vouches for.
 type instances struct {
 	listener *listener
 	limiter  *Limiter
+	revision revisionCache
 }
 
 // startInstances starts listening on the store's channel and makes its
@@ -268,11 +270,53 @@ type instances struct {
 // store needs session connections).
 func (s *Store) startInstances(ctx context.Context) error {
 	l := newListener(s.pool.Config().ConnConfig, s.channel, nil)
+	l.subscribe(func(c Change) {
+		if c.Kind == ChangeRefData || c.Kind == ChangeAll {
+			s.multi.revision.forget()
+		}
+	})
 	if err := l.start(ctx); err != nil {
 		return err
 	}
-	s.multi = instances{listener: l, limiter: NewLimiter(s.pool)}
+	s.multi.listener, s.multi.limiter = l, NewLimiter(s.pool)
 	return nil
+}
+
+// revisionCache is the reference-data revision last read from the
+// database, trusted while the store listens and no reference-data change
+// has been heard or made by this store since (so that a list answer cached
+// by the HTTP adapter costs no round trip to the database).
+//
+// A read takes the generation before it reads the database, and its value
+// is trusted only while the generation stays the same: a change committed
+// after the read was made bumps it, whether it is heard before or after the
+// value is stored.
+type revisionCache struct {
+	gen    atomic.Uint64
+	cached atomic.Pointer[cachedRevision]
+}
+
+// cachedRevision is a revision and the generation it was read in.
+type cachedRevision struct {
+	n, gen uint64
+}
+
+// forget makes the cached revision stale: a reference-data change was heard
+// or committed.
+func (c *revisionCache) forget() { c.gen.Add(1) }
+
+// get returns the cached revision when trusted is true and nothing was
+// forgotten since it was read, else the one read reads (and caches it).
+func (c *revisionCache) get(trusted bool, read func() (uint64, error)) (uint64, error) {
+	gen := c.gen.Load()
+	if v := c.cached.Load(); trusted && v != nil && v.gen == gen {
+		return v.n, nil
+	}
+	n, err := read()
+	if err == nil {
+		c.cached.Store(&cachedRevision{n: n, gen: gen})
+	}
+	return n, err
 }
 
 // stopInstances stops the listener; Close calls it before closing the

@@ -70,17 +70,57 @@ func TestChangesReachEveryInstance(t *testing.T) {
 }
 
 // TestRefDataRevisionAcrossInstances: a reference-data write through one
-// instance changes the revision the other reads at once.
+// instance changes the revision it reads at once, and the revision the
+// other reads as soon as it hears of the change.
 func TestRefDataRevisionAcrossInstances(t *testing.T) {
 	t.Parallel()
 	ss := openStores(t, 2)
 	ctx := t.Context()
-	before, err := ss[0].RefDataRevision(ctx)
-	require.NoError(t, err)
-	err = ss[1].UpsertCurrencies(ctx, []refdata.Currency{{ID: "xts", Code: "XTS", Name: "Test", NamePlural: "tests",
+	revision := func(s *Store) uint64 {
+		n, err := s.RefDataRevision(ctx)
+		require.NoError(t, err)
+		return n
+	}
+	before := revision(ss[0])
+	require.Equal(t, before, revision(ss[1]))
+	err := ss[1].UpsertCurrencies(ctx, []refdata.Currency{{ID: "xts", Code: "XTS", Name: "Test", NamePlural: "tests",
 		Symbol: "XTS", SymbolNative: "XTS", DecimalDigits: 2}})
 	require.NoError(t, err)
-	after, err := ss[0].RefDataRevision(ctx)
+	after := revision(ss[1])
+	assert.NotEqual(t, before, after, "the writer sees its write at once")
+	eventually(t, func() bool { return revision(ss[0]) == after }, "the other instance hears of it")
+}
+
+// TestRefDataRevisionCache: the revision is read once and kept while
+// nothing is heard; a notification, or the loss of the listening
+// connection, makes the store read it again.
+func TestRefDataRevisionCache(t *testing.T) {
+	t.Parallel()
+	s := openStores(t, 1)[0]
+	ctx := t.Context()
+	revision := func() uint64 {
+		n, err := s.RefDataRevision(ctx)
+		require.NoError(t, err)
+		return n
+	}
+	bump := func() {
+		// As a writer whose notification is lost would.
+		_, err := s.pool.Exec(ctx, `UPDATE refdata_state SET revision = revision + 1 WHERE id = 1`)
+		require.NoError(t, err)
+	}
+	first := revision()
+	bump()
+	assert.Equal(t, first, revision(), "kept: nothing was heard")
+
+	_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, 'refdata:')", s.Channel())
 	require.NoError(t, err)
-	assert.NotEqual(t, before, after)
+	eventually(t, func() bool { return revision() == first+1 }, "read again once the change is heard")
+
+	bump()
+	assert.Equal(t, first+1, revision(), "kept again")
+	var killed bool
+	require.NoError(t, s.pool.QueryRow(ctx, "SELECT pg_terminate_backend($1)", s.multi.listener.pid.Load()).Scan(&killed))
+	require.True(t, killed)
+	eventually(t, func() bool { return revision() == first+2 }, "read again when the listener cannot vouch")
+	eventually(t, s.Listening, "listening again")
 }
