@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
 	"github.com/brandbase/brandbase/storage/postgres"
 	"github.com/brandbase/brandbase/storage/sqlite"
