@@ -163,20 +163,7 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		if err := tx.QueryRow(ctx, `SELECT cities FROM refdata_state WHERE id = 1 FOR UPDATE`).Scan(&base); err != nil {
 			return false, err
 		}
-		if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE city_in (ord integer, country_code text COLLATE "C",
-			state_code text COLLATE "C", name text, tags text, name_fold text COLLATE "C", tags_key text COLLATE "C",
-			grams text[], prefixes text[]) ON COMMIT DROP`); err != nil {
-			return false, err
-		}
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"city_in"},
-			[]string{"ord", "country_code", "state_code", "name", "tags", "name_fold", "tags_key", "grams", "prefixes"},
-			pgx.CopyFromSlice(len(cs), func(i int) ([]any, error) {
-				c := cs[i]
-				fold := refdata.Fold(c.Name)
-				return []any{int32(i), c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags),
-					nameGrams(fold), wordPrefixes(c.SearchText())}, nil
-			}))
-		if err != nil {
+		if err := stageCities(ctx, tx, cs); err != nil {
 			return false, err
 		}
 		updated, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, tags_key = i.tags_key,
@@ -204,28 +191,54 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 			SELECT count(*) FROM ins`, base).Scan(&added); err != nil {
 			return false, err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE refdata_state SET cities = cities + $1 WHERE id = 1`, added); err != nil {
-			return false, err
-		}
 		changed := added > 0 || updated.RowsAffected() > 0
-		if changed {
-			if _, err := tx.Exec(ctx, `SELECT gin_clean_pending_list(i::regclass)
-				FROM unnest('{cities_name_trgm,cities_grams,cities_prefixes}'::text[]) i`); err != nil {
-				return false, err
-			}
-		}
-		if bulkLoad(added, base) {
-			// Autovacuum analyses the table up to a minute later: until
-			// then the planner would estimate the new rows from the old
-			// statistics.
-			if _, err := tx.Exec(ctx, `ANALYZE cities`); err != nil {
-				return false, err
-			}
-		}
-		return changed, nil
+		return changed, citiesChanged(ctx, tx, changed, added, base)
 	})
 	if err != nil {
 		return 0, err
 	}
 	return int(added), nil
+}
+
+// stageCities copies cs, with their derived columns, into a new temporary
+// table city_in, dropped when tx ends.
+func stageCities(ctx context.Context, tx pgx.Tx, cs []refdata.City) error {
+	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE city_in (ord integer, country_code text COLLATE "C",
+		state_code text COLLATE "C", name text, tags text, name_fold text COLLATE "C", tags_key text COLLATE "C",
+		grams text[], prefixes text[]) ON COMMIT DROP`); err != nil {
+		return err
+	}
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"city_in"},
+		[]string{"ord", "country_code", "state_code", "name", "tags", "name_fold", "tags_key", "grams", "prefixes"},
+		pgx.CopyFromSlice(len(cs), func(i int) ([]any, error) {
+			c := cs[i]
+			fold := refdata.Fold(c.Name)
+			return []any{int32(i), c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags),
+				nameGrams(fold), wordPrefixes(c.SearchText())}, nil
+		}))
+	return err
+}
+
+// citiesChanged, after an upsert of cities that added added cities to base
+// stored ones, counts them and, when anything changed, moves the GIN
+// indexes' pending entries into the indexes; after a bulk load it
+// analyses the table (autovacuum would up to a minute later: until then
+// the planner would estimate the new rows from the old statistics).
+func citiesChanged(ctx context.Context, tx pgx.Tx, changed bool, added, base int64) error {
+	if !changed {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE refdata_state SET cities = cities + $1 WHERE id = 1`, added); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `SELECT gin_clean_pending_list(i::regclass)
+		FROM unnest('{cities_name_trgm,cities_grams,cities_prefixes}'::text[]) i`); err != nil {
+		return err
+	}
+	if bulkLoad(added, base) {
+		if _, err := tx.Exec(ctx, `ANALYZE cities`); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -195,3 +195,12 @@ func TestChannelName(t *testing.T) {
 	assert.Regexp(t, `^brandbase_test_[0-9a-f]{12}$`, s.Channel())
 	assert.Equal(t, "refdata:", postgres.Change{Kind: postgres.ChangeRefData}.String())
 }
+
+// FuzzCityQuery checks ListCities against the reference for any filter
+// values (go test runs the seeds; go test -fuzz explores).
+func FuzzCityQuery(f *testing.F) {
+	s, err := postgres.Open(f.Context(), pgtest.Schema(f))
+	require.NoError(f, err)
+	f.Cleanup(func() { s.Close() })
+	storagetest.FuzzCityQuery(f, s)
+}
