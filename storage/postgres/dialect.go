@@ -34,6 +34,9 @@ import (
 const (
 	codeUniqueViolation     = "23505"
 	codeForeignKeyViolation = "23503"
+	// codeBadEncoding: a parameter is not valid UTF-8 or holds a NUL,
+	// which no text column can hold.
+	codeBadEncoding = "22021"
 )
 
 // scanner is a pgx.Row or pgx.Rows.
@@ -74,10 +77,12 @@ func emptyAsNull(s string) any {
 	return s
 }
 
-// notFound maps pgx.ErrNoRows to missing (a domain sentinel error), and any
-// other error through storeError.
+// notFound maps pgx.ErrNoRows to missing (a domain sentinel error), and a
+// key that no text column can hold (invalid UTF-8, NUL) too: no row has
+// it. Any other error goes through storeError.
 func notFound(ctx context.Context, err error, missing *envelope.Error) error {
-	if errors.Is(err, pgx.ErrNoRows) {
+	var pe *pgconn.PgError
+	if errors.Is(err, pgx.ErrNoRows) || errors.As(err, &pe) && pe.Code == codeBadEncoding {
 		return missing
 	}
 	return storeError(ctx, err)
