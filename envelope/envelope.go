@@ -23,6 +23,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -37,7 +38,8 @@ type Envelope struct {
 }
 
 // ErrorItem is one entry of an envelope's errors array. Field is omitted when
-// the item is not about a request field.
+// the item is not about a request field. Message and Details carry the same
+// text: clients of the spec's origin read message, older ones details.
 type ErrorItem struct {
 	// Code is a stable machine-readable string such as "required" or
 	// "brand_not_found".
@@ -45,7 +47,9 @@ type ErrorItem struct {
 	// Field names the request field (query parameter, body field or header)
 	// the item is about; empty otherwise.
 	Field string `json:"field,omitempty"`
-	// Details is the human-readable explanation.
+	// Message is the human-readable explanation, as Details.
+	Message string `json:"message"`
+	// Details is the human-readable explanation, as Message.
 	Details string `json:"details"`
 }
 
@@ -60,9 +64,15 @@ func Success(status int, message string, data any) Envelope {
 
 // Failure returns the envelope of a failed response with the given status.
 // Its errors are e's field items, or a single item carrying e's code and
-// message when e has none. The cause wrapped in e is never included.
+// message when e has none; an item built without a Message gets its Details
+// as Message. The cause wrapped in e is never included.
 func Failure(status int, e *Error) Envelope {
-	items := e.Items()
+	items := slices.Clone(e.Items())
+	for i := range items {
+		if items[i].Message == "" {
+			items[i].Message = items[i].Details
+		}
+	}
 	return Envelope{Success: false, StatusCode: status, Message: e.Message, Data: nil, Errors: items}
 }
 

@@ -35,21 +35,21 @@ func TestFailureJSON(t *testing.T) {
 			name: "no fields: one item from code and message",
 			err:  envelope.New(envelope.KindNotFound, "brand_not_found", "No brand."),
 			want: `{"success":false,"statusCode":404,"message":"No brand.","data":null,
-				"errors":[{"code":"brand_not_found","details":"No brand."}]}`,
+				"errors":[{"code":"brand_not_found","message":"No brand.","details":"No brand."}]}`,
 		},
 		{
 			name: "field items",
 			err: envelope.Invalid("Bad.", envelope.Field("trackingId", "required", "trackingId is required."),
 				envelope.Field("apiKey", "too_short", "apiKey is too short.")),
 			want: `{"success":false,"statusCode":404,"message":"Bad.","data":null,"errors":[
-				{"code":"required","field":"trackingId","details":"trackingId is required."},
-				{"code":"too_short","field":"apiKey","details":"apiKey is too short."}]}`,
+				{"code":"required","field":"trackingId","message":"trackingId is required.","details":"trackingId is required."},
+				{"code":"too_short","field":"apiKey","message":"apiKey is too short.","details":"apiKey is too short."}]}`,
 		},
 		{
 			name: "cause never sent",
 			err:  envelope.Internal(errors.New("secret table name")),
 			want: `{"success":false,"statusCode":404,"message":"An internal error occurred.","data":null,
-				"errors":[{"code":"internal_error","details":"An internal error occurred."}]}`,
+				"errors":[{"code":"internal_error","message":"An internal error occurred.","details":"An internal error occurred."}]}`,
 		},
 	}
 	for _, tt := range tests {
@@ -60,6 +60,18 @@ func TestFailureJSON(t *testing.T) {
 			assert.JSONEq(t, tt.want, string(body))
 		})
 	}
+}
+
+func TestFailureItemsCarryMessage(t *testing.T) {
+	t.Parallel()
+	// An item built by hand, without Message, still answers with one.
+	e := &envelope.Error{Kind: envelope.KindInvalid, Code: "invalid_request", Message: "Bad.",
+		Fields: []envelope.ErrorItem{{Code: "required", Field: "name", Details: "name is required."}}}
+	env := envelope.Failure(http.StatusBadRequest, e)
+	require.Len(t, env.Errors, 1)
+	assert.Equal(t, "name is required.", env.Errors[0].Message)
+	assert.Equal(t, "name is required.", env.Errors[0].Details)
+	assert.Empty(t, e.Fields[0].Message, "the error itself is not changed")
 }
 
 func TestKindOf(t *testing.T) {

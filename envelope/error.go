@@ -63,9 +63,10 @@ func Internal(cause error) *Error {
 	return &Error{Kind: KindInternal, Code: "internal_error", Message: "An internal error occurred.", Err: cause}
 }
 
-// Field returns the error item for one request field.
+// Field returns the error item for one request field; details is both its
+// Message and its Details.
 func Field(field, code, details string) ErrorItem {
-	return ErrorItem{Code: code, Field: field, Details: details}
+	return ErrorItem{Code: code, Field: field, Message: details, Details: details}
 }
 
 // Error returns the message, the field details and the cause, for logs.
@@ -112,7 +113,7 @@ func (e *Error) Items() []ErrorItem {
 	if len(e.Fields) > 0 {
 		return e.Fields
 	}
-	return []ErrorItem{{Code: e.Code, Details: e.Message}}
+	return []ErrorItem{{Code: e.Code, Message: e.Message, Details: e.Message}}
 }
 
 // As returns the *Error in err's chain. For any other non-nil error it returns

@@ -13,7 +13,8 @@
 //
 // Every answer, errors included, is an envelope.Envelope: unknown routes get
 // a 404 and wrong methods a 405 (with Allow) in the envelope, and a panic in a
-// handler becomes a 500 whose details go only to the log. Each domain error
+// handler becomes a 500 whose details go only to the log. CORS is off
+// unless [WithCORS] names the origins allowed. Each domain error
 // kind maps to one status (see [StatusOf]). The adapter holds no business
 // rule: it decodes the request, calls one domain method and encodes the
 // result.
@@ -61,8 +62,9 @@ type Handler struct {
 	mux *http.ServeMux
 	// patterns are the mounted routes ("METHOD /path"), in mounting order.
 	patterns []string
-	root     http.Handler // observe(dispatch), built once
+	root     http.Handler // observe(withCORS(dispatch)), built once
 	rl       rateLimiting
+	cors     corsPolicy
 	// lists caches the encoded answers of the list routes.
 	lists *listCache
 	// openAPIDoc is the OpenAPI document of the mounted routes, built once,
@@ -99,7 +101,8 @@ func New(s Services, opts ...Option) (*Handler, error) {
 	if err := h.rl.init(); err != nil {
 		return nil, err
 	}
-	h.root = h.observe(http.HandlerFunc(h.dispatch))
+	h.cors.init()
+	h.root = h.observe(h.withCORS(http.HandlerFunc(h.dispatch)))
 	doc, err := h.openAPI()
 	if err != nil {
 		return nil, err

@@ -29,9 +29,10 @@ type env struct {
 	Message    string          `json:"message"`
 	Data       json.RawMessage `json:"data"`
 	Errors     []struct {
-		Code    string `json:"code"`
-		Field   string `json:"field"`
-		Details string `json:"details"`
+		Code    string  `json:"code"`
+		Field   string  `json:"field"`
+		Message *string `json:"message"`
+		Details string  `json:"details"`
 	} `json:"errors"`
 }
 
@@ -90,7 +91,8 @@ func (f *fixture) send(t testing.TB, req *http.Request) (*httptest.ResponseRecor
 // decodeEnvelope decodes the envelope of an answer with the given status,
 // headers and body, and reports every invariant it breaks: a JSON content
 // type, statusCode equal to the status, success exactly below 400, a
-// message, errors never null, empty on success and not on failure. A 304
+// message, errors never null, empty on success and not on failure, every
+// error item with a message equal to its details. A 304
 // has no body and no envelope. It does not touch a testing.T, so that
 // client goroutines (the load test) can use it.
 func decodeEnvelope(status int, h http.Header, body []byte) (env, error) {
@@ -116,6 +118,10 @@ func decodeEnvelope(status int, h http.Header, body []byte) (env, error) {
 	check(e.Message != "", "message is empty")
 	check(!e.Success || len(e.Errors) == 0, "errors on success: %v", e.Errors)
 	check(e.Success || len(e.Errors) > 0, "no errors on failure")
+	for _, it := range e.Errors {
+		check(it.Message != nil && *it.Message != "" && *it.Message == it.Details,
+			"error item %s: message %v is not its details %q", it.Code, it.Message, it.Details)
+	}
 	return e, errors.Join(errs...)
 }
 

@@ -1,14 +1,19 @@
 package httpadapter
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/brandbase/brandbase/envelope"
 )
@@ -16,53 +21,198 @@ import (
 // MaxBodyBytes is the largest request body the adapter reads (1 MiB).
 const MaxBodyBytes = 1 << 20
 
-// decodeJSON decodes r's JSON body into dst. It fails with 415
-// unsupported_media_type when the Content-Type is not JSON, 413
-// body_too_large past MaxBodyBytes, 400 malformed_json for a body that is
-// not one JSON object, and 400 invalid_type (naming the field) for a value
-// of the wrong type. Unknown fields are ignored.
+// decodeJSON decodes r's JSON body into dst, a pointer to a struct. It
+// fails with 415 unsupported_media_type when the Content-Type is not JSON
+// (a request with neither body nor Content-Type counts as an empty object),
+// 413 body_too_large past MaxBodyBytes, 400 malformed_json for a body that
+// is not one JSON object, and 400 with one item per bad field: invalid_type
+// for a value of the wrong type, duplicate_field for two keys that name one
+// field (names match case-insensitively). Unknown fields are ignored.
 func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	if ct == "" && bodyEmpty(r) {
+		return decodeObject([]byte("{}"), dst)
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 		return envelope.New(envelope.KindUnsupportedMediaType, "unsupported_media_type",
 			"The request body must be JSON (Content-Type: application/json).")
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-	if err := dec.Decode(dst); err != nil {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
 		return bodyError(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return bodyError(err)
-		}
-		return malformed(errors.New("data after the JSON value"))
+	return decodeObject(body, dst)
+}
+
+// bodyEmpty reports whether r has no body at all. It reads at most one
+// byte, so it is only called when the body would be refused otherwise.
+func bodyEmpty(r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return true
 	}
-	return nil
+	_, err := io.ReadFull(r.Body, make([]byte, 1))
+	return err == io.EOF
 }
 
 func malformed(cause error) error {
 	return envelope.New(envelope.KindInvalid, "malformed_json", "The request body is not valid JSON.").WithCause(cause)
 }
 
-// bodyError maps a json decoding error to the envelope error a client gets.
+var errNotObject = envelope.New(envelope.KindInvalid, "malformed_json", "The request body must be a JSON object.")
+
+// member is one key of a JSON object with its raw value.
+type member struct {
+	key string
+	raw json.RawMessage
+}
+
+// objectMembers splits body, one JSON object, into its members in order
+// (a key given twice appears twice). A null body has none.
+func objectMembers(body []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, malformed(err)
+	}
+	var ms []member
+	switch tok {
+	case nil: // null: no members, as encoding/json treats it
+	case json.Delim('{'):
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return nil, malformed(err)
+			}
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return nil, malformed(err)
+			}
+			ms = append(ms, member{key: k.(string), raw: raw})
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, malformed(err)
+		}
+	default:
+		return nil, errNotObject
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, malformed(errors.New("data after the JSON value"))
+	}
+	return ms, nil
+}
+
+// decodeObject decodes body into dst, a pointer to a struct, field by
+// field, as decodeJSON describes; any other dst is an internal error.
+func decodeObject(body []byte, dst any) error {
+	v := reflect.ValueOf(dst)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return envelope.Internal(fmt.Errorf("httpadapter: cannot decode a body into %T", dst))
+	}
+	ms, err := objectMembers(body)
+	if err != nil {
+		return err
+	}
+	fields, names := bodyFields(v.Elem().Type())
+	var bad envelope.Validation
+	seen := map[string]string{} // field name -> the key that named it; "" once reported twice
+	for _, m := range ms {
+		name, ok := matchField(fields, names, m.key)
+		if !ok {
+			continue // unknown fields are ignored
+		}
+		if first, dup := seen[name]; dup {
+			if first != "" { // reported once, naming the first two keys
+				bad.Add(name, "duplicate_field", "The field "+name+" is given more than once ("+first+", "+m.key+").")
+				seen[name] = ""
+			}
+			continue
+		}
+		seen[name] = m.key
+		fv := fieldByIndex(v.Elem(), fields[name].index)
+		if err := json.Unmarshal(m.raw, fv.Addr().Interface()); err != nil {
+			bad.Add(name, "invalid_type", fieldTypeError(name, fields[name].typ, err))
+		}
+	}
+	return bad.Err()
+}
+
+// fieldTypeError returns the details of a value of the wrong type for the
+// body field name of type t.
+func fieldTypeError(name string, t reflect.Type, err error) string {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) && ute.Field != "" {
+		name += "." + ute.Field
+		t = ute.Type
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return "The field " + name + " must be of type " + jsonTypeName(t.Kind().String()) + "."
+}
+
+// bodyFieldsCache maps a struct type to its JSON fields ([bodyFields]).
+var bodyFieldsCache sync.Map
+
+type fieldTable struct {
+	fields map[string]jsonField
+	names  []string
+}
+
+// bodyFields returns the JSON fields of struct t as encoding/json decodes
+// them (collectFields), and their names in declaration order, computed
+// once per type.
+func bodyFields(t reflect.Type) (map[string]jsonField, []string) {
+	if ft, ok := bodyFieldsCache.Load(t); ok {
+		return ft.(fieldTable).fields, ft.(fieldTable).names
+	}
+	fs := map[string]jsonField{}
+	var order []string
+	collectFields(t, nil, fs, &order)
+	order = slices.DeleteFunc(order, func(n string) bool { return fs[n].ambiguous })
+	bodyFieldsCache.Store(t, fieldTable{fields: fs, names: order})
+	return fs, order
+}
+
+// matchField returns the name of the field key names: the field of that
+// exact name, else the first whose name matches case-insensitively, as
+// encoding/json matches them.
+func matchField(fields map[string]jsonField, names []string, key string) (string, bool) {
+	if f, ok := fields[key]; ok && !f.ambiguous {
+		return key, true
+	}
+	for _, n := range names {
+		if strings.EqualFold(n, key) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// fieldByIndex returns the field of struct v at index, allocating nil
+// embedded struct pointers on the way.
+func fieldByIndex(v reflect.Value, index []int) reflect.Value {
+	for i, x := range index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}
+
+// bodyError maps an error reading the body to the envelope error a client
+// gets: 413 past MaxBodyBytes, else malformed_json.
 func bodyError(err error) error {
 	var mbe *http.MaxBytesError
-	var ute *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &mbe):
+	if errors.As(err, &mbe) {
 		return envelope.New(envelope.KindTooLarge, "body_too_large",
 			"The request body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes.")
-	case errors.As(err, &ute):
-		if ute.Field == "" {
-			return envelope.New(envelope.KindInvalid, "malformed_json",
-				"The request body must be a JSON object.").WithCause(err)
-		}
-		return envelope.Invalid("The request has a field of the wrong type.",
-			envelope.Field(ute.Field, "invalid_type", "The field "+ute.Field+" must be of type "+jsonTypeName(ute.Type.Kind().String())+"."))
-	default:
-		return malformed(err)
 	}
+	return malformed(err)
 }
 
 func jsonTypeName(goKind string) string {

@@ -76,7 +76,10 @@ func ExampleNew() {
 	path := "/api/v1/app-integrations/analytics/" + ga.ID
 	status, _ = call("PUT", path, "", `{}`)
 	fmt.Println("update without Auth-Key:", status)
-	status, data = call("PUT", path, login.AuthKey, `{"appIntegrationId":"`+app.ID+`","trackingId":"G-2","isDefault":true}`)
+	// apiKey is required; sending back the masked value (ga.APIKey, as a GET
+	// answers it) keeps the stored key.
+	status, data = call("PUT", path, login.AuthKey,
+		`{"appIntegrationId":"`+app.ID+`","trackingId":"G-2","apiKey":"`+ga.APIKey+`","isDefault":true}`)
 	var updated struct {
 		TrackingID string
 		APIKey     string

@@ -2,7 +2,6 @@ package httpadapter
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/brandbase/brandbase/auth"
@@ -63,34 +62,11 @@ type AnalyticsUpdateRequest struct {
 	BodyIdentity
 }
 
-// UnmarshalJSON decodes the two parts of the body from the same object, so
-// that a field error names the JSON field alone.
-func (b *AnalyticsUpdateRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalParts(data, &b.AnalyticsInput, &b.BodyIdentity)
-}
-
 // PaymentGatewayUpdateRequest is the body of PUT
 // /api/v1/app-integrations/payment-gateway/{id} (spec 2.8 and 5.4).
 type PaymentGatewayUpdateRequest struct {
 	integrations.PaymentGatewayInput
 	BodyIdentity
-}
-
-// UnmarshalJSON decodes the two parts of the body from the same object, so
-// that a field error names the JSON field alone.
-func (b *PaymentGatewayUpdateRequest) UnmarshalJSON(data []byte) error {
-	return unmarshalParts(data, &b.PaymentGatewayInput, &b.BodyIdentity)
-}
-
-// unmarshalParts decodes the JSON object data into each of parts (structs
-// that share the object's fields between them).
-func unmarshalParts(data []byte, parts ...any) error {
-	for _, p := range parts {
-		if err := json.Unmarshal(data, p); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // tagged is an answer that names its entity tag.

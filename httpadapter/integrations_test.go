@@ -254,7 +254,7 @@ func TestIntegrationUpdateScenarios(t *testing.T) {
 
 		// Validation.
 		{name: "required fields", method: "PUT", path: an, role: "admin", body: raw(`{}`), status: 400,
-			errs: []string{"appIntegrationId:required", "trackingId:required"}},
+			errs: []string{"appIntegrationId:required", "trackingId:required", "apiKey:required"}},
 		{name: "empty fields", method: "PUT", path: an, role: "admin",
 			body: anBody(map[string]any{"appIntegrationId": "", "trackingId": "", "apiKey": ""}), status: 400,
 			errs: []string{"appIntegrationId:too_short", "trackingId:too_short", "apiKey:too_short"}},

@@ -91,6 +91,7 @@ func (h *Handler) observe(next http.Handler) http.Handler {
 					"method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				if rec.status == 0 {
 					clear(rec.Header()) // drop what the failed answer had set
+					h.cors.setHeaders(rec.Header(), r)
 					h.fail(rec, r, fmt.Errorf("panic: %v", v))
 				}
 			}

@@ -31,7 +31,7 @@ var requestRules = map[reflect.Type]struct {
 }{
 	reflect.TypeFor[LoginRequest]():                {required: []string{"password"}, oneOf: []string{"username", "emailAddress"}},
 	reflect.TypeFor[RefreshRequest]():              {required: []string{"refreshAuthKey"}},
-	reflect.TypeFor[AnalyticsUpdateRequest]():      {required: []string{"appIntegrationId", "trackingId"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
+	reflect.TypeFor[AnalyticsUpdateRequest]():      {required: []string{"appIntegrationId", "trackingId", "apiKey"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
 	reflect.TypeFor[PaymentGatewayUpdateRequest](): {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
 }
 
@@ -61,7 +61,7 @@ var fieldDocs = map[string]map[string]string{
 		"updatedDate": "RFC 3339 with a numeric offset.",
 	},
 	"AnalyticsUpdateRequest": {
-		"apiKey":    "Not sent, or sent back masked: the stored key is kept.",
+		"apiKey":    "Required (spec 2.7), at least 1 character; sent back masked (as a GET answers it): the stored key is kept.",
 		"apiSecret": "Not sent, or sent back masked: kept; empty: cleared.",
 		"authKey":   "Spec 5.4: an authKey of the acting user, valid in the acting brand.",
 		"brandUrl":  "Spec 5.4: the acting brand, as Brand-URL names it.",
@@ -74,7 +74,8 @@ var fieldDocs = map[string]map[string]string{
 	"ErrorItem": {
 		"code":    "A stable machine-readable code: the rule broken for a field error, else the condition.",
 		"field":   "The query parameter, body field or header the item is about; absent otherwise.",
-		"details": "Human-readable text.",
+		"message": "Human-readable text (what clients of the spec's origin show).",
+		"details": "The same text as message (kept for older clients).",
 	},
 }
 
@@ -125,7 +126,7 @@ func (op route) errorCodes() map[int][]string {
 		add(403, auth.CodeDeviceRevoked)
 	}
 	if op.body != nil {
-		add(400, "malformed_json")
+		add(400, "malformed_json", "invalid_type", "duplicate_field")
 		add(413, "body_too_large")
 		add(415, "unsupported_media_type")
 	}

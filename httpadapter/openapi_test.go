@@ -282,6 +282,10 @@ func TestOpenAPIDocumentShape(t *testing.T) {
 	require.NotEmpty(t, comps["schemas"])
 	assert.Contains(t, comps["securitySchemes"], "BrandURL")
 	assert.Contains(t, comps["securitySchemes"], "AuthKey")
+	// Every error item carries code, message and details (field when it is
+	// about one).
+	item := doc.deref(map[string]any{"$ref": "#/components/schemas/ErrorItem"})
+	assert.ElementsMatch(t, []any{"code", "message", "details"}, item["required"])
 
 	refs := 0
 	walkRefs(map[string]any(doc), func(ref string) {

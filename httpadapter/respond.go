@@ -79,7 +79,7 @@ func (h *Handler) writeEnvelope(w http.ResponseWriter, r *http.Request, env enve
 func (h *Handler) okEncoded(w http.ResponseWriter, r *http.Request, body []byte, etag, cacheControl string) {
 	hd := w.Header()
 	hd.Set("ETag", etag)
-	hd.Set("Vary", "Brand-URL")
+	hd.Add("Vary", "Brand-URL") // after Vary: Origin, when CORS is on
 	if cacheControl != "" {
 		hd.Set("Cache-Control", cacheControl)
 	}

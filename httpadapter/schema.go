@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -147,7 +148,7 @@ func (s *schemas) component(t reflect.Type, mode schemaMode) string {
 func (s *schemas) object(t reflect.Type, mode schemaMode) map[string]any {
 	fs := map[string]jsonField{}
 	var order []string
-	collectFields(t, 0, fs, &order)
+	collectFields(t, nil, fs, &order)
 	props := map[string]any{}
 	required := []string{}
 	for _, name := range order {
@@ -173,18 +174,24 @@ func (s *schemas) object(t reflect.Type, mode schemaMode) map[string]any {
 
 // jsonField is one field of a struct as encoding/json encodes it.
 type jsonField struct {
-	typ       reflect.Type
+	typ reflect.Type
+	// index is the field's index sequence from the outer struct
+	// (reflect.Value.FieldByIndex); its length less one is the depth.
+	index     []int
 	depth     int
 	optional  bool // omitempty or omitzero
 	asString  bool // the ",string" option
 	ambiguous bool // two fields of this name at the same depth: json drops both
 }
 
-// collectFields adds the JSON fields of struct t, found at depth, to fs
-// (and their names, first seen first, to order).
-func collectFields(t reflect.Type, depth int, fs map[string]jsonField, order *[]string) {
+// collectFields adds the JSON fields of struct t, found at the index path
+// prefix (nil for the outer struct), to fs (and their names, first seen
+// first, to order).
+func collectFields(t reflect.Type, prefix []int, fs map[string]jsonField, order *[]string) {
+	depth := len(prefix)
 	for i := range t.NumField() {
 		f := t.Field(i)
+		index := append(slices.Clone(prefix), i)
 		tag := f.Tag.Get("json")
 		if tag == "-" {
 			continue
@@ -200,7 +207,7 @@ func collectFields(t reflect.Type, depth int, fs map[string]jsonField, order *[]
 				if !f.IsExported() && ft.Kind() == reflect.Pointer {
 					continue // encoding/json ignores embedded pointers to unexported types
 				}
-				collectFields(inner, depth+1, fs, order)
+				collectFields(inner, index, fs, order)
 				continue
 			}
 		}
@@ -212,6 +219,7 @@ func collectFields(t reflect.Type, depth int, fs map[string]jsonField, order *[]
 		}
 		jf := jsonField{
 			typ:      ft,
+			index:    index,
 			depth:    depth,
 			optional: hasOption(opts, "omitempty") || hasOption(opts, "omitzero"),
 			asString: hasOption(opts, "string") && isScalar(ft),

@@ -19,15 +19,16 @@ type analyticsFields struct {
 }
 
 // validate checks in, with a field error for every bad field. apiKey is
-// required on create; on update, not sending it keeps the stored one.
-func (in AnalyticsInput) validate(v *envelope.Validation, create bool) analyticsFields {
+// required (spec 2.7) on create and on every update; on update, the masked
+// value a GET answered keeps the stored one.
+func (in AnalyticsInput) validate(v *envelope.Validation) analyticsFields {
 	var f analyticsFields
 	f.common = validateCommon(v, in.AppIntegrationID, in.IsDefault)
 	f.trackingID = requiredText(v, "trackingId", in.TrackingID, maxNameLen)
 	switch {
-	case in.APIKey == nil && create:
+	case in.APIKey == nil:
 		v.Add("apiKey", "required", "The field apiKey is required.")
-	case in.APIKey != nil && strings.TrimSpace(*in.APIKey) == "":
+	case strings.TrimSpace(*in.APIKey) == "":
 		v.Add("apiKey", "too_short", "The field apiKey must have at least 1 character.")
 	}
 	f.apiKey = optionalSecret(v, "apiKey", in.APIKey)
@@ -41,7 +42,7 @@ func (in AnalyticsInput) validate(v *envelope.Validation, create bool) analytics
 // saveAnalytics creates (id "") or updates an analytics configuration.
 func (s *Service) saveAnalytics(ctx context.Context, actor auth.Principal, brandID, id string, in AnalyticsInput, pre Precondition) (Analytics, error) {
 	sv := &save[AnalyticsRecord]{k: &analyticsKind, actor: actor, brandID: brandID, id: id, pre: pre}
-	f := in.validate(&sv.v, id == "")
+	f := in.validate(&sv.v)
 	sv.common = f.common
 	sv.apply = func(next, cur *AnalyticsRecord) error {
 		next.TrackingID, next.Metadata, next.AccountConfigNotes = f.trackingID, f.metadata, f.notes
@@ -81,7 +82,8 @@ func (s *Service) CreateAnalytics(ctx context.Context, actor auth.Principal, bra
 // default of the brand's other analytics configurations when this one
 // becomes the default, and writes a revision. It fails with KindForbidden
 // (access_denied), KindNotFound (no such configuration in the brand),
-// KindPreconditionFailed, or KindInvalid (a field error per bad field).
+// KindPreconditionFailed, or KindInvalid (a field error per bad field:
+// appIntegrationId, trackingId and apiKey are required, as on create).
 func (s *Service) UpdateAnalytics(ctx context.Context, actor auth.Principal, brandID, id string, in AnalyticsInput, pre Precondition) (Analytics, error) {
 	if id == "" {
 		return Analytics{}, ErrConfigNotFound

@@ -31,6 +31,9 @@ func TestAnalyticsValidation(t *testing.T) {
 		{"apiKey sent empty on update", true, func(_ *world, in *integrations.AnalyticsInput) {
 			in.APIKey = ptr("")
 		}, map[string]string{"apiKey": "too_short"}},
+		{"apiKey not sent on update (spec 2.7)", true, func(_ *world, in *integrations.AnalyticsInput) {
+			in.APIKey = nil
+		}, map[string]string{"apiKey": "required"}},
 		{"bad status", false, func(_ *world, in *integrations.AnalyticsInput) {
 			in.Status = ptr(auth.Status("Paused"))
 		}, map[string]string{"status": "invalid_enum"}},
@@ -145,15 +148,23 @@ func TestAnalyticsSecretsOnUpdate(t *testing.T) {
 		assert.Equal(t, orig, secrets(), "masked values sent back keep the stored secrets")
 		assert.Empty(t, lastFields())
 
-		update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = nil, nil })
-		assert.Equal(t, orig, secrets(), "omitted secrets are kept")
+		update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = &a.APIKey, nil })
+		assert.Equal(t, orig, secrets(), "the masked apiKey and an omitted apiSecret are kept")
+
+		// Spec 2.7: apiKey is required on every update, not only on create.
+		in := w.analyticsInput(w.analyticsApp.ID)
+		in.APIKey = nil
+		_, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		assert.Equal(t, map[string]string{"apiKey": "required"}, fieldCodes(t, err))
+		assert.Equal(t, orig, secrets(), "a refused update changes nothing")
 
 		got := update(func(in *integrations.AnalyticsInput) { in.APIKey = ptr("ak_new_key_0000WXYZ") })
 		assert.Equal(t, "ak_new_key_0000WXYZ", secrets().APIKey)
 		assert.Equal(t, "***************WXYZ", got.APIKey)
 		assert.Equal(t, []string{"apiKey"}, lastFields(), "the revision names the secret, never its value")
 
-		got = update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = nil, ptr("") })
+		masked := got.APIKey
+		got = update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = &masked, ptr("") })
 		assert.Nil(t, got.APISecret, "an empty apiSecret clears it")
 		assert.Nil(t, secrets().APISecret)
 		assert.Equal(t, []string{"apiSecret"}, lastFields())

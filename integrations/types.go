@@ -319,16 +319,18 @@ type AppIntegrationInput struct {
 // A nil field is one the request did not send.
 //
 // An update replaces the configuration: an optional field not sent becomes
-// null (isDefault false), except that a secret not sent, or sent back
-// masked, keeps its stored value, and a status not sent keeps the stored
-// status. An empty apiSecret clears it.
+// null (isDefault false), except that a secret sent back masked (and
+// apiSecret not sent) keeps its stored value, and a status not sent keeps
+// the stored status. An empty apiSecret clears it.
 type AnalyticsInput struct {
 	// AppIntegrationID is required: an Analytics app integration of the
 	// same brand.
 	AppIntegrationID *string `json:"appIntegrationId"`
 	// TrackingID is required, at least one character.
 	TrackingID *string `json:"trackingId"`
-	// APIKey is required on create; at least one character when sent.
+	// APIKey is required on create and on every update (spec 2.7), at least
+	// one character; on update the masked value a read answered keeps the
+	// stored key.
 	APIKey *string `json:"apiKey"`
 	// APISecret is optional; empty clears it.
 	APISecret *string `json:"apiSecret"`

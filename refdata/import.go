@@ -3,7 +3,9 @@ package refdata
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -261,8 +263,10 @@ func (s *Service) ImportCities(ctx context.Context, r io.Reader, opts ImportOpti
 }
 
 // ImportCitiesCSV imports cities from a CSV stream whose header row names
-// at least the columns countryCode, stateCode, name and tags
-// (case-insensitive, in any order; other columns are ignored).
+// at least the country code, state code and name columns, in any order and
+// spelled as public datasets do: countryCode, country_code or CountryCode
+// (any case; likewise stateCode and name). A tags column is optional; other
+// columns are ignored, so dr5hn's cities.csv imports as published.
 //
 // The input is streamed: rows are validated (NormalizeCity, and the country
 // code must be a stored country when the store holds countries) and written
@@ -280,7 +284,7 @@ func (s *Service) ImportCitiesCSV(ctx context.Context, r io.Reader, opts ImportO
 	}
 	columns := []string{"countryCode", "stateCode", "name", "tags"}
 	var idx []int // of columns, resolved on the first row
-	err = readCSV(r, columns, func(rw row) error {
+	err = readCSV(canonicalHeader(r), columns[:3], func(rw row) error {
 		if idx == nil {
 			for _, name := range columns {
 				idx = append(idx, rw.index(name))
@@ -301,13 +305,68 @@ func (s *Service) ImportCitiesCSV(ctx context.Context, r io.Reader, opts ImportO
 	return im.report, importError(err)
 }
 
+// cityColumns maps the column names of a cities file, folded by
+// columnKey, to the names the importer reads.
+var cityColumns = map[string]string{
+	"countrycode": "countryCode",
+	"statecode":   "stateCode",
+	"name":        "name",
+	"tags":        "tags",
+}
+
+// columnKey folds a column name: lower case, without a byte-order mark,
+// underscores, hyphens or spaces (country_code = countryCode = CountryCode).
+func columnKey(name string) string {
+	name = strings.TrimPrefix(name, "\ufeff")
+	return strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(name))
+}
+
+// maxHeaderLine is the longest header line canonicalHeader rewrites.
+const maxHeaderLine = 64 << 10
+
+// canonicalHeader returns the CSV stream r with the columns of its header
+// line that cityColumns knows renamed to the importer's spelling. A header
+// that does not fit on one line of at most maxHeaderLine bytes, or does not
+// parse, is left as it is, for readCSV to report.
+func canonicalHeader(r io.Reader) io.Reader {
+	br := bufio.NewReaderSize(r, maxHeaderLine)
+	line, err := br.ReadSlice('\n')
+	if err != nil && !errors.Is(err, io.EOF) || len(line) == 0 {
+		return io.MultiReader(bytes.NewReader(bytes.Clone(line)), br)
+	}
+	header, perr := csv.NewReader(bytes.NewReader(line)).Read()
+	if perr != nil {
+		return io.MultiReader(bytes.NewReader(bytes.Clone(line)), br)
+	}
+	for i, h := range header {
+		if name, ok := cityColumns[columnKey(strings.TrimSpace(h))]; ok {
+			header[i] = name
+		}
+	}
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	_ = w.Write(header) // a bytes.Buffer does not fail
+	w.Flush()
+	return io.MultiReader(&out, br)
+}
+
 // jsonCity is one element of a JSON cities array; tags may be a string or
-// an array of strings.
+// an array of strings. The codes may be spelled as dr5hn's JSON spells
+// them (country_code, state_code); the camelCase spelling wins when both
+// are given.
 type jsonCity struct {
-	CountryCode string   `json:"countryCode"`
-	StateCode   string   `json:"stateCode"`
-	Name        string   `json:"name"`
-	Tags        jsonTags `json:"tags"`
+	CountryCode      string   `json:"countryCode"`
+	CountryCodeSnake string   `json:"country_code"`
+	StateCode        string   `json:"stateCode"`
+	StateCodeSnake   string   `json:"state_code"`
+	Name             string   `json:"name"`
+	Tags             jsonTags `json:"tags"`
+}
+
+// city returns the city jc names.
+func (jc jsonCity) city() City {
+	return City{CountryCode: cmp.Or(jc.CountryCode, jc.CountryCodeSnake), StateCode: cmp.Or(jc.StateCode, jc.StateCodeSnake),
+		Name: jc.Name, Tags: string(jc.Tags)}
 }
 
 type jsonTags string
@@ -329,8 +388,9 @@ func (t *jsonTags) UnmarshalJSON(b []byte) error {
 }
 
 // ImportCitiesJSON imports cities from a JSON array of objects with the
-// fields countryCode, stateCode, name and tags (a string, or an array of
-// strings); other fields are ignored. It streams, validates, reports and
+// fields countryCode (or country_code), stateCode (or state_code), name and
+// optionally tags (a string, or an array of strings); other fields are
+// ignored, so dr5hn's JSON cities import as published. It streams, validates, reports and
 // upserts exactly as ImportCitiesCSV does; an element that is not such an
 // object is a bad row, and a stream that is not a JSON array is a fatal
 // KindInvalid error naming the line.
@@ -378,7 +438,7 @@ func (s *Service) ImportCitiesJSON(ctx context.Context, r io.Reader, opts Import
 			}
 			continue
 		}
-		if err := im.add(line, City{CountryCode: jc.CountryCode, StateCode: jc.StateCode, Name: jc.Name, Tags: string(jc.Tags)}); err != nil {
+		if err := im.add(line, jc.city()); err != nil {
 			return im.report, err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -227,4 +229,88 @@ func TestImportStreams(t *testing.T) {
 	assert.Equal(t, 500, store.maxBatch)
 	assert.Equal(t, rows/500, store.calls)
 	assert.Less(t, peak, uint64(64<<20), "the heap stays small: the input (~3 MB) is not held")
+}
+
+// TestImportDr5hn: dr5hn's cities files import as published (fixtures in
+// testdata/dr5hn, see SOURCE.md): snake_case columns and keys, extra
+// columns and fields ignored, no tags column. Kosovo (XK, not ISO 3166-1)
+// is a reported bad row.
+func TestImportDr5hn(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file   string
+		rows   int
+		want   []refdata.City
+		errors []refdata.RowError
+	}{
+		{file: "cities.csv", rows: 5, want: []refdata.City{
+			{CountryCode: "AF", StateCode: "BDS", Name: "Ashkāsham"},
+			{CountryCode: "US", StateCode: "NY", Name: "Zeta Falls"},
+			{CountryCode: "FR", StateCode: "IDF", Name: "Saint-Zéphyrin, Centre"},
+		}, errors: []refdata.RowError{{Line: 6, Field: "countryCode", Code: "unknown_country", Details: "countryCode XK is not a known country."}}},
+		{file: "cities-17.csv", rows: 3, want: []refdata.City{
+			{CountryCode: "AD", StateCode: "02", Name: "Zetcanillo"},
+			{CountryCode: "AD", StateCode: "02", Name: "El Tarter Zeta"},
+		}},
+		{file: "cities.json", rows: 3, want: []refdata.City{
+			{CountryCode: "AF", StateCode: "BDS", Name: "Ashkāsham"},
+			{CountryCode: "AD", StateCode: "02", Name: "Zetcanillo"},
+		}, errors: []refdata.RowError{{Line: 45, Field: "countryCode", Code: "unknown_country", Details: "countryCode XK is not a known country."}}},
+	}
+	for name, newStore := range importStores {
+		for _, tt := range tests {
+			t.Run(name+"/"+tt.file, func(t *testing.T) {
+				t.Parallel()
+				s := newStore(t)
+				t.Cleanup(func() { s.Close() })
+				svc := refdata.NewService(s)
+				f, err := os.Open(filepath.Join("testdata", "dr5hn", tt.file))
+				require.NoError(t, err)
+				defer f.Close()
+				report, err := svc.ImportCities(t.Context(), f, refdata.ImportOptions{})
+				require.NoError(t, err)
+				assert.Equal(t, tt.rows, report.Rows)
+				assert.Equal(t, len(tt.errors), report.Skipped)
+				assert.Equal(t, tt.errors, report.Errors)
+				for _, c := range tt.want {
+					assert.Contains(t, citiesIn(t, svc, c.CountryCode), c)
+				}
+			})
+		}
+	}
+}
+
+// The country code, state code and name columns may be spelled as public
+// datasets spell them; tags is optional, extra columns are ignored.
+func TestImportColumnSpellings(t *testing.T) {
+	t.Parallel()
+	want := refdata.City{CountryCode: "PT", StateCode: "11", Name: "Zetacova"}
+	tests := map[string]string{
+		"camelCase":           "countryCode,stateCode,name\nPT,11,Zetacova\n",
+		"snake_case":          "name,state_code,country_code,population\nZetacova,11,PT,5\n",
+		"PascalCase":          "Name,StateCode,CountryCode\nZetacova,11,PT\n",
+		"upper snake, spaces": " NAME , STATE_CODE , COUNTRY_CODE \nZetacova,11,PT\n",
+		"byte-order mark":     "\ufeffcountry_code,state_code,name,tags\nPT,11,Zetacova,\n",
+		"state_name beside":   "id,name,state_id,state_code,state_name,country_code,country_name\n1,Zetacova,7,11,Lisboa,PT,Portugal\n",
+		"JSON snake_case":     `[{"country_code":"PT","state_code":"11","name":"Zetacova","state_name":"Lisboa"}]`,
+		"JSON PascalCase":     `[{"CountryCode":"PT","StateCode":"11","Name":"Zetacova"}]`,
+		"JSON both spellings": `[{"countryCode":"PT","country_code":"ES","stateCode":"11","state_code":"M","name":"Zetacova"}]`,
+	}
+	for name, file := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, err := memory.New(t.Context())
+			require.NoError(t, err)
+			svc := refdata.NewService(s)
+			report, err := svc.ImportCities(t.Context(), strings.NewReader(file), refdata.ImportOptions{})
+			require.NoError(t, err)
+			assert.Empty(t, report.Errors)
+			assert.Equal(t, 1, report.Added)
+			assert.Contains(t, citiesIn(t, svc, "PT"), want)
+		})
+	}
+	s, err := memory.New(t.Context())
+	require.NoError(t, err)
+	_, err = refdata.NewService(s).ImportCities(t.Context(), strings.NewReader("country_code,state_name,name\nPT,Lisboa,Zetacova\n"), refdata.ImportOptions{})
+	assert.ErrorContains(t, err, `missing column "stateCode"`, "state_name is not the state code")
 }

@@ -31,8 +31,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -59,6 +61,7 @@ type options struct {
 	passwords demoPasswords
 	cities    string // -import-cities: a cities file to import before serving
 	keyring   string // -keyring: the key ring file; "" for the default place
+	cors      string // -cors-origins: comma-separated allowed origins, * for any
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -74,6 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.passwords.viewer, "viewer-password", "", "demo viewer password on first start (random when empty)")
 	fs.StringVar(&o.passwords.other, "other-password", "", "second brand's admin password on first start (random when empty)")
 	fs.StringVar(&o.cities, "import-cities", "", "CSV or JSON cities file to import before serving (progress on stderr)")
+	fs.StringVar(&o.cors, "cors-origins", "", "comma-separated origins allowed to call the API from a browser (CORS), * for any; off when empty")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -110,6 +114,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if !o.rateLimit {
 		opts = append(opts, httpadapter.WithoutRateLimits())
 	}
+	if o.cors != "" {
+		opts = append(opts, httpadapter.WithCORS(strings.Split(o.cors, ",")...))
+	}
 	api, err := app.Handler(opts...)
 	if err != nil {
 		return err
@@ -119,7 +126,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if err != nil {
 		return err
 	}
-	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/api/v1", "db", o.db)
+	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/api/v1", "db", redactDB(o.db))
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -184,6 +191,18 @@ func setUp(ctx context.Context, o options, store storage.Storage, stderr io.Writ
 		return nil, demoInfo{}, fmt.Errorf("demo data: %w", err)
 	}
 	return app, demo, nil
+}
+
+// redactDB returns db fit for a log: a database URL without its password.
+func redactDB(db string) string {
+	if !brandbase.IsPostgresURL(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "postgres://(unreadable URL)"
+	}
+	return u.Redacted()
 }
 
 // newHTTPServer returns the demo server's http.Server for handler. Every

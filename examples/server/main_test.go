@@ -258,11 +258,14 @@ func TestServerIntegrations(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	assert.Regexp(t, `^\*+[A-Za-z0-9]{4}$`, a["apiKey"], "apiKey masked")
 	assert.Equal(t, true, a["isDefault"])
-	body := `{"appIntegrationId":"` + d.AnalyticsAppIntegrationID + `","trackingId":"G-UPDATED","status":"active"}`
+	// apiKey is required (spec 2.7): the masked value the GET answered
+	// keeps the stored key.
+	body := `{"appIntegrationId":"` + d.AnalyticsAppIntegrationID + `","trackingId":"G-UPDATED","apiKey":"` +
+		a["apiKey"].(string) + `","status":"active"}`
 	status, u := call(t, "PUT", analytics+d.AnalyticsIntegrationID, d.BrandURL, admin, body)
 	require.Equal(t, http.StatusOK, status)
 	assert.Equal(t, "G-UPDATED", u["trackingId"])
-	assert.Equal(t, a["apiKey"], u["apiKey"], "the omitted apiKey is kept")
+	assert.Equal(t, a["apiKey"], u["apiKey"], "the masked apiKey sent back keeps the stored one")
 	assert.Equal(t, "Active", u["status"])
 
 	status, _ = call(t, "PUT", analytics+d.AnalyticsIntegrationID, d.BrandURL, viewer, body)
