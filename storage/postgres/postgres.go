@@ -19,8 +19,9 @@
 //
 // Every write runs in one transaction (begin, deferred rollback, commit).
 // Read-modify-write methods lock the rows they read (SELECT ... FOR
-// UPDATE), so concurrent writers, in this process or another, never lose
-// an update. Writes that change what an instance may cache (brands, users
+// UPDATE), city upserts run one at a time, and integration transactions
+// are serialised by a transaction-level advisory lock, so concurrent
+// writers, in this process or another, never lose an update. Writes that change what an instance may cache (brands, users
 // and their keys and devices, reference data) issue a NOTIFY on
 // [Store.Channel] inside their transaction, delivered only on commit; its
 // payload is a [Change].
@@ -30,8 +31,12 @@
 // Reference data is searched with PostgreSQL's own indexes on text folded
 // in Go by refdata.Fold: pg_trgm for names, an array of runes and rune
 // pairs for names of one or two runes, an array of every prefix of the
-// folded words for Keywords. Answers are identical to the other stores',
-// which storage/storagetest checks.
+// folded words for Keywords; the planner is told to prefer them to a scan
+// of the cities table. Answers are identical to the other stores', which
+// storage/storagetest checks.
+//
+// The session-level lock of Open needs a session: connect to PostgreSQL
+// itself or through a pooler in session mode, not transaction mode.
 package postgres
 
 import (
