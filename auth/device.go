@@ -136,6 +136,26 @@ func (s *Service) checkDevice(ctx context.Context, userID, code string) error {
 	return nil
 }
 
+// keyDeviceRevoked reports whether k was issued on a device that is now
+// revoked. The store revokes a device's pairs with it and refuses new
+// pairs on it, so this only catches a pair stored before that rule (a
+// database of an older version). A device that is gone is not revoked.
+func (s *Service) keyDeviceRevoked(ctx context.Context, k KeyPair) (bool, error) {
+	if k.DeviceID == "" {
+		return false, nil
+	}
+	devices, err := s.store.ListDevices(ctx, k.UserID)
+	if err != nil {
+		return false, err
+	}
+	for _, d := range devices {
+		if d.ID == k.DeviceID {
+			return d.Revoked(), nil
+		}
+	}
+	return false, nil
+}
+
 // Devices returns the devices of a user, oldest first.
 func (s *Service) Devices(ctx context.Context, userID string) ([]Device, error) {
 	return s.store.ListDevices(ctx, userID)

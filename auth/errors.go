@@ -33,4 +33,11 @@ var (
 	ErrDeviceNotFound = envelope.NotFound("The device does not exist.")
 	// ErrDeviceExists: a device with that ID is stored.
 	ErrDeviceExists = envelope.Conflict("A device with this ID exists.")
+	// ErrDeviceRevoked: a key pair to store names a revoked device (the
+	// device was revoked while the login or refresh ran).
+	ErrDeviceRevoked = envelope.Conflict("The key pair's device is revoked.")
+	// ErrKeysRevoked: a key pair to store carries a SessionEpoch other than
+	// its user's: the user's password changed, its keys were revoked or it
+	// was deactivated while the login or refresh ran.
+	ErrKeysRevoked = envelope.Conflict("The user's keys were revoked meanwhile.")
 )

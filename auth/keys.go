@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -45,6 +46,10 @@ type KeyPair struct {
 	// ReplacedBy is the ID of the pair a refresh replaced this one with;
 	// "" when the pair was not rotated.
 	ReplacedBy string
+	// SessionEpoch is the SessionEpoch of the user that the login or
+	// refresh issuing the pair read; the store refuses the pair
+	// ([ErrKeysRevoked]) when the user's has changed since.
+	SessionEpoch int64
 }
 
 // Session is what a login or a refresh returns: the user and a new key
@@ -72,6 +77,10 @@ const (
 	CodeUserInactive       = "user_inactive"
 	CodeDeviceRevoked      = "device_revoked"
 )
+
+// maxIdentifierLen bounds the username and email address of a login, in
+// bytes.
+const maxIdentifierLen = 254
 
 // maxKeyLen bounds an Auth-Key or refresh key worth hashing; issued keys are
 // 43 characters.
@@ -122,6 +131,7 @@ func (s *Service) issue(user UserRecord, familyID, deviceID string, now time.Tim
 		ID: id, FamilyID: familyID, BrandID: user.BrandID, UserID: user.ID, DeviceID: deviceID,
 		AuthHash: ah[:], RefreshHash: rh[:], CreatedAt: now,
 		AuthExpiresAt: now.Add(s.authTTL), RefreshExpiresAt: now.Add(s.refreshTTL),
+		SessionEpoch: user.SessionEpoch,
 	}
 	return k, Session{
 		User: user.public(), KeyID: id, AuthKey: authKey, RefreshAuthKey: refreshKey,
@@ -154,7 +164,11 @@ type LoginRequest struct {
 // argon2id hash with other parameters, is replaced by one with the current
 // parameters. After the password is verified, Login fails with
 // KindForbidden: code user_inactive for an inactive user, code
-// device_revoked when the request's device was revoked.
+// device_revoked when the request's device was revoked (before or during
+// the login). A login during which the user's password changed, its keys
+// were revoked or it was deactivated fails like a wrong password: the
+// store refuses its pair (see [UserRecord.SessionEpoch]), so that no
+// session outlives the change.
 //
 // Other failures: KindInvalid (field errors) for a request without password
 // or without identifier, or with fields too long; the context's error when
@@ -165,10 +179,10 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	if username == "" && email == "" {
 		v.Add("username", "required", "A username or an emailAddress is required.")
 	}
-	if len(username) > 254 {
+	if len(username) > maxIdentifierLen {
 		v.Add("username", "too_long", "The username must be at most 254 characters.")
 	}
-	if len(email) > 254 {
+	if len(email) > maxIdentifierLen {
 		v.Add("emailAddress", "too_long", "The emailAddress must be at most 254 characters.")
 	}
 	switch {
@@ -188,15 +202,8 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	if err != nil {
 		return Session{}, err
 	}
-	var (
-		user  UserRecord
-		found bool
-	)
-	if username != "" {
-		user, err = s.store.UserByUsername(ctx, brand.ID, FoldKey(username))
-	} else {
-		user, err = s.store.UserByEmail(ctx, brand.ID, FoldKey(email))
-	}
+	var found bool
+	user, err := s.loginUser(ctx, brand.ID, username, email)
 	switch {
 	case err == nil:
 		found = user.BrandID == brand.ID && (username == "" || email == "" || user.EmailKey == FoldKey(email))
@@ -232,7 +239,7 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 		return Session{}, err
 	}
 	if err := s.store.CreateKeyPair(ctx, pair); err != nil {
-		return Session{}, err
+		return Session{}, storeSessionError(err, errInvalidCredentials)
 	}
 	sess.Device = device
 	if device.ID != "" {
@@ -242,6 +249,50 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	s.emit(ctx, Event{Type: EventUserAuthenticated, At: now, BrandID: brand.ID, UserID: user.ID,
 		Username: user.Username, KeyID: pair.ID, Device: device, NewDevice: newDevice})
 	return sess, nil
+}
+
+// loginUser looks up the user a login names in brandID: by username, or
+// by email address when there is no username (both trimmed).
+func (s *Service) loginUser(ctx context.Context, brandID, username, email string) (UserRecord, error) {
+	if username != "" {
+		return s.store.UserByUsername(ctx, brandID, FoldKey(username))
+	}
+	return s.store.UserByEmail(ctx, brandID, FoldKey(email))
+}
+
+// LoginUserID returns the ID of the user of brand whose password
+// [Service.Login] would check for req, or "" when req's identifier names no
+// user (or is one Login refuses as too long). It checks no password and
+// costs one store lookup, so that a caller can charge a per-user budget
+// before the costly check, whichever identifier the login spells the user
+// by. It returns the store's errors but [ErrUserNotFound].
+func (s *Service) LoginUserID(ctx context.Context, brand Brand, req LoginRequest) (string, error) {
+	username, email := strings.TrimSpace(req.Username), strings.TrimSpace(req.EmailAddress)
+	if username == "" && email == "" || len(username) > maxIdentifierLen || len(email) > maxIdentifierLen {
+		return "", nil
+	}
+	user, err := s.loginUser(ctx, brand.ID, username, email)
+	if errors.Is(err, ErrUserNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return user.ID, nil
+}
+
+// storeSessionError maps the store's refusal of a new pair whose device or
+// user's keys were revoked while the login or refresh ran: device_revoked
+// for the device, refused() for the keys (the password checked, or the
+// session refreshed, is no longer valid). Other errors are returned as is.
+func storeSessionError(err error, refused func() error) error {
+	switch {
+	case errors.Is(err, ErrDeviceRevoked):
+		return errDeviceRevoked()
+	case errors.Is(err, ErrKeysRevoked):
+		return refused()
+	}
+	return err
 }
 
 // rehash replaces user's hash with one of the current parameters, unless the
@@ -280,9 +331,10 @@ type RefreshRequest struct {
 //
 // It fails with KindInvalid (field refreshAuthKey) when the key is empty,
 // KindUnauthenticated (code unauthenticated) when it is unknown, expired,
-// revoked, reused, of another brand, or its user is inactive or gone, and
-// KindForbidden (code device_revoked) when DeviceCode names a revoked
-// device of the user.
+// revoked, reused, of another brand, or its user is inactive, gone or
+// deactivated during the refresh, and KindForbidden (code device_revoked)
+// when DeviceCode names a revoked device of the user or the pair was issued
+// on a device now revoked.
 func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) (Session, error) {
 	if req.RefreshAuthKey == "" {
 		return Session{}, envelope.Invalid("The refresh key is required.",
@@ -319,6 +371,9 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 	if err := s.checkDevice(ctx, user.ID, req.DeviceCode); err != nil {
 		return Session{}, err
 	}
+	if revoked, err := s.keyDeviceRevoked(ctx, old); err != nil || revoked {
+		return Session{}, cmp.Or(err, errDeviceRevoked())
+	}
 	next, sess, err := s.issue(user, old.FamilyID, old.DeviceID, now)
 	if err != nil {
 		return Session{}, err
@@ -334,7 +389,7 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 		return Session{}, errRefreshRefused()
 	}
 	if err != nil {
-		return Session{}, err
+		return Session{}, storeSessionError(err, errRefreshRefused)
 	}
 	return sess, nil
 }
@@ -363,8 +418,9 @@ type cachedKey struct {
 // key's user, brand and permissions.
 //
 // It fails with KindUnauthenticated (code unauthenticated) when the key is
-// empty, unknown, expired, revoked, of another brand, or its user is
-// inactive or gone; the answer does not tell these apart. The key is looked
+// empty, unknown, expired, revoked, of another brand, issued on a device
+// now revoked, or its user is inactive or gone; the answer does not tell
+// these apart. The key is looked
 // up by its SHA-256, and the stored hash compared in constant time.
 //
 // A checked key is cached (see [WithKeyCache]) until the earlier of its
@@ -408,6 +464,9 @@ func (s *Service) Authenticate(ctx context.Context, brand Brand, authKey string)
 	if user.Status != StatusActive {
 		return Principal{}, errUnauthenticated()
 	}
+	if revoked, err := s.keyDeviceRevoked(ctx, k); err != nil || revoked {
+		return Principal{}, cmp.Or(err, errUnauthenticated())
+	}
 	p := Principal{
 		UserID: user.ID, BrandID: k.BrandID, Username: user.Username, Permissions: user.Permissions,
 		KeyID: k.ID, DeviceID: k.DeviceID, ExpiresAt: k.AuthExpiresAt,
@@ -442,10 +501,22 @@ func (s *Service) RevokeKeyPair(ctx context.Context, keyID string) error {
 }
 
 // RevokeUserKeys revokes every key pair of a user and returns how many
-// were still valid. The user's next request with any of them is refused.
+// were still valid. The user's next request with any of them is refused,
+// and so is the pair of a login or refresh that was running (its store
+// write fails). Errors of the store but [ErrUserNotFound] (an unknown
+// user has no keys) are returned.
 func (s *Service) RevokeUserKeys(ctx context.Context, userID string) (int, error) {
 	if userID == "" {
 		return 0, envelope.Invalid("The user ID is required.", envelope.Field("userId", "required", "The user ID is required."))
+	}
+	// The epoch first: a pair stored before it is revoked below, one
+	// stored after it is refused by the store.
+	_, err := s.store.UpdateUser(ctx, userID, func(r *UserRecord) error {
+		r.SessionEpoch++
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrUserNotFound) {
+		return 0, err
 	}
 	return s.revokeKeys(ctx, KeySelector{UserID: userID})
 }

@@ -52,7 +52,12 @@ type Store interface {
 
 	// CreateKeyPair stores a new key pair. [ErrKeyHashSize] if a hash is
 	// not 32 bytes; [ErrUserNotFound] if its user does not exist;
-	// [ErrKeyPairExists] if its ID or either hash is taken.
+	// [ErrKeysRevoked] if k.SessionEpoch is not its user's SessionEpoch;
+	// [ErrDeviceRevoked] if k.DeviceID names a revoked device (a DeviceID
+	// that names no device is not checked); [ErrKeyPairExists] if its ID
+	// or either hash is taken. The checks and the write are one
+	// transaction, so that a pair is never stored after a revocation that
+	// it should have been subject to.
 	CreateKeyPair(ctx context.Context, k KeyPair) error
 	// KeyPairByAuthHash returns the key pair whose AuthHash is hash, or
 	// [ErrKeyPairNotFound].

@@ -54,6 +54,12 @@ type UserRecord struct {
 	// PasswordHash is an argon2id PHC string, or a bcrypt hash of an
 	// imported user (rehashed to argon2id on the next login).
 	PasswordHash string
+	// SessionEpoch counts the events that end the user's sessions:
+	// SetPassword, RevokeUserKeys and deactivation increment it. A pair
+	// issued by a login or refresh that read an older value is refused by
+	// the store ([ErrKeysRevoked]), so that no login that checked the old
+	// password outlives the change.
+	SessionEpoch int64
 }
 
 // NewUser holds what [Service.CreateUser] needs.
@@ -356,6 +362,7 @@ func (s *Service) SetPassword(ctx context.Context, userID, password string) erro
 	}
 	if _, err := s.updateUser(ctx, userID, true, func(r *UserRecord) error {
 		r.PasswordHash = hash
+		r.SessionEpoch++ // a login that checked the old password stores no pair
 		return nil
 	}); err != nil {
 		return err
@@ -409,6 +416,9 @@ func (s *Service) SetUserStatus(ctx context.Context, userID string, status Statu
 			envelope.Field("status", "invalid_enum", "The status must be Active or Inactive."))
 	}
 	return s.updateUser(ctx, userID, true, func(r *UserRecord) error {
+		if st != StatusActive && r.Status == StatusActive {
+			r.SessionEpoch++ // a login or refresh running now stores no pair
+		}
 		r.Status = st
 		return nil
 	})

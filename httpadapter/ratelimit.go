@@ -38,11 +38,16 @@ var _ Limiter = (*ratelimit.Limiter)(nil)
 // uses for the field.
 type RateLimits struct {
 	// LoginPerIdentifier limits POST /api/v1/users/auth per brand and
-	// username or email address (case-insensitive).
+	// username or email address (case-insensitive), and, apart, per user
+	// the identifier names: a user gets this many password checks
+	// whichever spellings (username, email address) the logins use.
 	LoginPerIdentifier ratelimit.Policy
 	// LoginPerIP limits POST /api/v1/users/auth per client IP, across
 	// brands.
 	LoginPerIP ratelimit.Policy
+	// Refresh limits POST /api/v1/users/auth/refresh-auth-key per client
+	// IP, across brands.
+	Refresh ratelimit.Policy
 	// Lists limits the currency, country and city lists together, per
 	// brand and client IP.
 	Lists ratelimit.Policy
@@ -52,13 +57,15 @@ type RateLimits struct {
 }
 
 // DefaultRateLimits returns the policies the adapter applies unless told
-// otherwise (DESIGN.md 7): login 10 per minute per (brand, identifier) and
-// 30 per minute per client IP; lists 50 per second with bursts of 100 per
+// otherwise (DESIGN.md 7): login 10 per minute per (brand, identifier), per
+// user and 30 per minute per client IP; refresh 30 per minute per client
+// IP; lists 50 per second with bursts of 100 per
 // (brand, client IP); updates 5 per second per user.
 func DefaultRateLimits() RateLimits {
 	return RateLimits{
 		LoginPerIdentifier: ratelimit.Policy{Name: "login-identifier", Limit: 10, Per: time.Minute},
 		LoginPerIP:         ratelimit.Policy{Name: "login-ip", Limit: 30, Per: time.Minute},
+		Refresh:            ratelimit.Policy{Name: "refresh-ip", Limit: 30, Per: time.Minute},
 		Lists:              ratelimit.Policy{Name: "lists", Limit: 50, Per: time.Second, Burst: 100},
 		Updates:            ratelimit.Policy{Name: "updates", Limit: 5, Per: time.Second},
 	}
@@ -70,6 +77,7 @@ func (l *RateLimits) all() []namedPolicy {
 	return []namedPolicy{
 		{&l.LoginPerIdentifier, d.LoginPerIdentifier.Name},
 		{&l.LoginPerIP, d.LoginPerIP.Name},
+		{&l.Refresh, d.Refresh.Name},
 		{&l.Lists, d.Lists.Name},
 		{&l.Updates, d.Updates.Name},
 	}
@@ -198,6 +206,8 @@ const (
 	limitLoginIP
 	// limitUpdates: the Updates policy per user; inside withAuthKey.
 	limitUpdates
+	// limitRefreshIP: the Refresh policy per client IP.
+	limitRefreshIP
 )
 
 // rateLimited wraps the handler of a route with the limit of scope. When
@@ -213,6 +223,8 @@ func (h *Handler) rateLimited(scope limitScope, next http.HandlerFunc) http.Hand
 		p = h.rl.limits.LoginPerIP
 	case limitUpdates:
 		p = h.rl.limits.Updates
+	case limitRefreshIP:
+		p = h.rl.limits.Refresh
 	}
 	if p.IsZero() {
 		return next
@@ -233,27 +245,54 @@ func (h *Handler) limitKey(scope limitScope, r *http.Request) string {
 		}
 	}
 	ip := h.rl.clientIP(r)
-	if scope == limitLoginIP {
+	if scope == limitLoginIP || scope == limitRefreshIP {
 		return ip
 	}
 	return brandFrom(ctx).ID + " " + ip
 }
 
 // limitLogin applies the LoginPerIdentifier limit to login request req in
-// the request's brand, keyed on the identifier auth.Service.Login looks the
-// user up by: the username, or the email address when there is no username,
-// folded with auth.FoldKey. It answers 429 and returns false when the
+// the request's brand, twice: keyed on the identifier auth.Service.Login
+// looks the user up by (the username, or the email address when there is
+// no username, folded with auth.FoldKey), then, when that identifier names
+// a user (auth.Service.LoginUserID, one store lookup, no hashing), keyed on
+// the user. Both are charged before Login checks the password, so a user
+// gets at most the policy's password checks whichever spellings the logins
+// use, concurrent ones included. It answers 429 and returns false when the
 // request is refused; the login handler calls it once the body is decoded:
 //
 //	if !h.limitLogin(w, r, req) {
 //		return
 //	}
+//
+// A failed lookup is logged and lets the request through to Login, which
+// meets the same store.
 func (h *Handler) limitLogin(w http.ResponseWriter, r *http.Request, req auth.LoginRequest) bool {
 	p := h.rl.limits.LoginPerIdentifier
 	if p.IsZero() {
 		return true
 	}
-	return h.limit(w, r, p, loginKey(brandFrom(r.Context()).ID, req))
+	ctx := r.Context()
+	brand := brandFrom(ctx)
+	if !h.limit(w, r, p, loginKey(brand.ID, req)) {
+		return false
+	}
+	userID, err := h.svc.Auth.LoginUserID(ctx, brand, req)
+	if err != nil {
+		h.log.ErrorContext(ctx, "login user lookup failed, per-user limit skipped", "error", err)
+		return true
+	}
+	if userID == "" {
+		return true
+	}
+	return h.limit(w, r, p, loginUserKey(userID))
+}
+
+// loginUserKey is the LoginPerIdentifier bucket key of a user: user IDs are
+// unique across brands, and the prefix keeps them apart from the
+// identifier keys of loginKey.
+func loginUserKey(userID string) string {
+	return "user " + userID
 }
 
 // loginKey is the LoginPerIdentifier bucket key of req in a brand: the

@@ -360,7 +360,14 @@ func TestEvictionBoundThroughHandler(t *testing.T) {
 // remoteAddr.
 func (f *fixture) loginFrom(t *testing.T, brandURL, remoteAddr, body string) (*httptest.ResponseRecorder, env) {
 	t.Helper()
-	req := httptest.NewRequest("POST", "/api/v1/users/auth", strings.NewReader(body))
+	return f.postFrom(t, "/api/v1/users/auth", brandURL, remoteAddr, body)
+}
+
+// postFrom serves a JSON POST of body to path for brandURL from
+// remoteAddr.
+func (f *fixture) postFrom(t *testing.T, path, brandURL, remoteAddr, body string) (*httptest.ResponseRecorder, env) {
+	t.Helper()
+	req := httptest.NewRequest("POST", path, strings.NewReader(body))
 	req.RemoteAddr = remoteAddr
 	req.Header.Set("Brand-URL", brandURL)
 	req.Header.Set("Content-Type", "application/json")
@@ -414,7 +421,10 @@ func TestLoginRateLimitPerIdentifier(t *testing.T) {
 			rec, _ = f.loginFrom(t, "shop.example.com", "198.51.100.77:1", `{"username":"viewer","password":"viewer password"}`)
 			assert.Equal(t, http.StatusOK, rec.Code, "another user: its own bucket")
 			rec, _ = f.loginFrom(t, "shop.example.com", "198.51.100.77:1", `{"emailAddress":"Admin@Shop.Example.com","password":"`+adminPassword+`"}`)
-			assert.Equal(t, http.StatusOK, rec.Code, "a login by email address is keyed on the address")
+			assert.Equal(t, http.StatusTooManyRequests, rec.Code,
+				"the same user by email address: its own identifier bucket, but the user's bucket is spent")
+			rec, _ = f.loginFrom(t, "shop.example.com", "198.51.100.77:1", `{"emailAddress":"nobody@shop.example.com","password":"x"}`)
+			assert.Equal(t, http.StatusUnauthorized, rec.Code, "a login by email address is keyed on the address")
 
 			clock.Advance(6 * time.Second)
 			rec, _ = f.loginFrom(t, "shop.example.com", "198.51.100.77:1", adminLogin())
@@ -545,8 +555,8 @@ func ExampleWithRateLimits() {
 
 // TestRoutesAndTheirLimits sends one valid request to every mounted route
 // and checks which policies it is counted under: the list routes (whichever
-// are mounted) under Lists, login under LoginPerIP then LoginPerIdentifier,
-// the updates under Updates, and every other route under none.
+// are mounted) under Lists, login under LoginPerIP then LoginPerIdentifier
+// twice (identifier, then user), refresh under Refresh, the updates under Updates, and every other route under none.
 func TestRoutesAndTheirLimits(t *testing.T) {
 	t.Parallel()
 	lim := &recordingLimiter{}
@@ -555,7 +565,8 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"GET /api/v1/currencies":                            {"lists"},
 		"GET /api/v1/countries":                             {"lists"},
 		"GET /api/v1/cities":                                {"lists"},
-		"POST /api/v1/users/auth":                           {"login-ip", "login-identifier"},
+		"POST /api/v1/users/auth":                           {"login-ip", "login-identifier", "login-identifier"},
+		"POST /api/v1/users/auth/refresh-auth-key":          {"refresh-ip"},
 		"PUT /api/v1/app-integrations/analytics/{id}":       {"updates"},
 		"PUT /api/v1/app-integrations/payment-gateway/{id}": {"updates"},
 	}
@@ -603,4 +614,78 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		}
 	}
 	assert.GreaterOrEqual(t, limited, 4, "currencies, login and both updates at least")
+}
+
+// TestLoginRateLimitPerUser checks that a user gets 10 password checks a
+// minute whichever identifiers the logins alternate between (username,
+// email address, their case), not 10 per spelling; an unknown identifier
+// is limited on its own bucket only.
+func TestLoginRateLimitPerUser(t *testing.T) {
+	t.Parallel()
+	for storeName, newStore := range stores {
+		t.Run(storeName, func(t *testing.T) {
+			t.Parallel()
+			clock := newClock()
+			f := limitedAuthFixture(t, newStore, clock)
+			spellings := []string{
+				`{"username":"admin","password":"wrong password"}`,
+				`{"emailAddress":"admin@shop.example.com","password":"wrong password"}`,
+				`{"username":"ADMIN","password":"wrong password"}`,
+				`{"emailAddress":"ADMIN@shop.example.com","password":"wrong password"}`,
+			}
+			for i := range 10 {
+				rec, _ := f.loginFrom(t, "shop.example.com", "198.51.100."+strconv.Itoa(i)+":1", spellings[i%len(spellings)])
+				require.Equal(t, http.StatusUnauthorized, rec.Code, "attempt %d", i+1)
+				assert.Equal(t, strconv.Itoa(9-i), rec.Header().Get("RateLimit-Remaining"), "attempt %d", i+1)
+			}
+			for _, body := range []string{
+				adminLogin(),
+				`{"emailAddress":"admin@shop.example.com","password":"` + adminPassword + `"}`,
+				`{"username":"admin","emailAddress":"admin@shop.example.com","password":"` + adminPassword + `"}`,
+			} {
+				rec, e := f.loginFrom(t, "shop.example.com", "198.51.100.99:1", body)
+				require.Equal(t, http.StatusTooManyRequests, rec.Code, body)
+				assert.Equal(t, "rate_limited", e.Errors[0].Code)
+				assert.Equal(t, "6", rec.Header().Get("Retry-After"), body)
+			}
+			for i := range 10 {
+				rec, _ := f.loginFrom(t, "shop.example.com", "198.51.100.100:1", `{"username":"ghost","password":"x`+strconv.Itoa(i)+`"}`)
+				require.Equal(t, http.StatusUnauthorized, rec.Code, "an unknown user: its identifier's bucket, attempt %d", i+1)
+			}
+
+			clock.Advance(6 * time.Second)
+			rec, _ := f.loginFrom(t, "shop.example.com", "198.51.100.99:1",
+				`{"emailAddress":"admin@shop.example.com","password":"`+adminPassword+`"}`)
+			assert.Equal(t, http.StatusOK, rec.Code, "one check back after 6 s")
+		})
+	}
+}
+
+// TestRefreshRateLimitPerIP checks the Refresh policy: 30 refreshes a
+// minute per client IP, across brands, whatever the keys.
+func TestRefreshRateLimitPerIP(t *testing.T) {
+	t.Parallel()
+	clock := newClock()
+	f := limitedAuthFixture(t, stores["memory"], clock)
+	refresh := func(f *authFixture, remoteAddr string) *httptest.ResponseRecorder {
+		rec, _ := f.postFrom(t, "/api/v1/users/auth/refresh-auth-key", "shop.example.com", remoteAddr, `{"refreshAuthKey":"guess"}`)
+		return rec
+	}
+	for i := range 30 {
+		rec := refresh(f, "203.0.113.9:1")
+		require.Equal(t, http.StatusUnauthorized, rec.Code, "attempt %d", i+1)
+		assert.Equal(t, "30;w=60", rec.Header().Get("RateLimit-Policy"))
+		assert.Equal(t, strconv.Itoa(29-i), rec.Header().Get("RateLimit-Remaining"))
+	}
+	rec := refresh(f, "203.0.113.9:2")
+	require.Equal(t, http.StatusTooManyRequests, rec.Code, "31st refresh from the address")
+	assert.Equal(t, "2", rec.Header().Get("Retry-After"))
+	assert.Equal(t, http.StatusUnauthorized, refresh(f, "203.0.113.10:1").Code, "another address")
+
+	limits := httpadapter.DefaultRateLimits()
+	limits.Refresh = ratelimit.Policy{}
+	off := limitedAuthFixture(t, stores["memory"], clock, httpadapter.WithRateLimits(limits))
+	for range 40 {
+		require.Equal(t, http.StatusUnauthorized, refresh(off, "203.0.113.9:1").Code, "a zero Refresh policy turns the limit off")
+	}
 }

@@ -121,7 +121,7 @@ var routes = []route{
 		description: "Exchanges a refreshAuthKey for a new key pair; the old pair stops working. " +
 			"A refresh key presented twice revokes every pair descended from its login.",
 		access: accessBrand, headers: []string{"Device-Code"},
-		body: reflect.TypeFor[RefreshRequest](), data: reflect.TypeFor[AuthResult](),
+		body: reflect.TypeFor[RefreshRequest](), data: reflect.TypeFor[AuthResult](), limit: limitRefreshIP,
 		errors: map[int][]string{
 			400: {"required", "invalid_type"},
 			401: {auth.CodeUnauthenticated},

@@ -201,8 +201,8 @@ func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecor
 	return inCreationOrder(recs, func(r userRecord) auth.UserRecord { return r.UserRecord }), nil
 }
 
-// insertKey stores k after checking its hashes, its user and its unique
-// keys; s.mu is held.
+// insertKey stores k after checking its hashes, its user, its user's
+// session epoch, its device and its unique keys; s.mu is held.
 func (s *Store) insertKey(k auth.KeyPair) error {
 	a := &s.auth
 	ah, ok1 := hashKey(k.AuthHash)
@@ -210,8 +210,15 @@ func (s *Store) insertKey(k auth.KeyPair) error {
 	if !ok1 || !ok2 {
 		return auth.ErrKeyHashSize
 	}
-	if _, ok := a.users[k.UserID]; !ok {
+	u, ok := a.users[k.UserID]
+	if !ok {
 		return auth.ErrUserNotFound
+	}
+	if k.SessionEpoch != u.SessionEpoch {
+		return auth.ErrKeysRevoked
+	}
+	if d, ok := a.devices[k.DeviceID]; ok && d.Revoked() {
+		return auth.ErrDeviceRevoked
 	}
 	if _, ok := a.keys[k.ID]; ok {
 		return auth.ErrKeyPairExists

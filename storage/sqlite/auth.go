@@ -38,7 +38,7 @@ func splitPermissions(s string) []auth.Permission {
 
 // userColumns are the columns of a user, as scanUser reads them.
 const userColumns = `id, brand_id, username, username_key, email_address, email_key, phone_number,
-	password_hash, permissions, status, created_at, updated_at`
+	password_hash, permissions, status, created_at, updated_at, session_epoch`
 
 // scanUser reads a row of userColumns.
 func scanUser(row scanner) (auth.UserRecord, error) {
@@ -47,7 +47,7 @@ func scanUser(row scanner) (auth.UserRecord, error) {
 	var perms, status string
 	var created, updated int64
 	if err := row.Scan(&u.ID, &u.BrandID, &u.Username, &u.UsernameKey, &u.EmailAddress, &emailKey, &u.PhoneNumber,
-		&u.PasswordHash, &perms, &status, &created, &updated); err != nil {
+		&u.PasswordHash, &perms, &status, &created, &updated, &u.SessionEpoch); err != nil {
 		return auth.UserRecord{}, err
 	}
 	u.EmailKey = emailKey.String
@@ -64,9 +64,10 @@ func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
 			return err
 		}
 		_, err := exec(ctx, tx, auth.ErrUserExists, `INSERT INTO users (`+userColumns+`, seq)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM users))`,
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM users))`,
 			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
-			u.PasswordHash, joinPermissions(u.Permissions), string(u.Status), toMicro(u.CreatedAt), toMicro(u.UpdatedAt))
+			u.PasswordHash, joinPermissions(u.Permissions), string(u.Status), toMicro(u.CreatedAt), toMicro(u.UpdatedAt),
+			u.SessionEpoch)
 		return err
 	})
 }
@@ -86,10 +87,10 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 		}
 		u.ID, u.BrandID, u.CreatedAt = old.ID, old.BrandID, old.CreatedAt
 		_, err = exec(ctx, tx, auth.ErrUserExists, `UPDATE users SET username = ?, username_key = ?, email_address = ?,
-			email_key = ?, phone_number = ?, password_hash = ?, permissions = ?, status = ?, updated_at = ?
-			WHERE id = ?`,
+			email_key = ?, phone_number = ?, password_hash = ?, permissions = ?, status = ?, updated_at = ?,
+			session_epoch = ? WHERE id = ?`,
 			u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber, u.PasswordHash,
-			joinPermissions(u.Permissions), string(u.Status), toMicro(u.UpdatedAt), id)
+			joinPermissions(u.Permissions), string(u.Status), toMicro(u.UpdatedAt), u.SessionEpoch, id)
 		return err
 	})
 	if err != nil {
@@ -128,7 +129,7 @@ func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecor
 
 // keyColumns are the columns of a key pair, as scanKey reads them.
 const keyColumns = `id, family_id, brand_id, user_id, device_id, auth_hash, refresh_hash, created_at,
-	auth_expires_at, refresh_expires_at, revoked_at, replaced_by`
+	auth_expires_at, refresh_expires_at, revoked_at, replaced_by, session_epoch`
 
 // scanKey reads a row of keyColumns.
 func scanKey(row scanner) (auth.KeyPair, error) {
@@ -136,7 +137,7 @@ func scanKey(row scanner) (auth.KeyPair, error) {
 	var created, authExp, refreshExp int64
 	var revoked sql.NullInt64
 	if err := row.Scan(&k.ID, &k.FamilyID, &k.BrandID, &k.UserID, &k.DeviceID, &k.AuthHash, &k.RefreshHash,
-		&created, &authExp, &refreshExp, &revoked, &k.ReplacedBy); err != nil {
+		&created, &authExp, &refreshExp, &revoked, &k.ReplacedBy, &k.SessionEpoch); err != nil {
 		return auth.KeyPair{}, err
 	}
 	k.CreatedAt, k.AuthExpiresAt, k.RefreshExpiresAt = fromMicro(created), fromMicro(authExp), fromMicro(refreshExp)
@@ -144,17 +145,33 @@ func scanKey(row scanner) (auth.KeyPair, error) {
 	return k, nil
 }
 
-// insertKey stores k in tx after checking its hashes and its user.
+// insertKey stores k in tx after checking its hashes, its user, its
+// user's session epoch and its device.
 func insertKey(ctx context.Context, tx *sql.Tx, k auth.KeyPair) error {
 	if len(k.AuthHash) != 32 || len(k.RefreshHash) != 32 {
 		return auth.ErrKeyHashSize
 	}
-	if err := exists(ctx, tx, auth.ErrUserNotFound, `SELECT 1 FROM users WHERE id = ?`, k.UserID); err != nil {
-		return err
+	type state struct {
+		epoch         int64
+		deviceRevoked bool
 	}
-	_, err := exec(ctx, tx, auth.ErrKeyPairExists, `INSERT INTO key_pairs (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	st, err := queryOne(ctx, tx, func(row scanner) (state, error) {
+		var st state
+		return st, row.Scan(&st.epoch, &st.deviceRevoked)
+	}, auth.ErrUserNotFound, `SELECT session_epoch,
+		EXISTS (SELECT 1 FROM devices WHERE id = ? AND revoked_at IS NOT NULL) FROM users WHERE id = ?`,
+		k.DeviceID, k.UserID)
+	switch {
+	case err != nil:
+		return err
+	case st.epoch != k.SessionEpoch:
+		return auth.ErrKeysRevoked
+	case st.deviceRevoked:
+		return auth.ErrDeviceRevoked
+	}
+	_, err = exec(ctx, tx, auth.ErrKeyPairExists, `INSERT INTO key_pairs (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.FamilyID, k.BrandID, k.UserID, k.DeviceID, k.AuthHash, k.RefreshHash, toMicro(k.CreatedAt),
-		toMicro(k.AuthExpiresAt), toMicro(k.RefreshExpiresAt), toNullMicro(k.RevokedAt), k.ReplacedBy)
+		toMicro(k.AuthExpiresAt), toMicro(k.RefreshExpiresAt), toNullMicro(k.RevokedAt), k.ReplacedBy, k.SessionEpoch)
 	return err
 }
 

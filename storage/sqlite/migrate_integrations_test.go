@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"database/sql"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,19 +111,7 @@ func TestMigrationKeepsIntegrations(t *testing.T) {
 
 	// The same records in a database at the old schema.
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open("sqlite", path+"?_pragma=foreign_keys(1)")
-	require.NoError(t, err)
-	old.SetMaxOpenConns(1)
-	_, err = old.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT`)
-	require.NoError(t, err)
-	for i, name := range oldMigrations {
-		body, err := os.ReadFile(filepath.Join("migrations", name))
-		require.NoError(t, err)
-		_, err = old.ExecContext(ctx, string(body))
-		require.NoError(t, err, name)
-		_, err = old.ExecContext(ctx, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, i+1, name)
-		require.NoError(t, err)
-	}
+	old := oldDatabase(t, path, oldMigrations)
 	copyToOldSchema(t, cur, old, brand)
 	require.NoError(t, old.Close())
 

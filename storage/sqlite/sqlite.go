@@ -44,13 +44,16 @@ type Store struct {
 // creates, and that nobody else has touched, starts as a copy of a
 // template holding the dataset (milliseconds); any other (an existing
 // file, even empty or holding the host's own tables, which are kept)
-// gets the schema and the dataset by upserts, once.
+// gets the schema and the dataset by upserts, once. A database file that
+// Open creates, and its -wal and -shm files, are readable and writable by
+// their owner only (0600); an existing file keeps its mode.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
 	}
 	if path != ":memory:" {
 		createFromTemplate(path)
+		createPrivate(path)
 	}
 	const pragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	dsn := path + "?" + pragmas

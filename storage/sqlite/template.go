@@ -99,8 +99,9 @@ func createFromTemplate(path string) {
 	}
 	dir := filepath.Dir(path)
 	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%016x.tmp", filepath.Base(path), rand.Uint64()))
-	// 0644 before the umask, as SQLite creates database files.
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// 0600: the database holds password and key hashes. SQLite gives the
+	// -wal and -shm files the database file's mode.
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, dbFileMode)
 	if err != nil {
 		return
 	}
@@ -129,6 +130,23 @@ func createFromTemplate(path string) {
 	if d, err := os.Open(dir); err == nil { // make the new name durable
 		_ = d.Sync() // not supported everywhere; SQLite syncs it again
 		d.Close()
+	}
+}
+
+// dbFileMode is the mode of the database files Open creates: readable by
+// their owner only, as they hold password and key hashes.
+const dbFileMode = 0o600
+
+// createPrivate creates path as an empty file of mode dbFileMode unless
+// something is there, so that SQLite, which would create it 0644, finds it
+// (an empty file is a new database to SQLite). It is what Open does when
+// the template copy was not made; a "file:" URI is left to SQLite.
+func createPrivate(path string) {
+	if strings.HasPrefix(path, "file:") {
+		return
+	}
+	if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, dbFileMode); err == nil {
+		f.Close()
 	}
 }
 
