@@ -58,8 +58,9 @@ type ChangeFeed interface {
 
 // SharedLimiter is implemented by a store that can keep rate-limit buckets
 // for every instance sharing it, such as storage/postgres. An App on such a
-// store applies the login limits (per identifier and per client IP) in it,
-// so that they hold across instances; see [App.Handler].
+// store applies the login limits (per identifier, per user, per client IP)
+// and the refresh limit in it, so that they hold across instances; see
+// [App.Handler].
 type SharedLimiter interface {
 	httpadapter.Limiter
 }
@@ -179,12 +180,13 @@ func (a *App) Close() error {
 // a host's mux (see package httpadapter for the options). The adapter reads
 // the time from Config.Clock too, unless opts set another clock.
 //
-// When the store is a [SharedLimiter] (storage/postgres), the login limits
-// (the policies named as in httpadapter.DefaultRateLimits: per identifier
-// and per client IP) keep their buckets in it, so that they hold across
-// every instance sharing the store; the list and update limits stay in
-// this instance's memory. An httpadapter.WithLimiter among opts replaces
-// both.
+// When the store is a [SharedLimiter] (storage/postgres), the limits that
+// guard accounts and keys (the policies named as in
+// httpadapter.DefaultRateLimits: LoginPerIdentifier, per identifier and per
+// user, LoginPerIP and Refresh) keep their buckets in it, so that they hold
+// across every instance sharing the store; the list and update limits stay
+// in this instance's memory. An httpadapter.WithLimiter among opts
+// replaces both.
 func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) {
 	if shared, ok := a.Store.(SharedLimiter); ok {
 		opts = append([]httpadapter.Option{httpadapter.WithLimiter(newLoginLimiter(shared))}, opts...)
@@ -195,10 +197,10 @@ func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) 
 	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations}, opts...)
 }
 
-// loginLimiter keeps the buckets of the login policies in a shared limiter
-// and those of every other policy in memory, one ratelimit.Limiter per
-// policy (so that a flood of keys under one policy evicts only its own
-// buckets).
+// loginLimiter keeps the buckets of the login and refresh policies in a
+// shared limiter, and those of every other policy in memory, one
+// ratelimit.Limiter per policy (so that a flood of keys under one policy
+// evicts only its own buckets).
 type loginLimiter struct {
 	shared SharedLimiter
 	login  map[string]bool // names of the policies kept in shared
@@ -211,7 +213,7 @@ func newLoginLimiter(shared SharedLimiter) *loginLimiter {
 	d := httpadapter.DefaultRateLimits()
 	return &loginLimiter{
 		shared: shared,
-		login:  map[string]bool{d.LoginPerIdentifier.Name: true, d.LoginPerIP.Name: true},
+		login:  map[string]bool{d.LoginPerIdentifier.Name: true, d.LoginPerIP.Name: true, d.Refresh.Name: true},
 		local:  map[string]*ratelimit.Limiter{},
 	}
 }

@@ -158,7 +158,7 @@ func TestSeveralInstances(t *testing.T) {
 		return in.do(t, "GET", analyticsPath, shop, key, "").status
 	}
 	put := func(t *testing.T, in *instance, key string) int {
-		body := fmt.Sprintf(`{"appIntegrationId":%q,"trackingId":"G-probe","metadata":"from G-probe"}`, appInt.ID)
+		body := fmt.Sprintf(`{"appIntegrationId":%q,"trackingId":"G-probe","apiKey":"ak_probe_0123456789","metadata":"from G-probe"}`, appInt.ID)
 		return in.do(t, "PUT", analyticsPath, shop, key, body).status
 	}
 
@@ -310,7 +310,7 @@ func TestSeveralInstances(t *testing.T) {
 			key := login(t, in)
 			for j := range each {
 				wg.Go(func() {
-					body := fmt.Sprintf(`{"appIntegrationId":%q,"trackingId":"G-%d-%d","metadata":"from G-%d-%d"}`,
+					body := fmt.Sprintf(`{"appIntegrationId":%q,"trackingId":"G-%d-%d","apiKey":"ak_0123456789","metadata":"from G-%d-%d"}`,
 						appInt.ID, i, j, i, j)
 					assert.Equal(t, http.StatusOK, in.do(t, "PUT", analyticsPath, shop, key, body).status)
 				})

@@ -226,10 +226,12 @@ func TestHandlerSharesLoginLimits(t *testing.T) {
 	assert.Equal(t, http.StatusTooManyRequests, serve(handlers[0], "GET", "/api/v1/currencies?PageSize=1", ""))
 	assert.Equal(t, http.StatusOK, serve(handlers[1], "GET", "/api/v1/currencies?PageSize=1", ""), "each instance has its own list bucket")
 
+	assert.Equal(t, http.StatusUnauthorized, serve(handlers[2], "POST", "/api/v1/users/auth/refresh-auth-key", `{"refreshAuthKey":"unknown"}`))
+
 	store.mu.Lock()
 	defer store.mu.Unlock()
-	assert.Equal(t, map[string]int{"login-identifier": 12, "login-ip": 12}, store.policies,
-		"only the login limits go to the store")
+	assert.Equal(t, map[string]int{"login-identifier": 12, "login-ip": 12, "refresh-ip": 1}, store.policies,
+		"only the login and refresh limits go to the store")
 }
 
 // TestHandlerLimiterOption: a host's own limiter replaces the shared one.
