@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -9,12 +10,13 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
 )
 
 var _ auth.Store = (*Store)(nil)
 
 const userColumns = `id, brand_id, username, username_key, email_address, email_key, phone_number,
-	password_hash, permissions, status, created_at, updated_at`
+	password_hash, permissions, status, created_at, updated_at, session_epoch`
 
 func scanUser(row scanner) (auth.UserRecord, error) {
 	var u auth.UserRecord
@@ -22,7 +24,7 @@ func scanUser(row scanner) (auth.UserRecord, error) {
 	var perms []string
 	var status string
 	if err := row.Scan(&u.ID, &u.BrandID, &u.Username, &u.UsernameKey, &u.EmailAddress, &emailKey, &u.PhoneNumber,
-		&u.PasswordHash, &perms, &status, &u.CreatedAt, &u.UpdatedAt); err != nil {
+		&u.PasswordHash, &perms, &status, &u.CreatedAt, &u.UpdatedAt, &u.SessionEpoch); err != nil {
 		return auth.UserRecord{}, err
 	}
 	u.EmailKey = emailKey.String
@@ -48,9 +50,9 @@ func permissions(ps []auth.Permission) []string {
 func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO users (`+userColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
-			u.PasswordHash, permissions(u.Permissions), string(u.Status), u.CreatedAt, u.UpdatedAt)
+			u.PasswordHash, permissions(u.Permissions), string(u.Status), u.CreatedAt, u.UpdatedAt, u.SessionEpoch)
 		return constraintError(ctx, err, auth.ErrUserExists, auth.ErrBrandNotFound)
 	})
 }
@@ -74,10 +76,10 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 		}
 		u.ID, u.BrandID, u.CreatedAt = old.ID, old.BrandID, old.CreatedAt
 		_, err = tx.Exec(ctx, `UPDATE users SET username = $1, username_key = $2, email_address = $3,
-			email_key = $4, phone_number = $5, password_hash = $6, permissions = $7, status = $8, updated_at = $9
-			WHERE id = $10`,
+			email_key = $4, phone_number = $5, password_hash = $6, permissions = $7, status = $8, updated_at = $9,
+			session_epoch = $10 WHERE id = $11`,
 			u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber, u.PasswordHash,
-			permissions(u.Permissions), string(u.Status), u.UpdatedAt, id)
+			permissions(u.Permissions), string(u.Status), u.UpdatedAt, u.SessionEpoch, id)
 		if err != nil {
 			return constraintError(ctx, err, auth.ErrUserExists, nil)
 		}
@@ -122,13 +124,13 @@ func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecor
 }
 
 const keyColumns = `id, family_id, brand_id, user_id, device_id, auth_hash, refresh_hash, created_at,
-	auth_expires_at, refresh_expires_at, revoked_at, replaced_by`
+	auth_expires_at, refresh_expires_at, revoked_at, replaced_by, session_epoch`
 
 func scanKey(row scanner) (auth.KeyPair, error) {
 	var k auth.KeyPair
 	var revoked pgtype.Timestamptz
 	if err := row.Scan(&k.ID, &k.FamilyID, &k.BrandID, &k.UserID, &k.DeviceID, &k.AuthHash, &k.RefreshHash,
-		&k.CreatedAt, &k.AuthExpiresAt, &k.RefreshExpiresAt, &revoked, &k.ReplacedBy); err != nil {
+		&k.CreatedAt, &k.AuthExpiresAt, &k.RefreshExpiresAt, &revoked, &k.ReplacedBy, &k.SessionEpoch); err != nil {
 		return auth.KeyPair{}, err
 	}
 	k.CreatedAt, k.AuthExpiresAt, k.RefreshExpiresAt = fromTime(k.CreatedAt), fromTime(k.AuthExpiresAt), fromTime(k.RefreshExpiresAt)
@@ -136,23 +138,70 @@ func scanKey(row scanner) (auth.KeyPair, error) {
 	return k, nil
 }
 
-// insertKey stores k in tx: auth.ErrKeyHashSize, auth.ErrUserNotFound,
-// auth.ErrKeyPairExists.
-func insertKey(ctx context.Context, tx pgx.Tx, k auth.KeyPair) error {
+// lockOwner locks k's user and, when k names one, k's device until tx
+// ends (FOR SHARE: UpdateUser and RevokeDevice, which lock them FOR UPDATE,
+// wait for tx and then see the pair, or tx waits for them and sees their
+// change), and returns why k may not be stored: auth.ErrUserNotFound,
+// auth.ErrKeysRevoked (k.SessionEpoch is not its user's), or
+// auth.ErrDeviceRevoked (a DeviceID that names no device is not checked).
+func lockOwner(ctx context.Context, tx pgx.Tx, k auth.KeyPair) error {
+	var epoch int64
+	if err := tx.QueryRow(ctx, `SELECT session_epoch FROM users WHERE id = $1 FOR SHARE`, k.UserID).Scan(&epoch); err != nil {
+		return notFound(ctx, err, auth.ErrUserNotFound)
+	}
+	deviceRevoked := false
+	if k.DeviceID != "" {
+		err := tx.QueryRow(ctx, `SELECT revoked_at IS NOT NULL FROM devices WHERE id = $1 FOR SHARE`,
+			k.DeviceID).Scan(&deviceRevoked)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return storeError(ctx, err)
+		}
+	}
+	switch {
+	case epoch != k.SessionEpoch:
+		return auth.ErrKeysRevoked
+	case deviceRevoked:
+		return auth.ErrDeviceRevoked
+	}
+	return nil
+}
+
+// checkHashes returns auth.ErrKeyHashSize unless both hashes of k are 32
+// bytes long.
+func checkHashes(k auth.KeyPair) error {
 	if len(k.AuthHash) != 32 || len(k.RefreshHash) != 32 {
 		return auth.ErrKeyHashSize
 	}
+	return nil
+}
+
+// insertKey stores k in tx, whose owner lockOwner has locked and checked:
+// auth.ErrKeyHashSize, auth.ErrUserNotFound, auth.ErrKeyPairExists.
+func insertKey(ctx context.Context, tx pgx.Tx, k auth.KeyPair) error {
+	if err := checkHashes(k); err != nil {
+		return err
+	}
 	_, err := tx.Exec(ctx, `INSERT INTO key_pairs (`+keyColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 		k.ID, k.FamilyID, k.BrandID, k.UserID, k.DeviceID, k.AuthHash, k.RefreshHash, k.CreatedAt,
-		k.AuthExpiresAt, k.RefreshExpiresAt, nullTime(k.RevokedAt), k.ReplacedBy)
+		k.AuthExpiresAt, k.RefreshExpiresAt, nullTime(k.RevokedAt), k.ReplacedBy, k.SessionEpoch)
 	return constraintError(ctx, err, auth.ErrKeyPairExists, auth.ErrUserNotFound)
 }
 
 // CreateKeyPair implements auth.Store: auth.ErrKeyHashSize,
-// auth.ErrUserNotFound, auth.ErrKeyPairExists.
+// auth.ErrUserNotFound, auth.ErrKeysRevoked, auth.ErrDeviceRevoked,
+// auth.ErrKeyPairExists. Its user and device stay locked (lockOwner) until
+// the pair is stored.
 func (s *Store) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
-	return s.write(ctx, func(tx pgx.Tx) error { return insertKey(ctx, tx, k) })
+	if err := checkHashes(k); err != nil {
+		return err
+	}
+	return s.write(ctx, func(tx pgx.Tx) error {
+		if err := lockOwner(ctx, tx, k); err != nil {
+			return err
+		}
+		return insertKey(ctx, tx, k)
+	})
 }
 
 // KeyPairByAuthHash implements auth.Store: auth.ErrKeyPairNotFound if
@@ -171,9 +220,15 @@ func (s *Store) KeyPairByRefreshHash(ctx context.Context, hash []byte) (auth.Key
 // ... FOR UPDATE), so of two concurrent rotations the second sees the
 // pair revoked: exactly one wins. auth.ErrKeyPairNotFound if oldID does
 // not exist, auth.ErrKeyPairRevoked if it is revoked, then the errors of
-// CreateKeyPair. It notifies ChangeUser.
+// CreateKeyPair for next. It notifies ChangeUser.
 func (s *Store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, next auth.KeyPair) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
+		// The owner first (users and devices before key pairs, as
+		// RevokeDevice locks them), its verdict after the old pair's.
+		owner := lockOwner(ctx, tx, next)
+		if envelope.As(owner) == nil && owner != nil {
+			return owner
+		}
 		var revoked pgtype.Timestamptz
 		var userID string
 		if err := tx.QueryRow(ctx, `SELECT revoked_at, user_id FROM key_pairs WHERE id = $1 FOR UPDATE`,
@@ -182,6 +237,9 @@ func (s *Store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, n
 		}
 		if revoked.Valid {
 			return auth.ErrKeyPairRevoked
+		}
+		if owner != nil {
+			return owner
 		}
 		if err := insertKey(ctx, tx, next); err != nil {
 			return err

@@ -74,8 +74,23 @@ func planCities(f refdata.CityFilter) (listQuery, bool) {
 	if nameAlone {
 		q.count, q.countArgs = `SELECT coalesce((SELECT n FROM cities_grams_n WHERE gram = $1), 0)`, []any{f.Name}
 	}
+	if f.Name == "" && len(f.Keywords) == 0 { // codes: their indexes hold the sort keys
+		q.page, q.pageArgs = deferredPage(w, f)
+		return q, w.nothing
+	}
 	q.page, q.pageArgs = `SELECT `+cityColumns+` FROM cities`+w.where()+orderBy(cityOrder[f.Sort], "seq", f.Desc), w.args
 	return paged(q, f.Page), w.nothing
+}
+
+// deferredPage returns the page query of f, whose conditions w and sort
+// key are all in one index with seq (codes only, or nothing): the page's
+// seqs are found in that index alone (an index-only scan reads no row of
+// the pages before), then their rows are read.
+func deferredPage(w filter, f refdata.CityFilter) (string, []any) {
+	order := orderBy(cityOrder[f.Sort], "seq", f.Desc)
+	args := append(append([]any{}, w.args...), f.Page.Size, f.Page.Offset())
+	return `SELECT ` + cityColumns + ` FROM cities WHERE seq = ANY (ARRAY(SELECT seq FROM cities` + w.where() + order +
+		` LIMIT $` + itoa(len(args)-1) + ` OFFSET $` + itoa(len(args)) + `))` + order, args
 }
 
 // allCities returns the queries of an unfiltered list.
@@ -83,8 +98,8 @@ func allCities(f refdata.CityFilter) listQuery {
 	q := listQuery{count: `SELECT cities FROM refdata_state WHERE id = 1`}
 	switch {
 	case f.Sort != refdata.FieldID && f.Sort != "":
-		q.page = `SELECT ` + cityColumns + ` FROM cities` + orderBy(cityOrder[f.Sort], "seq", f.Desc)
-		return paged(q, f.Page)
+		q.page, q.pageArgs = deferredPage(filter{}, f)
+		return q
 	case f.Desc: // seq is dense: 1..cities
 		q.page = `SELECT ` + cityColumns + ` FROM cities WHERE seq <= (SELECT cities FROM refdata_state WHERE id = 1) - $1
 			ORDER BY seq DESC LIMIT $2`

@@ -76,4 +76,11 @@ func TestIntegrationUpdatesAcrossInstances(t *testing.T) {
 	secrets, err := svcs[2].AnalyticsSecrets(ctx, b.ID, created.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "ak_"+got.TrackingID+"_0123456789", secrets.APIKey, "its secret is of the same update")
+
+	var dump string
+	require.NoError(t, store.Pool().QueryRow(ctx, `SELECT concat_ws(' ',
+		(SELECT string_agg(c::text, ' ') FROM integration_configs c),
+		(SELECT string_agg(r::text, ' ') FROM integration_revisions r))`).Scan(&dump))
+	assert.Contains(t, dump, got.TrackingID, "the dump holds the records")
+	assert.NotContains(t, dump, "ak_", "no plaintext secret is stored")
 }

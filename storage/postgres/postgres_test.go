@@ -40,7 +40,7 @@ func open(t *testing.T, url string) *postgres.Store {
 }
 
 // migrationCount returns the number of embedded migrations.
-const migrationCount = 4
+const migrationCount = 5
 
 // TestConcurrentOpen opens three stores on one fresh schema at once: all
 // succeed, each migration is applied once, and the default dataset is
@@ -203,4 +203,51 @@ func FuzzCityQuery(f *testing.F) {
 	require.NoError(f, err)
 	f.Cleanup(func() { s.Close() })
 	storagetest.FuzzCityQuery(f, s)
+}
+
+// TestKeyPairsRaceEpoch creates key pairs of a user's epoch on two stores
+// while a third ends the user's sessions (bumps the epoch, then revokes
+// the user's pairs): every pair is refused or revoked, none stays usable.
+func TestKeyPairsRaceEpoch(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Schema(t)
+	ctx := t.Context()
+	a, b, c := open(t, url), open(t, url), open(t, url)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	require.NoError(t, a.CreateBrand(ctx, auth.Brand{ID: "b1", URL: "r.example.com", Name: "R", Status: auth.StatusActive,
+		DefaultCurrency: "USD", CreatedAt: now}))
+	require.NoError(t, a.CreateUser(ctx, auth.UserRecord{User: auth.User{ID: "u1", BrandID: "b1", Username: "ann",
+		Status: auth.StatusActive, CreatedAt: now, UpdatedAt: now}, UsernameKey: "ann"}))
+	const n = 40
+	var wg sync.WaitGroup
+	for i := range n {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Go(func() {
+			err := s.CreateKeyPair(ctx, auth.KeyPair{ID: fmt.Sprint("k", i), FamilyID: fmt.Sprint("f", i), BrandID: "b1",
+				UserID: "u1", AuthHash: hash2(i, 0), RefreshHash: hash2(i, 1), CreatedAt: now, AuthExpiresAt: now,
+				RefreshExpiresAt: now})
+			if err != nil {
+				assert.ErrorIs(t, err, auth.ErrKeysRevoked)
+			}
+		})
+	}
+	wg.Go(func() {
+		_, err := c.UpdateUser(ctx, "u1", func(r *auth.UserRecord) error { r.SessionEpoch++; return nil })
+		assert.NoError(t, err)
+		_, err = c.RevokeKeyPairs(ctx, auth.KeySelector{UserID: "u1"}, now)
+		assert.NoError(t, err)
+	})
+	wg.Wait()
+	var live int
+	require.NoError(t, c.Pool().QueryRow(ctx, `SELECT count(*) FROM key_pairs WHERE revoked_at IS NULL`).Scan(&live))
+	assert.Zero(t, live, "no pair of the old epoch stays usable")
+}
+
+func hash2(i, j int) []byte {
+	h := make([]byte, 32)
+	h[0], h[1] = byte(i), byte(j)
+	return h
 }
