@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/ratelimit"
+	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
 )
@@ -289,4 +291,41 @@ func TestOpenStorePostgresUnreachable(t *testing.T) {
 	defer cancel()
 	_, err := brandbase.OpenStore(ctx, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=5")
 	assert.Error(t, err)
+}
+
+// countingStore counts the city lists that reach the store; embedding the
+// interface hides the memory store's refindex.InMemory, as a persistent
+// store has none.
+type countingStore struct {
+	storage.Storage
+	cityLists atomic.Int64
+}
+
+func (s *countingStore) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
+	s.cityLists.Add(1)
+	return s.Storage.ListCities(ctx, f)
+}
+
+// TestRefDataIndex checks that New answers the lists of a store not in
+// memory from the index once warm, and leaves them to the store with
+// Config.NoRefDataIndex.
+func TestRefDataIndex(t *testing.T) {
+	t.Parallel()
+	for _, off := range []bool{false, true} {
+		m, err := memory.New(t.Context())
+		require.NoError(t, err)
+		store := &countingStore{Storage: m}
+		app, err := brandbase.New(store, brandbase.Config{NoRefDataIndex: off})
+		require.NoError(t, err)
+		require.NoError(t, app.WarmUp(t.Context()))
+		before := store.cityLists.Load()
+		page, err := app.RefData.ListCities(t.Context(), refdata.CityQuery{Name: new("paris")})
+		require.NoError(t, err)
+		assert.NotEmpty(t, page.Items)
+		want := int64(0)
+		if off {
+			want = 1
+		}
+		assert.Equal(t, want, store.cityLists.Load()-before, "NoRefDataIndex=%v: lists reaching the store", off)
+	}
 }

@@ -2,8 +2,10 @@
 // that implements the store interface of every domain package.
 //
 // Implementations: storage/memory (in-process maps, for tests and
-// ephemeral use) and storage/sqlite (a file or :memory:, on the pure-Go
-// modernc.org/sqlite). A new backend must pass storage/storagetest.
+// ephemeral use), storage/sqlite (a file or :memory:, on the pure-Go
+// modernc.org/sqlite) and storage/postgres (PostgreSQL through pgx, which
+// several instances of a host share). A new backend must pass
+// storage/storagetest.
 package storage
 
 import (

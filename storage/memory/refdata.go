@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/refdata/refindex"
 )
 
 // refData is the reference data of a Store. Currencies and countries are
@@ -15,10 +16,16 @@ import (
 type refData struct {
 	currencies *refdata.CurrencyTable
 	countries  *refdata.CountryTable
-	cities     *cityIndex
+	cities     *refindex.CityIndex
 	dataset    string
 	revision   uint64
 }
+
+var _ refindex.InMemory = (*Store)(nil)
+
+// RefDataInMemory implements refindex.InMemory: a memory Store answers its
+// lists from its own index and needs no snapshot in front of it.
+func (s *Store) RefDataInMemory() bool { return true }
 
 // defaultRefData is the embedded default dataset, built once.
 var defaultRefData = sync.OnceValues(func() (refData, error) {
@@ -34,12 +41,8 @@ var defaultRefData = sync.OnceValues(func() (refData, error) {
 	if err != nil {
 		return refData{}, err
 	}
-	idx := newCityIndex()
-	for _, c := range cities {
-		idx.upsert(c)
-	}
-	idx.finishBatch()
-	idx.freeze()
+	idx := refindex.Of(cities)
+	idx.Freeze()
 	return refData{
 		currencies: refdata.NewCurrencyTable(currencies),
 		countries:  refdata.NewCountryTable(countries),
@@ -109,7 +112,7 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	items, total := s.ref.cities.list(f)
+	items, total := s.ref.cities.List(f)
 	return items, total, nil
 }
 
@@ -120,16 +123,16 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ref.cities.shared {
-		s.ref.cities = s.ref.cities.clone()
+	if s.ref.cities.Shared() {
+		s.ref.cities = s.ref.cities.Clone()
 	}
 	added := 0
 	for _, c := range cs {
-		if s.ref.cities.upsert(c) {
+		if s.ref.cities.Upsert(c) {
 			added++
 		}
 	}
-	s.ref.cities.finishBatch()
+	s.ref.cities.FinishBatch()
 	s.ref.revision++
 	return added, nil
 }

@@ -1,4 +1,4 @@
-package memory
+package refindex
 
 import (
 	"cmp"
@@ -25,15 +25,15 @@ type cityOrder struct {
 	perm, rank []int32
 }
 
-// cityIndex holds the cities in insertion order (a city's position is its
+// CityIndex holds the cities in insertion order (a city's position is its
 // place in that order) with the indexes that keep filtered queries from
 // scanning: by natural key; by country, state and both; the runes, bigrams
 // and trigrams of folded names (Name); the prefixes of the words of the
 // search text (Keywords). Posting lists hold positions in ascending order, except word
 // postings after a city's tags changed (see staleWords).
-type cityIndex struct {
-	// shared is set on the default index that Stores share; a Store
-	// clones it before its first write. Every slice of a shared index is
+type CityIndex struct {
+	// shared is set by Freeze (on the default index that memory Stores
+	// share); its owner clones it before the first write. Every slice of a shared index is
 	// clipped (len == cap), so a clone's appends never reach it.
 	shared bool
 
@@ -61,16 +61,23 @@ type cityIndex struct {
 	orders  [len(sortSlots)]atomic.Pointer[cityOrder]
 }
 
-func newCityIndex() *cityIndex {
-	return &cityIndex{
-		foldAt: []uint32{0}, seed: maphash.MakeSeed(), byKey: map[uint64]int32{}, collided: map[string]int32{},
+// NewCityIndex returns an empty index.
+func NewCityIndex() *CityIndex { return newCityIndexSized(0) }
+
+// newCityIndexSized returns an empty index with room for n cities.
+func newCityIndexSized(n int) *CityIndex {
+	foldAt := make([]uint32, 1, n+1)
+	return &CityIndex{
+		recs: make([]refdata.City, 0, n), folds: make([]byte, 0, 12*n), foldAt: foldAt,
+		seed: maphash.MakeSeed(), byKey: make(map[uint64]int32, n), collided: map[string]int32{},
 		byCountry: map[string][]int32{}, byState: map[string][]int32{}, byBoth: map[string][]int32{},
-		grams: map[uint64][]int32{}, words: wordIndex{ids: map[string]int32{}}, interned: map[string]string{},
+		grams: make(map[uint64][]int32, n/4), words: wordIndex{ids: make(map[string]int32, n/8)}, interned: map[string]string{},
 	}
 }
 
-// freeze clips every slice of t and marks it shared.
-func (t *cityIndex) freeze() {
+// Freeze clips every slice of t and marks it shared: t may then be read
+// concurrently by many owners, and must be copied (Clone) before a write.
+func (t *CityIndex) Freeze() {
 	t.recs = slices.Clip(t.recs)
 	t.folds, t.foldAt = slices.Clip(t.folds), slices.Clip(t.foldAt)
 	for _, m := range []map[string][]int32{t.byCountry, t.byState, t.byBoth} {
@@ -89,11 +96,11 @@ func (t *cityIndex) freeze() {
 	t.shared = true
 }
 
-// clone returns a private copy of the shared index t, ready for writes.
+// Clone returns a private copy of the shared index t, ready for writes.
 // Maps and the slices written in place are copied; posting lists are
 // shared until appended to.
-func (t *cityIndex) clone() *cityIndex {
-	return &cityIndex{
+func (t *CityIndex) Clone() *CityIndex {
+	return &CityIndex{
 		recs: slices.Clone(t.recs), folds: t.folds, foldAt: t.foldAt, seed: t.seed, byKey: maps.Clone(t.byKey), collided: maps.Clone(t.collided),
 		byCountry: maps.Clone(t.byCountry), byState: maps.Clone(t.byState), byBoth: maps.Clone(t.byBoth),
 		grams: maps.Clone(t.grams), staleWords: t.staleWords, interned: maps.Clone(t.interned),
@@ -108,12 +115,35 @@ func (t *cityIndex) clone() *cityIndex {
 // only ever appended to (a shared index's is clipped, so a clone's appends
 // copy it): the bytes of a name never change once written, which makes the
 // view a valid string without copying.
-func (t *cityIndex) fold(i int32) string {
+func (t *CityIndex) fold(i int32) string {
 	b := t.folds[t.foldAt[i]:t.foldAt[i+1]]
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-func (t *cityIndex) intern(s string) string {
+// Shared reports whether t was frozen (Freeze) and must be cloned before a
+// write.
+func (t *CityIndex) Shared() bool { return t.shared }
+
+// Len returns the number of cities in t.
+func (t *CityIndex) Len() int { return len(t.recs) }
+
+// Of returns the index of cs (normalised), upserted in order, ready for
+// List.
+func Of(cs []refdata.City) *CityIndex {
+	t := newCityIndexSized(len(cs))
+	t.upsertAll(cs)
+	return t
+}
+
+// upsertAll upserts cs in order, then finishes the batch.
+func (t *CityIndex) upsertAll(cs []refdata.City) {
+	for _, c := range cs {
+		t.Upsert(c)
+	}
+	t.FinishBatch()
+}
+
+func (t *CityIndex) intern(s string) string {
 	if v, ok := t.interned[s]; ok {
 		return v
 	}
@@ -122,7 +152,7 @@ func (t *cityIndex) intern(s string) string {
 	return s
 }
 
-func (t *cityIndex) hash(c *refdata.City, fold string) uint64 {
+func (t *CityIndex) hash(c *refdata.City, fold string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(t.seed)
 	h.WriteString(c.CountryCode)
@@ -134,7 +164,7 @@ func (t *cityIndex) hash(c *refdata.City, fold string) uint64 {
 }
 
 // find returns the position of the city with c's natural key.
-func (t *cityIndex) find(h uint64, c *refdata.City, fold string) (int32, bool) {
+func (t *CityIndex) find(h uint64, c *refdata.City, fold string) (int32, bool) {
 	i, ok := t.byKey[h]
 	if !ok {
 		return 0, false
@@ -146,10 +176,10 @@ func (t *cityIndex) find(h uint64, c *refdata.City, fold string) (int32, bool) {
 	return i, ok
 }
 
-// upsert stores c (normalised), replacing the name and tags of the city
+// Upsert stores c (normalised), replacing the name and tags of the city
 // with its natural key, and reports whether c was added. Strings are
 // copied, so that c may point into a larger buffer (a CSV line).
-func (t *cityIndex) upsert(c refdata.City) bool {
+func (t *CityIndex) Upsert(c refdata.City) bool {
 	fold := refdata.Fold(c.Name)
 	h := t.hash(&c, fold)
 	if i, ok := t.find(h, &c, fold); ok {
@@ -194,10 +224,11 @@ func (t *cityIndex) upsert(c refdata.City) bool {
 	return true
 }
 
-// finishBatch brings the word order up to date after a batch of upserts.
-func (t *cityIndex) finishBatch() { t.words.sortFresh() }
+// FinishBatch brings the word order up to date after a batch of upserts;
+// call it before the next List.
+func (t *CityIndex) FinishBatch() { t.words.sortFresh() }
 
-func (t *cityIndex) invalidateOrders() {
+func (t *CityIndex) invalidateOrders() {
 	for i := range t.orders {
 		t.orders[i].Store(nil)
 	}
@@ -234,7 +265,7 @@ func forGrams(s string, fn func(uint64)) {
 
 // order returns the order of all cities by field, building it on first use
 // after a write.
-func (t *cityIndex) order(field refdata.Field) *cityOrder {
+func (t *CityIndex) order(field refdata.Field) *cityOrder {
 	slot := slices.Index(sortSlots[:], field)
 	if o := t.orders[slot].Load(); o != nil {
 		return o
@@ -275,8 +306,10 @@ func (t *cityIndex) order(field refdata.Field) *cityOrder {
 	return o
 }
 
-// list answers a city query: the matches, then their page in f's order.
-func (t *cityIndex) list(f refdata.CityFilter) ([]refdata.City, int) {
+// List answers a city query as refdata.Store.ListCities does: the page f
+// selects and the number of matches. It may run concurrently with other
+// List calls, not with writes (Upsert, FinishBatch).
+func (t *CityIndex) List(f refdata.CityFilter) ([]refdata.City, int) {
 	n := len(t.recs)
 	all := f.Unfiltered()
 	var matches []int32 // ascending positions, when !all
@@ -332,7 +365,7 @@ func (t *cityIndex) list(f refdata.CityFilter) ([]refdata.City, int) {
 // caller must not modify (it may be a posting list of the index). The
 // smallest candidate set among the indexes that apply drives; each
 // candidate is checked against the other filters.
-func (t *cityIndex) match(f refdata.CityFilter) []int32 {
+func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 	const (
 		scan = iota
 		byCode
@@ -344,7 +377,6 @@ func (t *cityIndex) match(f refdata.CityFilter) []int32 {
 	if hasCode {
 		driver, size = byCode, len(codes)
 	}
-	const few = 256 // checking this many is cheaper than reading another index
 	var names []int32
 	nameExact := false
 	if f.Name != "" && size > few {
@@ -362,15 +394,17 @@ func (t *cityIndex) match(f refdata.CityFilter) []int32 {
 			driver, size = byWords, count
 		}
 	}
-	// The checks are those of refdata.CityFilter.MatchFolded, each done
-	// by the cheapest means at hand.
+	// The checks of refdata.CityFilter.MatchFolded, by the cheapest means.
 	out := make([]int32, 0, min(size, 4096))
 	checkCodes := (f.CountryCode != "" || f.StateCode != "") && driver != byCode
 	checkName := f.Name != "" && !(driver == byName && nameExact)
 	checkWords := words != nil && driver != byWords
 	checkTerms := len(f.Keywords) > 0 && (words == nil || !wordsExact || t.staleWords)
-	if driver == byName && !checkCodes && !checkName && !checkWords && !checkTerms {
-		return names // the index's list is the answer: shared, read only
+	if !checkCodes && !checkName && !checkWords && !checkTerms && (driver == byName || driver == byCode) {
+		if driver == byName { // an index's list is the answer: shared, read only
+			return names
+		}
+		return codes
 	}
 	check := func(i int32) {
 		if checkCodes {
@@ -412,9 +446,13 @@ func (t *cityIndex) match(f refdata.CityFilter) []int32 {
 	return out
 }
 
+// few is a number of candidates that checking costs less than reading
+// another index.
+const few = 256
+
 // codeCandidates returns the ascending positions of the cities with f's
 // country and state codes, and false when f has neither.
-func (t *cityIndex) codeCandidates(f refdata.CityFilter) ([]int32, bool) {
+func (t *CityIndex) codeCandidates(f refdata.CityFilter) ([]int32, bool) {
 	switch {
 	case f.CountryCode != "" && f.StateCode != "":
 		return t.byBoth[f.CountryCode+"-"+f.StateCode], true
@@ -431,7 +469,7 @@ func (t *cityIndex) codeCandidates(f refdata.CityFilter) ([]int32, bool) {
 // whether that is exactly the cities whose name holds needle (needle is
 // one rune, a bigram or a trigram). It returns false for a needle that is
 // not valid UTF-8, which no index answers.
-func (t *cityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
+func (t *CityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
 	if !utf8.ValidString(needle) {
 		return nil, false, false
 	}

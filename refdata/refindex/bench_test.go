@@ -1,0 +1,18 @@
+package refindex_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/brandbase/brandbase/refdata/refdatatest"
+	"github.com/brandbase/brandbase/refdata/refindex"
+)
+
+// BenchmarkOf indexes refdatatest.Large (150,000 cities): the CPU part of
+// building a snapshot, without reading the store.
+func BenchmarkOf(b *testing.B) {
+	cities := refdatatest.Large()
+	for b.Loop() {
+		runtime.KeepAlive(refindex.Of(cities))
+	}
+}

@@ -1,0 +1,379 @@
+package refindex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// InMemory is the optional capability of a refdata.Store whose lists are
+// already answered from memory (storage/memory): Wrap returns such a store
+// as it is.
+type InMemory interface {
+	// RefDataInMemory reports whether the store answers its reference-data
+	// lists from memory.
+	RefDataInMemory() bool
+}
+
+// Defaults of Options.
+const (
+	// DefaultRetryDelay is how long lists are answered by the wrapped store
+	// after a failed build before the next build is tried.
+	DefaultRetryDelay = time.Second
+	// readPageSize is the page size of the reads that build a snapshot.
+	readPageSize = 20_000
+)
+
+// ErrTooManyCities is what Store.Ready returns when the store holds more
+// cities than Options.MaxCities: its lists are answered by the store.
+var ErrTooManyCities = errors.New("refindex: more cities than MaxCities: lists are answered by the store")
+
+// Options configure a Store. The zero value is usable.
+type Options struct {
+	// Wait makes a List call that finds no snapshot of the store's current
+	// revision wait for it to be built (one build at a time; the other
+	// callers wait for the same one). When false (the default), such a
+	// call is answered by the wrapped store while the snapshot is built in
+	// the background, so no call waits longer than the store takes.
+	Wait bool
+	// MaxCities bounds the memory a snapshot takes (about 320 bytes a city,
+	// see README): a store holding more cities is not indexed and answers
+	// its lists itself. 0 means no limit.
+	MaxCities int
+	// RetryDelay is how long after a failed build lists are answered by
+	// the store before another build is tried; DefaultRetryDelay when 0.
+	RetryDelay time.Duration
+	// Clock is where the retry delay is measured; time.Now when nil.
+	Clock func() time.Time
+	// Logger receives build failures (at WARN); slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Store is a refdata.Store that answers ListCurrencies, ListCountries and
+// ListCities from an in-process snapshot of the wrapped store's reference
+// data, and sends every other call to the wrapped store, which stays the
+// source of truth.
+//
+// A snapshot is labelled with the store's RefDataRevision when it was read;
+// every List call reads the revision (cheap on the stores of this module:
+// cached in-process) and uses the snapshot only when the labels agree, so a
+// List call sees every write that returned before it, on this instance at
+// once and on any other as soon as the store's revision shows it (within
+// 1 s on SQLite and PostgreSQL). A write through this Store (Upsert*)
+// drops the snapshot before it returns. When the snapshot is missing or
+// stale, one build reads the whole reference data through the store's own
+// List methods (pages in ID order, between two reads of the revision that
+// must agree) and indexes it; meanwhile calls are answered by the store
+// (or wait, with Options.Wait). At most one snapshot is held (a stale one
+// is dropped before the next is built), plus the one being built.
+type Store struct {
+	refdata.Store
+	opts Options
+
+	snap atomic.Pointer[snapshot]
+	gen  atomic.Uint64 // writes through this Store
+
+	mu       sync.Mutex
+	building *build // the running build, or nil
+}
+
+// snapshot is the reference data of one revision of the store, or the
+// reason there is none for it.
+type snapshot struct {
+	rev, gen   uint64
+	currencies *refdata.CurrencyTable
+	countries  *refdata.CountryTable
+	cities     *CityIndex // nil: lists go to the store
+	failedAt   time.Time  // when cities is nil: the build failed then (zero: too many cities)
+}
+
+// build is one build of a snapshot.
+type build struct {
+	done chan struct{}
+	err  error
+}
+
+var _ refdata.Store = (*Store)(nil)
+
+// Wrap returns store with its lists answered from an in-process snapshot
+// (a *Store), or store itself when it already answers them from memory
+// (InMemory) or is a *Store.
+func Wrap(store refdata.Store, opts Options) refdata.Store {
+	if m, ok := store.(InMemory); ok && m.RefDataInMemory() {
+		return store
+	}
+	if s, ok := store.(*Store); ok {
+		return s
+	}
+	return New(store, opts)
+}
+
+// New returns a Store in front of store. Nothing is read until the first
+// List call (or Ready).
+func New(store refdata.Store, opts Options) *Store {
+	if opts.RetryDelay <= 0 {
+		opts.RetryDelay = DefaultRetryDelay
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Store{Store: store, opts: opts}
+}
+
+// RefDataInMemory implements InMemory: a Store answers lists from memory.
+func (s *Store) RefDataInMemory() bool { return true }
+
+// ListCurrencies implements refdata.Store: from the snapshot, or the
+// wrapped store's answer and error when there is none.
+func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([]refdata.Currency, int, error) {
+	return list(ctx, s, f, s.Store.ListCurrencies, func(sn *snapshot) ([]refdata.Currency, int) { return sn.currencies.List(f) })
+}
+
+// ListCountries implements refdata.Store: from the snapshot, or the
+// wrapped store's answer and error when there is none.
+func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]refdata.Country, int, error) {
+	return list(ctx, s, f, s.Store.ListCountries, func(sn *snapshot) ([]refdata.Country, int) { return sn.countries.List(f) })
+}
+
+// ListCities implements refdata.Store: from the snapshot, or the wrapped
+// store's answer and error when there is none.
+func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
+	return list(ctx, s, f, s.Store.ListCities, func(sn *snapshot) ([]refdata.City, int) { return sn.cities.List(f) })
+}
+
+// list answers a list call from the current snapshot, or by the store's
+// method when there is none (or the revision cannot be read: the store
+// then fails as it does). It fails with ctx.Err() when ctx has ended.
+func list[F, T any](ctx context.Context, s *Store, f F, store func(context.Context, F) ([]T, int, error),
+	fromSnapshot func(*snapshot) ([]T, int)) ([]T, int, error) {
+	snap, err := s.current(ctx)
+	if err != nil || snap == nil {
+		return store(ctx, f)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	items, total := fromSnapshot(snap)
+	return items, total, nil
+}
+
+// UpsertCurrencies implements refdata.Store: the wrapped store's, then the
+// snapshot is dropped.
+func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
+	defer s.invalidate()
+	return s.Store.UpsertCurrencies(ctx, cs)
+}
+
+// UpsertCountries implements refdata.Store: the wrapped store's, then the
+// snapshot is dropped.
+func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
+	defer s.invalidate()
+	return s.Store.UpsertCountries(ctx, cs)
+}
+
+// UpsertCities implements refdata.Store: the wrapped store's, then the
+// snapshot is dropped.
+func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
+	defer s.invalidate()
+	return s.Store.UpsertCities(ctx, cs)
+}
+
+// invalidate makes every snapshot read before it unusable, and drops the
+// current one.
+func (s *Store) invalidate() {
+	s.gen.Add(1)
+	s.snap.Store(nil)
+}
+
+// Ready returns once a snapshot of the store's current reference data is
+// built, building it if needed: a host calls it at startup to have fast
+// lists from the first request. It fails with ErrTooManyCities when the
+// store holds more than Options.MaxCities, with the store's error when a
+// build fails, and with ctx.Err() when ctx ends first.
+func (s *Store) Ready(ctx context.Context) error {
+	for {
+		rev, err := s.Store.RefDataRevision(ctx)
+		if err != nil {
+			return err
+		}
+		gen := s.gen.Load()
+		if snap := s.snap.Load(); snap != nil {
+			if snap.rev == rev && snap.gen == gen && snap.failedAt.IsZero() {
+				if snap.cities == nil {
+					return ErrTooManyCities
+				}
+				return nil
+			}
+			s.snap.CompareAndSwap(snap, nil) // stale: free it before the next is built
+		}
+		b := s.startBuild(ctx, rev, gen)
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if b.err != nil {
+			return b.err
+		}
+	}
+}
+
+// current returns the snapshot of the store's current revision, or nil
+// when the store must answer (none yet: a build is started; too many
+// cities; a recent failure). It fails when the revision cannot be read.
+func (s *Store) current(ctx context.Context) (*snapshot, error) {
+	rev, err := s.Store.RefDataRevision(ctx)
+	if err != nil {
+		return nil, err
+	}
+	gen := s.gen.Load()
+	if snap := s.snap.Load(); snap != nil {
+		if snap.rev == rev && snap.gen == gen {
+			switch {
+			case snap.cities != nil:
+				return snap, nil
+			case snap.failedAt.IsZero() || s.opts.Clock().Sub(snap.failedAt) < s.opts.RetryDelay:
+				return nil, nil
+			}
+		}
+		s.snap.CompareAndSwap(snap, nil) // stale: free it before the next is built
+	}
+	b := s.startBuild(ctx, rev, gen)
+	if !s.opts.Wait {
+		return nil, nil
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if snap := s.snap.Load(); snap != nil && snap.rev == rev && snap.gen == gen && snap.cities != nil {
+		return snap, nil
+	}
+	return nil, nil
+}
+
+// startBuild starts a build unless one is running, and returns the running
+// one. rev and gen label the failure of a build that cannot read the
+// revision itself.
+func (s *Store) startBuild(ctx context.Context, rev, gen uint64) *build {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.building != nil {
+		return s.building
+	}
+	b := &build{done: make(chan struct{})}
+	s.building = b
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			s.building = nil
+			s.mu.Unlock()
+			close(b.done)
+		}()
+		// The build outlives the call that started it; it keeps its values.
+		b.err = s.build(context.WithoutCancel(ctx))
+		if b.err != nil {
+			s.opts.Logger.Warn("refindex: building the reference-data snapshot failed; lists are answered by the store",
+				"err", b.err)
+			s.snap.CompareAndSwap(nil, &snapshot{rev: rev, gen: gen, failedAt: s.opts.Clock()})
+		}
+	}()
+	return b
+}
+
+// build reads the store's reference data between two reads of its
+// revision and publishes the snapshot, unless the revision or the writes
+// through s changed meanwhile.
+func (s *Store) build(ctx context.Context) error {
+	gen := s.gen.Load()
+	rev, err := s.Store.RefDataRevision(ctx)
+	if err != nil {
+		return err
+	}
+	var currencies []refdata.Currency
+	err = readAll(0, func(p refdata.Paging) ([]refdata.Currency, int, error) {
+		return s.Store.ListCurrencies(ctx, refdata.CurrencyFilter{Sort: refdata.FieldID, Page: p})
+	}, func(page []refdata.Currency, _ int) { currencies = append(currencies, page...) })
+	if err != nil {
+		return fmt.Errorf("refindex: reading currencies: %w", err)
+	}
+	var countries []refdata.Country
+	err = readAll(0, func(p refdata.Paging) ([]refdata.Country, int, error) {
+		return s.Store.ListCountries(ctx, refdata.CountryFilter{Sort: refdata.FieldID, Page: p})
+	}, func(page []refdata.Country, _ int) { countries = append(countries, page...) })
+	if err != nil {
+		return fmt.Errorf("refindex: reading countries: %w", err)
+	}
+	// Cities are indexed page by page while the next page is read.
+	var cities *CityIndex
+	pages, indexed := make(chan []refdata.City, 1), make(chan struct{})
+	go func() {
+		defer close(indexed)
+		for page := range pages {
+			cities.upsertAll(page)
+		}
+	}()
+	err = readAll(s.opts.MaxCities, func(p refdata.Paging) ([]refdata.City, int, error) {
+		return s.Store.ListCities(ctx, refdata.CityFilter{Sort: refdata.FieldID, Page: p})
+	}, func(page []refdata.City, total int) {
+		if cities == nil {
+			cities = newCityIndexSized(total)
+		}
+		pages <- page
+	})
+	close(pages)
+	<-indexed
+	tooMany := errors.Is(err, ErrTooManyCities)
+	if err != nil && !tooMany {
+		return fmt.Errorf("refindex: reading cities: %w", err)
+	}
+	after, err := s.Store.RefDataRevision(ctx)
+	if err != nil {
+		return err
+	}
+	if after != rev || s.gen.Load() != gen {
+		return nil // not a failure: the next List call starts another build
+	}
+	snap := &snapshot{rev: rev, gen: gen}
+	if !tooMany {
+		snap.currencies, snap.countries = refdata.NewCurrencyTable(currencies), refdata.NewCountryTable(countries)
+		snap.cities = cities
+	}
+	s.snap.Store(snap)
+	return nil
+}
+
+// readAll reads every record of a list, page by page in ID order, and
+// gives each page to add with the number of records of the list. It fails with the store's error, with
+// ErrTooManyCities when the list holds more than limit records (0: no
+// limit), and when a page is short of the records the total promises.
+func readAll[T any](limit int, list func(refdata.Paging) ([]T, int, error), add func(page []T, total int)) error {
+	read := 0
+	for n := 0; ; n++ {
+		items, total, err := list(refdata.Paging{Number: n, Size: readPageSize})
+		if err != nil {
+			return err
+		}
+		if limit > 0 && total > limit {
+			return ErrTooManyCities
+		}
+		add(items, total)
+		read += len(items)
+		if read >= total {
+			return nil
+		}
+		if len(items) != readPageSize {
+			return fmt.Errorf("refindex: a page of %d records where %d were asked: the store changed or clamps pages", len(items), readPageSize)
+		}
+	}
+}
