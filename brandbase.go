@@ -3,15 +3,19 @@ package brandbase
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refindex"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/postgres"
 	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
@@ -19,14 +23,47 @@ import (
 const MemoryPath = ":memory:"
 
 // OpenStore opens the store a path names, as the example programs' -db flag
-// does: the in-memory store (storage/memory) for MemoryPath, else the
-// SQLite file at path (storage/sqlite), created if needed. Either comes
-// with the default reference dataset loaded; close it when done.
+// does: the in-memory store (storage/memory) for MemoryPath, the
+// PostgreSQL database (storage/postgres) for a postgres:// or
+// postgresql:// URL, else the SQLite file at path (storage/sqlite), created
+// if needed. Each comes with the default reference dataset loaded; close it
+// when done. It fails with the store's error: a path that cannot be
+// opened, a database that cannot be reached or migrated.
 func OpenStore(ctx context.Context, path string) (storage.Storage, error) {
-	if path == MemoryPath {
+	switch {
+	case path == MemoryPath:
 		return memory.New(ctx)
+	case IsPostgresURL(path):
+		return postgres.Open(ctx, path)
 	}
 	return sqlite.Open(ctx, path)
+}
+
+// IsPostgresURL reports whether OpenStore reads path as a PostgreSQL
+// database URL: it starts with postgres:// or postgresql:// (in any case).
+func IsPostgresURL(path string) bool {
+	p := strings.ToLower(path)
+	return strings.HasPrefix(p, "postgres://") || strings.HasPrefix(p, "postgresql://")
+}
+
+// ChangeFeed is implemented by a store that several instances (processes)
+// share and that reports the changes any of them makes, such as
+// storage/postgres. [New] subscribes the App's auth service to it, so that
+// a key, user or brand changed through another instance is not answered
+// from this instance's caches for long (see auth.Service.Forget).
+type ChangeFeed interface {
+	// OnAuthChange calls fn with every change that may make an
+	// auth.Service's cached answers stale, until unsubscribe is called.
+	OnAuthChange(fn func(auth.Change)) (unsubscribe func())
+}
+
+// SharedLimiter is implemented by a store that can keep rate-limit buckets
+// for every instance sharing it, such as storage/postgres. An App on such a
+// store applies the login limits (per identifier, per user, per client IP)
+// and the refresh limit in it, so that they hold across instances; see
+// [App.Handler].
+type SharedLimiter interface {
+	httpadapter.Limiter
 }
 
 // Config holds the settings of an [App]. The zero value is usable.
@@ -42,7 +79,9 @@ type Config struct {
 	SecretKeys *integrations.KeyRing
 	// OnIntegrationUpdated, when set, is called in-process after every
 	// committed update of an app integration or a configuration, once per
-	// revision (see integrations.Service.OnIntegrationUpdated).
+	// revision (see integrations.Service.OnIntegrationUpdated). With
+	// several instances on one database it is called once per change, on
+	// the instance that made it, never on the others.
 	OnIntegrationUpdated func(context.Context, integrations.IntegrationUpdated)
 
 	// MaxConcurrentHashes bounds how many password hashes (logins, new
@@ -55,12 +94,14 @@ type Config struct {
 	AuthKeyTTL    time.Duration
 	RefreshKeyTTL time.Duration
 	// KeyCacheTTL is how long a checked Auth-Key is trusted without a store
-	// read: auth.DefaultKeyCacheTTL when 0, no cache when negative. It bounds
-	// how late a revocation made by another process sharing the store is
-	// seen; revocations through this App are seen at once.
+	// read: auth.DefaultKeyCacheTTL when 0, no cache when negative.
+	// Revocations through this App are seen at once. One made by another
+	// process sharing the store is seen within about a second when the
+	// store is a [ChangeFeed] (storage/postgres), else within KeyCacheTTL.
 	KeyCacheTTL time.Duration
 	// OnAuthEvent, when set, is called in-process after a user authenticated
-	// and after a device was registered (see auth.WithEventHook).
+	// and after a device was registered (see auth.WithEventHook): once per
+	// event, on the instance where it happened.
 	OnAuthEvent func(context.Context, auth.Event)
 	// NoRefDataIndex turns off the in-process index that answers the
 	// currency, country and city lists of a store that does not hold them
@@ -85,12 +126,18 @@ type App struct {
 	// Integrations manages app integrations and their configurations.
 	Integrations *integrations.Service
 
-	clock func() time.Time // Config.Clock, for the adapter
-	ref   refdata.Store    // what RefData reads: store, or its index
+	clock       func() time.Time // Config.Clock, for the adapter
+	ref         refdata.Store    // what RefData reads: store, or its index
+	unsubscribe func()           // from the store's changes; nil when it has none
 }
 
 // New returns an App on store. The App does not own the store: close it
 // yourself when done.
+//
+// When the store is shared by several instances and reports their changes
+// (a [ChangeFeed], such as storage/postgres), the App's auth service
+// forgets the cached answers each change makes stale, for as long as the
+// store is open or until [App.Close]. It fails only without a store.
 func New(store storage.Storage, cfg Config) (*App, error) {
 	if store == nil {
 		return nil, errors.New("brandbase: a store is required")
@@ -118,14 +165,28 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if !cfg.NoRefDataIndex {
 		ref = refindex.Wrap(store, refindex.Options{})
 	}
-	return &App{
+	a := &App{
 		Store:        store,
 		Auth:         auth.NewService(store, authOpts...),
 		RefData:      refdata.NewService(ref),
 		Integrations: integ,
 		clock:        cfg.Clock,
 		ref:          ref,
-	}, nil
+	}
+	if feed, ok := store.(ChangeFeed); ok {
+		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
+	}
+	return a, nil
+}
+
+// Close ends the App's subscription to the changes of a shared store (see
+// [New]); it does not close the store. Only an App dropped while its store
+// stays open needs it. It returns nil, and may be called more than once.
+func (a *App) Close() error {
+	if a.unsubscribe != nil {
+		a.unsubscribe()
+	}
+	return nil
 }
 
 // WarmUp builds the in-process index of reference data now rather than on
@@ -141,9 +202,58 @@ func (a *App) WarmUp(ctx context.Context) error {
 // Handler returns the net/http handler of every /api/v1 route, to mount on
 // a host's mux (see package httpadapter for the options). The adapter reads
 // the time from Config.Clock too, unless opts set another clock.
+//
+// When the store is a [SharedLimiter] (storage/postgres), the limits that
+// guard accounts and keys (the policies named as in
+// httpadapter.DefaultRateLimits: LoginPerIdentifier, per identifier and per
+// user, LoginPerIP and Refresh) keep their buckets in it, so that they hold
+// across every instance sharing the store; the list and update limits stay
+// in this instance's memory. An httpadapter.WithLimiter among opts
+// replaces both.
 func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) {
+	if shared, ok := a.Store.(SharedLimiter); ok {
+		opts = append([]httpadapter.Option{httpadapter.WithLimiter(newLoginLimiter(shared))}, opts...)
+	}
 	if a.clock != nil {
 		opts = append([]httpadapter.Option{httpadapter.WithClock(a.clock)}, opts...)
 	}
 	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations}, opts...)
+}
+
+// loginLimiter keeps the buckets of the login and refresh policies in a
+// shared limiter, and those of every other policy in memory, one
+// ratelimit.Limiter per policy (so that a flood of keys under one policy
+// evicts only its own buckets).
+type loginLimiter struct {
+	shared SharedLimiter
+	login  map[string]bool // names of the policies kept in shared
+
+	mu    sync.Mutex
+	local map[string]*ratelimit.Limiter
+}
+
+func newLoginLimiter(shared SharedLimiter) *loginLimiter {
+	d := httpadapter.DefaultRateLimits()
+	return &loginLimiter{
+		shared: shared,
+		login:  map[string]bool{d.LoginPerIdentifier.Name: true, d.LoginPerIP.Name: true, d.Refresh.Name: true},
+		local:  map[string]*ratelimit.Limiter{},
+	}
+}
+
+// Allow takes one request of key under p, in the shared limiter for a
+// login policy, else in p's in-memory limiter. It fails as the limiter
+// used fails.
+func (l *loginLimiter) Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error) {
+	if l.login[p.Name] {
+		return l.shared.Allow(ctx, key, p, now)
+	}
+	l.mu.Lock()
+	lim, ok := l.local[p.Name]
+	if !ok {
+		lim = ratelimit.New(ratelimit.Config{})
+		l.local[p.Name] = lim
+	}
+	l.mu.Unlock()
+	return lim.Allow(ctx, key, p, now)
 }

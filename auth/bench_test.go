@@ -12,8 +12,9 @@ import (
 var sinkPrincipal auth.Principal
 
 // BenchmarkAuthenticate measures the per-request key check: "warm" with the
-// cache (the target is at most 5 µs on the memory store), "nocache" with a
-// store read every time.
+// cache (the target is at most 5 µs on the memory store, and PostgreSQL as
+// fast as SQLite), "nocache" with a store read every time (PostgreSQL runs
+// only with BRANDBASE_TEST_POSTGRES set).
 func BenchmarkAuthenticate(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
@@ -22,8 +23,10 @@ func BenchmarkAuthenticate(b *testing.B) {
 	}{
 		{"memory/warm", "memory", nil},
 		{"sqlite/warm", "sqlite", nil},
+		{"postgres/warm", "postgres", nil},
 		{"memory/nocache", "memory", []auth.Option{auth.WithKeyCache(0, 1)}},
 		{"sqlite/nocache", "sqlite", []auth.Option{auth.WithKeyCache(0, 1)}},
+		{"postgres/nocache", "postgres", []auth.Option{auth.WithKeyCache(0, 1)}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			e, key := benchEnv(b, bc.store, bc.opts...)

@@ -47,13 +47,14 @@ type demoPasswords struct {
 	admin, viewer, other string
 }
 
-// demoFile returns where the demo object is kept for a database path, or ""
-// for the in-memory store.
-func demoFile(db string) string {
-	if db == ":memory:" {
+// demoFile returns where the demo object is kept for a key ring file:
+// beside it, named like it with .demo.json (brandbase.key →
+// brandbase.demo.json); "" for no key ring file (the in-memory store).
+func demoFile(keyFile string) string {
+	if keyFile == "" {
 		return ""
 	}
-	return filepath.Join(filepath.Dir(db), strings.TrimSuffix(filepath.Base(db), filepath.Ext(db))+".demo.json")
+	return filepath.Join(filepath.Dir(keyFile), strings.TrimSuffix(filepath.Base(keyFile), filepath.Ext(keyFile))+".demo.json")
 }
 
 // loadOrSeedDemo seeds the demo data into a store that has no brand yet and

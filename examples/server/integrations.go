@@ -15,12 +15,26 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 )
 
-// keyFile returns where the secret-encryption key ring is kept for a
-// database path (brandbase.db → brandbase.key), or "" for the in-memory
-// store.
-func keyFile(db string) string {
-	if db == ":memory:" {
+// keyringEnv is the environment variable that names the key ring file
+// when -keyring is not given.
+const keyringEnv = "BRANDBASE_KEYRING"
+
+// defaultKeyFile is the key ring file of a PostgreSQL database, in the
+// working directory, so that servers started in one directory share it.
+const defaultKeyFile = "brandbase.key"
+
+// keyFile returns where the secret-encryption key ring is kept: the
+// -keyring file when given, else beside an SQLite database (brandbase.db →
+// brandbase.key), defaultKeyFile for a PostgreSQL URL, and "" (a key ring
+// per process) for the in-memory store.
+func keyFile(db, keyring string) string {
+	switch {
+	case keyring != "":
+		return keyring
+	case db == brandbase.MemoryPath:
 		return ""
+	case brandbase.IsPostgresURL(db):
+		return defaultKeyFile
 	}
 	return filepath.Join(filepath.Dir(db), strings.TrimSuffix(filepath.Base(db), filepath.Ext(db))+".key")
 }
@@ -29,9 +43,9 @@ func keyFile(db string) string {
 // one "<id>:<base64 key>" line per key, the first the primary), or creates
 // the file with one random key, mode 0600, when it does not exist. An empty
 // path gives a random key ring that lives as long as the process. It fails
-// when the file is missing but the database was seeded already (seeded,
-// the demo file exists): its secrets could not be read with a new key.
-func loadOrCreateKeys(path, seededMarker string) (*integrations.KeyRing, error) {
+// when the file is missing but the database was seeded already: its
+// secrets could not be read with a new key.
+func loadOrCreateKeys(path string, seeded bool) (*integrations.KeyRing, error) {
 	if path == "" {
 		return integrations.EphemeralKeyRing(), nil
 	}
@@ -46,10 +60,8 @@ func loadOrCreateKeys(path, seededMarker string) (*integrations.KeyRing, error) 
 	if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if seededMarker != "" {
-		if _, err := os.Stat(seededMarker); err == nil {
-			return nil, fmt.Errorf("the key file %s is missing but the database has data encrypted with it (restore it, or delete the database, %s and the key file to start over)", path, filepath.Base(seededMarker))
-		}
+	if seeded {
+		return nil, fmt.Errorf("the key file %s is missing but the database has data encrypted with it (restore it, give its place with -keyring or %s, or empty the database and delete %s to start over)", path, keyringEnv, filepath.Base(demoFile(path)))
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

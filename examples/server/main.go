@@ -1,15 +1,25 @@
 // Command server is the brandbase demo server: the /api/v1 handler on an
-// SQLite file (or in memory), seeded with demo brands on first start.
+// SQLite file, a PostgreSQL database or in memory, seeded with demo brands
+// on first start.
 //
 //	go run ./examples/server                  # 127.0.0.1:8080, ./brandbase.db
 //	go run ./examples/server -db :memory:     # in-memory store
+//	go run ./examples/server -db postgres://user@host/db -addr :8081
 //
 // On every start it prints one line to stdout, "demo " followed by a JSON
-// object with the demo credentials and ids (see DESIGN.md section 8). After
-// the first start the object is read back from brandbase.demo.json beside
-// the database. Integration secrets are encrypted with the key ring in
-// brandbase.key beside the database (created on first start, mode 0600;
-// random per process for :memory:). It stops cleanly on SIGINT or SIGTERM.
+// object with the demo credentials and ids (see DESIGN.md section 8).
+// Integration secrets are encrypted with the key ring in brandbase.key
+// beside the SQLite database, or in the working directory for PostgreSQL
+// (created on first start, mode 0600; random per process for :memory:);
+// -keyring, or the environment variable BRANDBASE_KEYRING, names another
+// file. After the first start the demo object is read back from the file
+// beside the key ring named like it, with .demo.json (brandbase.demo.json).
+//
+// Several servers may share one PostgreSQL database (see
+// docs/several-instances.md): the first to start seeds it, under an
+// advisory lock, and every one prints the same demo line as long as they
+// share the key ring and demo files (started in one working directory,
+// they do with nothing more to do). It stops cleanly on SIGINT or SIGTERM.
 package main
 
 import (
@@ -21,6 +31,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -30,6 +41,7 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/storage"
 )
 
 func main() {
@@ -48,6 +60,7 @@ type options struct {
 	rateLimit bool
 	passwords demoPasswords
 	cities    string // -import-cities: a cities file to import before serving
+	keyring   string // -keyring: the key ring file; "" for the default place
 	cors      string // -cors-origins: comma-separated allowed origins, * for any
 }
 
@@ -56,7 +69,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
-	fs.StringVar(&o.db, "db", "brandbase.db", "SQLite database file, or :memory: for the in-memory store")
+	fs.StringVar(&o.db, "db", "brandbase.db", "SQLite database file, :memory: for the in-memory store, or a postgres:// URL")
+	fs.StringVar(&o.keyring, "keyring", os.Getenv(keyringEnv),
+		"secrets key ring file (default: beside the SQLite file, or brandbase.key in the working directory for PostgreSQL; env "+keyringEnv+")")
 	fs.BoolVar(&o.rateLimit, "rate-limit", true, "rate limiting (turn off for load tests)")
 	fs.StringVar(&o.passwords.admin, "password", "", "demo admin password on first start (random when empty)")
 	fs.StringVar(&o.passwords.viewer, "viewer-password", "", "demo viewer password on first start (random when empty)")
@@ -86,25 +101,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return err
 	}
 	defer store.Close()
-	keys, err := loadOrCreateKeys(keyFile(o.db), demoFile(o.db))
+	app, demo, err := setUp(ctx, o, store, stderr)
 	if err != nil {
 		return err
 	}
-	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys})
-	if err != nil {
-		return err
-	}
-
-	if o.cities != "" {
-		if err := importCities(ctx, app, o.cities, stderr); err != nil {
-			return err
-		}
-	}
-
-	demo, err := loadOrSeedDemo(ctx, app, demoFile(o.db), o.passwords)
-	if err != nil {
-		return fmt.Errorf("demo data: %w", err)
-	}
+	defer app.Close()
 	if err := printDemo(stdout, demo); err != nil {
 		return err
 	}
@@ -125,7 +126,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if err != nil {
 		return err
 	}
-	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/api/v1", "db", o.db)
+	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/api/v1", "db", redactDB(o.db))
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -152,6 +153,56 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return err
 	}
 	return nil
+}
+
+// setUp makes the App on store: it reads or creates the key ring, imports
+// the -import-cities file, and seeds the demo data or reads the demo object
+// back. On PostgreSQL it does all of it holding the database's demo lock,
+// so that of several servers starting at once exactly one seeds and the
+// others wait for its key ring and demo files.
+func setUp(ctx context.Context, o options, store storage.Storage, stderr io.Writer) (*brandbase.App, demoInfo, error) {
+	unlock, err := lockDemo(ctx, o.db)
+	if err != nil {
+		return nil, demoInfo{}, err
+	}
+	defer unlock()
+	brands, err := store.ListBrands(ctx)
+	if err != nil {
+		return nil, demoInfo{}, err
+	}
+	keyPath := keyFile(o.db, o.keyring)
+	keys, err := loadOrCreateKeys(keyPath, len(brands) > 0)
+	if err != nil {
+		return nil, demoInfo{}, err
+	}
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys})
+	if err != nil {
+		return nil, demoInfo{}, err
+	}
+	if o.cities != "" {
+		if err := importCities(ctx, app, o.cities, stderr); err != nil {
+			app.Close()
+			return nil, demoInfo{}, err
+		}
+	}
+	demo, err := loadOrSeedDemo(ctx, app, demoFile(keyPath), o.passwords)
+	if err != nil {
+		app.Close()
+		return nil, demoInfo{}, fmt.Errorf("demo data: %w", err)
+	}
+	return app, demo, nil
+}
+
+// redactDB returns db fit for a log: a database URL without its password.
+func redactDB(db string) string {
+	if !brandbase.IsPostgresURL(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "postgres://(unreadable URL)"
+	}
+	return u.Redacted()
 }
 
 // newHTTPServer returns the demo server's http.Server for handler. Every

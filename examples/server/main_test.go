@@ -34,35 +34,57 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// startServer runs the server with args until the test ends, and returns
-// its base URL and its stdout.
-func startServer(t *testing.T, args ...string) (string, *syncBuffer, func()) {
-	t.Helper()
+// server is a demo server running in the test's process.
+type server struct {
+	cancel         context.CancelFunc
+	stdout, stderr *syncBuffer
+	ready          chan string
+	done           chan error
+}
+
+// launch starts the server with args, without waiting for it.
+func launch(args ...string) *server {
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), stdout, stderr, ready) }()
+	s := &server{cancel: cancel, stdout: &syncBuffer{}, stderr: &syncBuffer{}, ready: make(chan string, 1), done: make(chan error, 1)}
+	go func() {
+		s.done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), s.stdout, s.stderr, s.ready)
+	}()
+	return s
+}
+
+// wait waits until s serves and returns its base URL and the function that
+// stops it (checking a clean shutdown).
+func (s *server) wait(t *testing.T) (string, func()) {
+	t.Helper()
 	var addr string
 	select {
-	case addr = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("server stopped: %v\n%s", err, stderr.String())
+	case addr = <-s.ready:
+	case err := <-s.done:
+		s.cancel()
+		t.Fatalf("server stopped: %v\n%s", err, s.stderr.String())
 	case <-time.After(30 * time.Second):
-		cancel()
+		s.cancel()
 		t.Fatal("server did not start")
 	}
 	stop := func() {
-		cancel()
+		s.cancel()
 		select {
-		case err := <-done:
+		case err := <-s.done:
 			require.NoError(t, err, "clean shutdown")
 		case <-time.After(15 * time.Second):
 			t.Fatal("server did not stop")
 		}
 	}
-	return "http://" + addr, stdout, stop
+	return "http://" + addr, stop
+}
+
+// startServer runs the server with args until the test ends, and returns
+// its base URL and its stdout.
+func startServer(t *testing.T, args ...string) (string, *syncBuffer, func()) {
+	t.Helper()
+	s := launch(args...)
+	base, stop := s.wait(t)
+	return base, s.stdout, stop
 }
 
 func demoLine(t *testing.T, out string) demoInfo {

@@ -65,8 +65,9 @@ var migrations embed.FS
 // use, by several goroutines and by several processes sharing a database.
 type Store struct {
 	pool    *pgxpool.Pool
-	schema  string // current_schema() at Open
-	channel string // the NOTIFY channel of the schema
+	schema  string    // current_schema() at Open
+	channel string    // the NOTIFY channel of the schema
+	multi   instances // listener and shared limiter (listen.go)
 }
 
 // Option configures Open.
@@ -109,11 +110,16 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	if err := s.startInstances(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
 // Close closes the pool's connections. It returns nil.
 func (s *Store) Close() error {
+	s.stopInstances()
 	s.pool.Close()
 	return nil
 }

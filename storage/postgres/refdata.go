@@ -194,6 +194,7 @@ func list[T any](ctx context.Context, s *Store, q listQuery, p refdata.Paging, n
 // changed something, the revision is bumped and ChangeRefData notified in
 // the same transaction.
 func (s *Store) writeRefData(ctx context.Context, fn func(tx pgx.Tx) (changed bool, err error)) error {
+	defer s.multi.revision.forget() // seen by this store at once, before the notification
 	return s.write(ctx, func(tx pgx.Tx) error {
 		changed, err := fn(tx)
 		if err != nil || !changed {
@@ -246,13 +247,16 @@ func upsertRows(ctx context.Context, tx pgx.Tx, query string, rows [][]any) (boo
 }
 
 // RefDataRevision implements refdata.Store: the revision is read from the
-// database, so that it is the same for every instance.
+// database, so that it is the same for every instance, and kept while the
+// store listens and hears no reference-data change (listen.go).
 func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
-	var n int64
-	if err := s.pool.QueryRow(ctx, `SELECT revision FROM refdata_state WHERE id = 1`).Scan(&n); err != nil {
-		return 0, storeError(ctx, err)
-	}
-	return uint64(n), nil
+	return s.multi.revision.get(s.Listening(), func() (uint64, error) {
+		var n int64
+		if err := s.pool.QueryRow(ctx, `SELECT revision FROM refdata_state WHERE id = 1`).Scan(&n); err != nil {
+			return 0, storeError(ctx, err)
+		}
+		return uint64(n), nil
+	})
 }
 
 // DatasetVersion implements refdata.Store.
