@@ -15,8 +15,8 @@
 // file. After the first start the demo object is read back from the file
 // beside the key ring named like it, with .demo.json (brandbase.demo.json).
 //
-// Several servers may share one PostgreSQL database (see
-// docs/several-instances.md): the first to start seeds it, under an
+// Several servers may share one PostgreSQL database (see "Running several
+// instances" in the README): the first to start seeds it, under an
 // advisory lock, and every one prints the same demo line as long as they
 // share the key ring and demo files (started in one working directory,
 // they do with nothing more to do). It stops cleanly on SIGINT or SIGTERM.
