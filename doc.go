@@ -26,12 +26,19 @@
 // # Choosing a store
 //
 // storage/sqlite keeps data in a file (or ":memory:"); storage/memory keeps
-// it in maps for tests and throwaway use. Both load the embedded reference
-// dataset when opened.
+// it in maps for tests and throwaway use; storage/postgres keeps it in a
+// PostgreSQL database that several instances of a host share and behave as
+// one: [New] subscribes each instance's caches to the store's change
+// notifications (LISTEN/NOTIFY), so a change made by one instance is seen by
+// every other within about a second, and the login and refresh limits are
+// counted in the database. [OpenStore] picks the store a path or URL names.
+// Every store loads the embedded reference dataset when opened.
 //
 // # Errors
 //
 // Every failure of a domain method is an *envelope.Error; use
 // envelope.KindOf(err) to tell not found from invalid input from a
-// permission problem. The HTTP adapter maps each kind to one status code.
+// permission problem, and errors.Is with the sentinels the domain packages
+// declare (auth.ErrUserNotFound, integrations.ErrConfigNotFound, ...) to
+// tell one record's failure from another's. The HTTP adapter maps each kind to one status code.
 package brandbase

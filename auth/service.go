@@ -30,8 +30,10 @@
 // rotates a pair; using a refresh key twice revokes its whole family.
 // [Service.Authenticate] turns an authKey into a [Principal]. Its answers are
 // cached ([WithKeyCache]); every revocation, permission or status change made
-// through the Service is seen by the next request, and one made by another
-// process sharing the store within the cache TTL.
+// through the Service is seen by the next request. One made by another
+// process sharing the store is seen once [Service.Forget] hears of it (a
+// store that reports changes, such as storage/postgres, is wired to it by
+// brandbase.New), and otherwise within the cache TTL.
 //
 // # Devices
 //
