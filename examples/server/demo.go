@@ -74,22 +74,74 @@ func loadOrSeedDemo(ctx context.Context, app *brandbase.App, path string, pw dem
 		if err := json.Unmarshal(b, &d); err != nil {
 			return demoInfo{}, fmt.Errorf("read %s: %w", path, err)
 		}
-		return d, nil
+		changed, err := resetDemoPasswords(ctx, app, &d, pw)
+		if err != nil || !changed {
+			return d, err
+		}
+		return d, saveDemo(path, d)
 	}
 	d, err := seedDemo(ctx, app, pw)
 	if err != nil {
 		return demoInfo{}, err
 	}
-	if path != "" {
-		b, err := json.MarshalIndent(d, "", "  ")
-		if err != nil {
-			return demoInfo{}, err
-		}
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			return demoInfo{}, err
-		}
+	return d, saveDemo(path, d)
+}
+
+// saveDemo writes the demo object to path (mode 0600); nothing for "".
+func saveDemo(path string, d demoInfo) error {
+	if path == "" {
+		return nil
 	}
-	return d, nil
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+// resetDemoPasswords gives the demo users of a seeded database the
+// passwords that flags name (an empty one keeps the stored password), and
+// records them in d. It reports whether any changed.
+func resetDemoPasswords(ctx context.Context, app *brandbase.App, d *demoInfo, pw demoPasswords) (bool, error) {
+	changed := false
+	for _, u := range []struct {
+		password  string
+		username  string
+		brandURLs []string
+		field     *string
+	}{
+		{pw.admin, d.Username, []string{d.BrandURL}, &d.Password},
+		{pw.viewer, d.ViewerUsername, []string{d.BrandURL, d.OtherBrandURL}, &d.ViewerPassword},
+		{pw.other, d.OtherUsername, []string{d.OtherBrandURL}, &d.OtherPassword},
+	} {
+		if u.password == "" || u.password == *u.field {
+			continue
+		}
+		for _, url := range u.brandURLs {
+			if err := setDemoPassword(ctx, app, url, u.username, u.password); err != nil {
+				return changed, err
+			}
+		}
+		*u.field, changed = u.password, true
+	}
+	return changed, nil
+}
+
+// setDemoPassword sets the password of the user of the brand at brandURL
+// named username.
+func setDemoPassword(ctx context.Context, app *brandbase.App, brandURL, username, password string) error {
+	b, err := app.Auth.ResolveBrand(ctx, brandURL)
+	if err != nil {
+		return fmt.Errorf("demo brand %s: %w", brandURL, err)
+	}
+	u, err := app.Auth.UserByUsername(ctx, b.ID, username)
+	if err != nil {
+		return fmt.Errorf("demo user %s of %s: %w", username, brandURL, err)
+	}
+	if err := app.Auth.SetPassword(ctx, u.ID, password); err != nil {
+		return fmt.Errorf("set the password of %s of %s: %w", username, brandURL, err)
+	}
+	return nil
 }
 
 // seedDemo creates the demo brands (and, as they exist, their users and

@@ -73,9 +73,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.keyring, "keyring", os.Getenv(keyringEnv),
 		"secrets key ring file (default: beside the SQLite file, or brandbase.key in the working directory for PostgreSQL; env "+keyringEnv+")")
 	fs.BoolVar(&o.rateLimit, "rate-limit", true, "rate limiting (turn off for load tests)")
-	fs.StringVar(&o.passwords.admin, "password", "", "demo admin password on first start (random when empty)")
-	fs.StringVar(&o.passwords.viewer, "viewer-password", "", "demo viewer password on first start (random when empty)")
-	fs.StringVar(&o.passwords.other, "other-password", "", "second brand's admin password on first start (random when empty)")
+	fs.StringVar(&o.passwords.admin, "password", "", "demo admin password: set on the first start (random when empty) and on any later start that names it")
+	fs.StringVar(&o.passwords.viewer, "viewer-password", "", "demo viewer password: set on the first start (random when empty) and on any later start that names it")
+	fs.StringVar(&o.passwords.other, "other-password", "", "second brand's admin password: set on the first start (random when empty) and on any later start that names it")
 	fs.StringVar(&o.cities, "import-cities", "", "CSV or JSON cities file to import before serving (progress on stderr)")
 	fs.StringVar(&o.cors, "cors-origins", "", "comma-separated origins allowed to call the API from a browser (CORS), * for any; off when empty")
 	if err := fs.Parse(args); err != nil {

@@ -293,3 +293,52 @@ func TestServerIntegrations(t *testing.T) {
 	err = run(t.Context(), []string{"-addr", "127.0.0.1:0", "-db", db}, &bytes.Buffer{}, &bytes.Buffer{}, nil)
 	assert.ErrorContains(t, err, "key file", "a seeded database without its key is refused")
 }
+
+// The password flags given on a later start set the demo users' passwords,
+// and the demo line and file say the new ones (the README's walkthrough
+// names them on every start).
+func TestServerPasswordFlagsOnALaterStart(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "brandbase.db")
+	_, stdout, stop := startServer(t, "-db", db)
+	first := demoLine(t, stdout.String())
+	stop()
+
+	base, stdout, stop := startServer(t, "-db", db, "-password", "new-admin-pass", "-viewer-password", "new-viewer-pass")
+	defer stop()
+	second := demoLine(t, stdout.String())
+	assert.Equal(t, "new-admin-pass", second.Password)
+	assert.Equal(t, "new-viewer-pass", second.ViewerPassword)
+	assert.Equal(t, first.OtherPassword, second.OtherPassword, "a password not named is kept")
+	want := first
+	want.Password, want.ViewerPassword = second.Password, second.ViewerPassword
+	assert.Equal(t, want, second, "only the named passwords change")
+
+	saved, err := os.ReadFile(filepath.Join(filepath.Dir(db), "brandbase.demo.json"))
+	require.NoError(t, err)
+	var file demoInfo
+	require.NoError(t, json.Unmarshal(saved, &file))
+	assert.Equal(t, second, file, "the demo file says the new passwords")
+
+	cases := []struct {
+		brand, username, password string
+		status                    int
+	}{
+		{second.BrandURL, second.Username, "new-admin-pass", http.StatusOK},
+		{second.BrandURL, second.Username, first.Password, http.StatusUnauthorized},
+		{second.BrandURL, second.ViewerUsername, "new-viewer-pass", http.StatusOK},
+		{second.OtherBrandURL, second.ViewerUsername, "new-viewer-pass", http.StatusOK},
+		{second.OtherBrandURL, second.OtherUsername, first.OtherPassword, http.StatusOK},
+	}
+	for _, tc := range cases {
+		body := strings.NewReader(`{"username":"` + tc.username + `","password":"` + tc.password + `"}`)
+		req, err := http.NewRequest("POST", base+"/api/v1/users/auth", body)
+		require.NoError(t, err)
+		req.Header.Set("Brand-URL", tc.brand)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equalf(t, tc.status, resp.StatusCode, "%s of %s with %q", tc.username, tc.brand, tc.password)
+	}
+}
