@@ -379,9 +379,17 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 		driver, size = byCode, len(codes)
 	}
 	var names []int32
-	nameExact := false
+	nameExact, namesCoded := false, false
 	if f.Name != "" && size > few {
-		if c, exact, ok := t.nameCandidates(f.Name); ok && len(c) < size {
+		if c, exact, ok := t.nameCandidates(f.Name); ok && hasCode {
+			// Both lists ascending: their intersection, read in order,
+			// costs less than checking each candidate's codes.
+			if len(c) > len(codes) {
+				c, codes = codes, c
+			}
+			names, nameExact, namesCoded, driver = intersect(make([]int32, 0, len(c)), c, codes), exact, true, byName
+			size = len(names)
+		} else if ok && len(c) < size {
 			names, nameExact, driver, size = c, exact, byName, len(c)
 		}
 	}
@@ -397,7 +405,7 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 	}
 	// The checks of refdata.CityFilter.MatchFolded, by the cheapest means.
 	out := make([]int32, 0, min(size, 4096))
-	checkCodes := (f.CountryCode != "" || f.StateCode != "") && driver != byCode
+	checkCodes := (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded
 	checkName := f.Name != "" && !(driver == byName && nameExact)
 	checkWords := words != nil && driver != byWords
 	checkTerms := len(f.Keywords) > 0 && (words == nil || !wordsExact || t.staleWords)
@@ -496,15 +504,18 @@ func (t *CityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
 		if len(out) == 0 {
 			break
 		}
-		out = intersect(out, l)
+		out = intersect(out[:0], out, l)
 	}
 	return out, runes == 3, true
 }
 
-// intersect returns the positions of a that are also in b, both ascending,
-// reusing a's storage. It gallops through b, which is the longer.
-func intersect(a, b []int32) []int32 {
-	w := 0
+// intersect appends to dst the positions of a that are also in b, both
+// ascending, and returns it; dst may be a[:0]. It gallops through b, which
+// should be the longer, or merges the two when b is not much longer.
+func intersect(dst, a, b []int32) []int32 {
+	if len(b) <= 8*len(a) {
+		return merge(dst, a, b)
+	}
 	for _, x := range a {
 		// Exponential then binary search for x in b.
 		hi := 1
@@ -513,15 +524,35 @@ func intersect(a, b []int32) []int32 {
 		}
 		j, found := slices.BinarySearch(b[:min(hi, len(b))], x)
 		if found {
-			a[w] = x
-			w++
+			dst = append(dst, x)
 		}
 		b = b[j:]
 		if len(b) == 0 {
 			break
 		}
 	}
-	return a[:w]
+	return dst
+}
+
+// merge appends to dst the positions in both a and b, both ascending, read
+// in step, and returns it; dst may be a[:0].
+func merge(dst, a, b []int32) []int32 {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		x, y := a[i], b[j]
+		if x == y {
+			dst = append(dst, x)
+		}
+		i += step(x, y)
+		j += step(y, x)
+	}
+	return dst
+}
+
+// step returns 1 when x <= y, else 0, without a branch: merge's steps
+// are as unpredictable as the lists.
+func step(x, y int32) int {
+	return int(uint64(int64(x)-int64(y)-1) >> 63)
 }
 
 // wordIndex is the index of the Keywords filter. It maps the prefix key of
