@@ -20,9 +20,14 @@ import (
 var sortSlots = [...]refdata.Field{refdata.FieldCountryCode, refdata.FieldStateCode, refdata.FieldName, refdata.FieldTags}
 
 // cityOrder is the order of all cities by one field: perm lists positions
-// in that order (ties by position), rank is its inverse.
+// in that order (ties by position), rank is its inverse, and byCountry
+// lists each country's cities in that order (perm filtered), so that a
+// page of a country's cities is read, not selected. An order by country
+// code has no byCountry: a country's cities tie, in position order, which
+// is CityIndex.byCountry's.
 type cityOrder struct {
 	perm, rank []int32
+	byCountry  map[string][]int32
 }
 
 // CityIndex holds the cities in insertion order (a city's position is its
@@ -303,6 +308,17 @@ func (t *CityIndex) order(field refdata.Field) *cityOrder {
 	for j, i := range o.perm {
 		o.rank[i] = int32(j)
 	}
+	if field != refdata.FieldCountryCode {
+		o.byCountry = make(map[string][]int32, len(t.byCountry))
+		for _, i := range o.perm {
+			c := t.recs[i].CountryCode
+			l, ok := o.byCountry[c]
+			if !ok {
+				l = make([]int32, 0, len(t.byCountry[c]))
+			}
+			o.byCountry[c] = append(l, i)
+		}
+	}
 	t.orders[slot].Store(o)
 	return o
 }
@@ -343,6 +359,15 @@ func (t *CityIndex) List(f refdata.CityFilter) ([]refdata.City, int) {
 		o := t.order(f.Sort)
 		for j := start; j < end; j++ {
 			page = append(page, o.perm[nth(j)])
+		}
+	case f.CountryCode != "" && f.StateCode == "" && f.Name == "" && len(f.Keywords) == 0:
+		// matches are the country's cities: its list in f.Sort's order.
+		sorted := matches
+		if o := t.order(f.Sort); o.byCountry != nil {
+			sorted = o.byCountry[f.CountryCode]
+		}
+		for j := start; j < end; j++ {
+			page = append(page, sorted[nth(j)])
 		}
 	default:
 		o := t.order(f.Sort)

@@ -26,6 +26,14 @@ func TestCodesAndShortName(t *testing.T) {
 		{CountryCode: ptr("DE"), Name: ptr("ra"), Keywords: ptr("b")},
 		{CountryCode: ptr("JP"), SortDataField: ptr("stateCode"), Page: refdata.Paging{Number: 7, Size: 50}},
 		{CountryCode: ptr("JP"), SortOrder: ptr("desc"), Page: refdata.Paging{Number: 2, Size: 50}},
+		// A country's cities in another order (cityOrder.byCountry).
+		{CountryCode: ptr("BR"), SortDataField: ptr("name"), SortOrder: ptr("desc"), Page: refdata.Paging{Number: 3, Size: 50}},
+		{CountryCode: ptr("FR"), SortDataField: ptr("countryCode"), SortOrder: ptr("desc"), Page: refdata.Paging{Number: 2, Size: 50}},
+		{CountryCode: ptr("US"), SortDataField: ptr("tags"), Page: refdata.Paging{Number: 1, Size: 50}},
+		// Name postings intersected with a code's (merged or galloped).
+		{CountryCode: ptr("DE"), Name: ptr("an"), SortDataField: ptr("name"), Page: refdata.Paging{Number: 1, Size: 50}},
+		{CountryCode: ptr("US"), StateCode: ptr("AA"), Name: ptr("ros")},
+		{CountryCode: ptr("BR"), Name: ptr("münl"), SortDataField: ptr("stateCode")},
 	} {
 		f := cityFilter(t, q)
 		want, wantTotal := refdata.SelectCities(cities, f)
