@@ -98,6 +98,7 @@ func (t *CityIndex) Freeze() {
 	}
 	t.words.post = slices.Clip(t.words.post)
 	t.words.keys = slices.Clip(t.words.keys)
+	t.words.long.clip()
 	t.shared = true
 }
 
@@ -111,7 +112,7 @@ func (t *CityIndex) Clone() *CityIndex {
 		grams: maps.Clone(t.grams), staleWords: t.staleWords, interned: maps.Clone(t.interned),
 		words: wordIndex{
 			ids: maps.Clone(t.words.ids), keys: t.words.keys, post: slices.Clone(t.words.post),
-			sorted: t.words.sorted, fresh: t.words.fresh,
+			sorted: t.words.sorted, fresh: t.words.fresh, long: t.words.long,
 		},
 	}
 }
@@ -419,10 +420,9 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 		}
 	}
 	var words *bitset
-	wordsExact := false
 	if len(f.Keywords) > 0 && size > few {
 		var count int
-		words, count, wordsExact = t.words.matchAll(f.Keywords, len(t.recs))
+		words, count = t.words.matchAll(f.Keywords, len(t.recs))
 		defer putBitset(words)
 		if count < size {
 			driver, size = byWords, count
@@ -433,7 +433,7 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 	checkCodes := (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded
 	checkName := f.Name != "" && !(driver == byName && nameExact)
 	checkWords := words != nil && driver != byWords
-	checkTerms := len(f.Keywords) > 0 && (words == nil || !wordsExact || t.staleWords)
+	checkTerms := len(f.Keywords) > 0 && (words == nil || t.staleWords)
 	if !checkCodes && !checkName && !checkWords && !checkTerms && (driver == byName || driver == byCode) {
 		if driver == byName { // an index's list is the answer: shared, read only
 			return names
@@ -583,15 +583,16 @@ func step(x, y int32) int {
 // wordIndex is the index of the Keywords filter. It maps the prefix key of
 // every folded word of the cities' search text (its first three runes, or
 // the whole word when shorter) to the cities that have such a word, with
-// the keys kept in sorted order for prefix lookups. Keying by the first
-// runes rather than whole words keeps it small (city names are mostly
-// distinct words) and still answers a term of up to three runes exactly.
+// the keys kept in sorted order for prefix lookups: that answers a term of
+// up to three runes exactly. A longer term is answered by long, the table
+// of the longer words themselves.
 type wordIndex struct {
 	ids    map[string]int32 // key -> id
 	keys   []string         // by id
 	post   [][]int32        // by id: positions of the cities with the key
 	sorted []int32          // ids of keys[:fresh] in key order
 	fresh  int              // keys[fresh:] are not in sorted yet
+	long   longWords
 }
 
 // keyRunes is the length of a prefix key, in runes.
@@ -612,7 +613,10 @@ func prefixKey(w string) (string, bool) {
 
 // add records that city i has word w.
 func (x *wordIndex) add(w string, i int32) {
-	k, _ := prefixKey(w)
+	k, whole := prefixKey(w)
+	if !whole {
+		x.long.add(w, i)
+	}
 	id, ok := x.ids[k]
 	if !ok {
 		id = int32(len(x.keys))
@@ -628,6 +632,7 @@ func (x *wordIndex) add(w string, i int32) {
 
 // sortFresh merges the keys added since the last call into sorted.
 func (x *wordIndex) sortFresh() {
+	x.long.sortFresh()
 	if x.fresh == len(x.keys) {
 		return
 	}
@@ -652,65 +657,74 @@ func (x *wordIndex) sortFresh() {
 	x.sorted, x.fresh = merged, len(x.keys)
 }
 
-// lookup returns the ids of the keys of the words that may start with
-// term, and whether every word with such a key does (term is no longer
-// than a key).
-func (x *wordIndex) lookup(term string) ([]int32, bool) {
-	k, whole := prefixKey(term)
-	if !whole {
-		if id, ok := x.ids[k]; ok && int(id) < x.fresh {
-			return []int32{id}, false
-		}
-		return nil, false
-	}
-	lo, _ := slices.BinarySearchFunc(x.sorted, k, func(id int32, p string) int { return strings.Compare(x.keys[id], p) })
+// lookup returns the ids of the keys of the words that start with term,
+// which is no longer than a key.
+func (x *wordIndex) lookup(term string) []int32 {
+	lo, _ := slices.BinarySearchFunc(x.sorted, term, func(id int32, p string) int { return strings.Compare(x.keys[id], p) })
 	hi := lo
-	for hi < len(x.sorted) && strings.HasPrefix(x.keys[x.sorted[hi]], k) {
+	for hi < len(x.sorted) && strings.HasPrefix(x.keys[x.sorted[hi]], term) {
 		hi++
 	}
-	return x.sorted[lo:hi], true
+	return x.sorted[lo:hi]
+}
+
+// wordTerm is where the cities with a word that starts with a term are
+// listed: the posting lists of ids (a term no longer than a key) or the
+// entries of long.
+type wordTerm struct {
+	ids  []int32
+	long []wordEntry
+	cost int
+}
+
+// term returns where the cities with a word starting with w are listed.
+func (x *wordIndex) term(w string) wordTerm {
+	if _, whole := prefixKey(w); !whole {
+		long := x.long.prefixed(w)
+		return wordTerm{long: long, cost: len(long)}
+	}
+	tm := wordTerm{ids: x.lookup(w)}
+	for _, id := range tm.ids {
+		tm.cost += len(x.post[id])
+	}
+	return tm
+}
+
+// each calls fn with every city of tm, in no order and maybe repeated.
+func (x *wordIndex) each(tm wordTerm, fn func(int32)) {
+	for _, id := range tm.ids {
+		for _, i := range x.post[id] {
+			fn(i)
+		}
+	}
+	for _, e := range tm.long {
+		fn(e.city)
+	}
 }
 
 // matchAll returns the set of the n cities that have, for every term, a
-// word that may start with it, its size, and whether the set is exact (no
-// term is longer than a key; else it is a superset to check). The terms
-// are taken from the cheapest (fewest postings) on, each narrowing the set
-// of the previous. The caller returns the set with putBitset.
-func (x *wordIndex) matchAll(terms []string, n int) (*bitset, int, bool) {
-	type term struct {
-		ids  []int32
-		cost int
-	}
-	ts := make([]term, len(terms))
-	exact := true
+// word that starts with it, and its size. The terms are taken from the
+// cheapest (fewest postings) on, each narrowing the set of the previous.
+// The caller returns the set with putBitset.
+func (x *wordIndex) matchAll(terms []string, n int) (*bitset, int) {
+	ts := make([]wordTerm, len(terms))
 	for k, w := range terms {
-		ids, whole := x.lookup(w)
-		exact = exact && whole
-		ts[k].ids = ids
-		for _, id := range ids {
-			ts[k].cost += len(x.post[id])
-		}
+		ts[k] = x.term(w)
 	}
-	slices.SortFunc(ts, func(a, b term) int { return cmp.Compare(a.cost, b.cost) })
+	slices.SortFunc(ts, func(a, b wordTerm) int { return cmp.Compare(a.cost, b.cost) })
 	set := getBitset(n)
-	for _, id := range ts[0].ids {
-		for _, i := range x.post[id] {
-			set.set(i)
-		}
-	}
+	x.each(ts[0], set.set)
 	for _, tm := range ts[1:] {
 		next := getBitset(n)
-		for _, id := range tm.ids {
-			for _, i := range x.post[id] {
-				if set.has(i) {
-					next.set(i)
-				}
+		x.each(tm, func(i int32) {
+			if set.has(i) {
+				next.set(i)
 			}
-		}
+		})
 		putBitset(set)
 		set = next
 	}
-	return set, set.count(), exact
+	return set, set.count()
 }
 
 // bitset is a set of positions.

@@ -1,6 +1,7 @@
 package refindex_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,4 +43,47 @@ func TestCodesAndShortName(t *testing.T) {
 		assert.Equal(t, want, got, "%+v", f)
 		assert.Positive(t, total, "%+v matches some", f)
 	}
+}
+
+// TestLongKeywords checks Keywords terms longer than a prefix key
+// (answered by the table of whole words, with no check of the cities),
+// alone, with short terms and codes, and after cities' tags changed,
+// against the reference.
+func TestLongKeywords(t *testing.T) {
+	t.Parallel()
+	cities := refdatatest.Cities(20_000, 5)
+	queries := []refdata.CityQuery{
+		{Keywords: ptr("münl")},
+		{Keywords: ptr("munlake")},
+		{Keywords: ptr("krörhenham münlake")},
+		{Keywords: ptr("ie sysjönhus"), SortDataField: ptr("name")},
+		{Keywords: ptr("jurt br"), Page: refdata.Paging{Number: 1, Size: 20}},
+		{Keywords: ptr("grãrnur"), CountryCode: ptr("BR")},
+		{Keywords: ptr("starsinplöx")},
+		{Keywords: ptr("harbour")},
+	}
+	idx := refindex.Of(cities)
+	check := func(t *testing.T, cities []refdata.City) {
+		for _, q := range queries {
+			f := cityFilter(t, q)
+			want, wantTotal := refdata.SelectCities(cities, f)
+			got, total := idx.List(f)
+			assert.Equal(t, wantTotal, total, "%+v", f)
+			assert.Equal(t, want, got, "%+v", f)
+		}
+	}
+	check(t, cities)
+	// New tags on some cities: the words of the old ones stay indexed, so
+	// every match is checked (staleWords); new cities with long words.
+	changed := slices.Clone(cities)
+	for i := 0; i < len(changed); i += 50 {
+		c := changed[i]
+		c.Tags = "harbour,münlakeside"
+		idx.Upsert(c)
+		changed[i].Tags = refdata.MergeTags(changed[i].Tags, c.Tags)
+	}
+	added := refdata.City{CountryCode: "BR", StateCode: "XF", Name: "Grãrnur Harbourview"}
+	idx.Upsert(added)
+	idx.FinishBatch()
+	check(t, append(changed, added))
 }
