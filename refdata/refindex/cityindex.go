@@ -407,16 +407,8 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 	var names []int32
 	nameExact, namesCoded := false, false
 	if f.Name != "" && size > few {
-		if c, exact, ok := t.nameCandidates(f.Name); ok && hasCode {
-			// Both lists ascending: their intersection, read in order,
-			// costs less than checking each candidate's codes.
-			if len(c) > len(codes) {
-				c, codes = codes, c
-			}
-			names, nameExact, namesCoded, driver = intersect(make([]int32, 0, len(c)), c, codes), exact, true, byName
-			size = len(names)
-		} else if ok && len(c) < size {
-			names, nameExact, driver, size = c, exact, byName, len(c)
+		if c, exact, ok := t.nameMatches(f.Name, codes, hasCode); ok && (hasCode || len(c) < size) {
+			names, nameExact, namesCoded, driver, size = c, exact, hasCode, byName, len(c)
 		}
 	}
 	var words *bitset
@@ -496,6 +488,21 @@ func (t *CityIndex) codeCandidates(f refdata.CityFilter) ([]int32, bool) {
 		return t.byState[f.StateCode], true
 	}
 	return nil, false
+}
+
+// nameMatches returns nameCandidates(needle), intersected with codes when
+// hasCode: both lists are ascending, and reading them in step costs less
+// than checking each candidate's codes.
+func (t *CityIndex) nameMatches(needle string, codes []int32, hasCode bool) ([]int32, bool, bool) {
+	c, exact, ok := t.nameCandidates(needle)
+	if ok && hasCode {
+		short, long := c, codes
+		if len(short) > len(long) {
+			short, long = long, short
+		}
+		c = intersect(make([]int32, 0, len(short)), short, long)
+	}
+	return c, exact, ok
 }
 
 // nameCandidates returns the ascending positions of the cities whose folded
