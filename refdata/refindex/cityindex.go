@@ -697,15 +697,20 @@ func (x *wordIndex) term(w string) wordTerm {
 	return tm
 }
 
-// each calls fn with every city of tm, in no order and maybe repeated.
-func (x *wordIndex) each(tm wordTerm, fn func(int32)) {
+// fill adds to dst every city of tm that is in within, or every city of
+// tm when within is nil.
+func (x *wordIndex) fill(dst, within *bitset, tm wordTerm) {
 	for _, id := range tm.ids {
 		for _, i := range x.post[id] {
-			fn(i)
+			if within == nil || within.has(i) {
+				dst.set(i)
+			}
 		}
 	}
 	for _, e := range tm.long {
-		fn(e.city)
+		if within == nil || within.has(e.city) {
+			dst.set(e.city)
+		}
 	}
 }
 
@@ -720,14 +725,10 @@ func (x *wordIndex) matchAll(terms []string, n int) (*bitset, int) {
 	}
 	slices.SortFunc(ts, func(a, b wordTerm) int { return cmp.Compare(a.cost, b.cost) })
 	set := getBitset(n)
-	x.each(ts[0], set.set)
+	x.fill(set, nil, ts[0])
 	for _, tm := range ts[1:] {
 		next := getBitset(n)
-		x.each(tm, func(i int32) {
-			if set.has(i) {
-				next.set(i)
-			}
-		})
+		x.fill(next, set, tm)
 		putBitset(set)
 		set = next
 	}

@@ -66,14 +66,17 @@ func (x *longWords) sortFresh() {
 	x.ents, x.fresh = append(append(merged, x.ents[i:]...), x.fresh[j:]...), nil
 }
 
-// prefixed returns the entries whose word starts with term.
+// prefixed returns the entries whose word starts with term. Both ends are
+// found by binary search: the words of a long range lie all over text.
 func (x *longWords) prefixed(term string) []wordEntry {
 	lo, _ := slices.BinarySearchFunc(x.ents, term, func(e wordEntry, t string) int { return strings.Compare(x.word(e), t) })
-	hi := lo
-	for hi < len(x.ents) && strings.HasPrefix(x.word(x.ents[hi]), term) {
-		hi++
-	}
-	return x.ents[lo:hi]
+	n, _ := slices.BinarySearchFunc(x.ents[lo:], term, func(e wordEntry, t string) int {
+		if strings.HasPrefix(x.word(e), t) {
+			return -1 // in the range: before its end
+		}
+		return 1
+	})
+	return x.ents[lo : lo+n]
 }
 
 // clip clips every slice of x (see CityIndex.Freeze).
