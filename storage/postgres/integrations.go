@@ -14,6 +14,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // Integrations: app integrations, the configurations of every kind in one
@@ -51,22 +52,6 @@ func namedConstraintError(ctx context.Context, err error) error {
 		}
 	}
 	return storeError(ctx, err)
-}
-
-// whereBrand returns the SQL condition selecting brandID ("": every brand),
-// its argument added to args.
-func whereBrand(brandID string, args *[]any) string {
-	if brandID == "" {
-		return "true"
-	}
-	*args = append(*args, brandID)
-	return "brand_id = $" + itoa(len(*args))
-}
-
-// and adds "AND col = v" to cond, v to args.
-func and(cond, col string, v any, args *[]any) string {
-	*args = append(*args, v)
-	return cond + " AND " + col + " = $" + itoa(len(*args))
 }
 
 // --- app integrations ---
@@ -176,12 +161,9 @@ func (r reader) AppIntegrationByID(ctx context.Context, brandID, id string) (int
 
 // ListAppIntegrations implements integrations.Reader.
 func (r reader) ListAppIntegrations(ctx context.Context, f integrations.AppIntegrationFilter) ([]integrations.AppIntegration, error) {
-	var args []any
-	cond := whereBrand(f.BrandID, &args)
-	if f.Type != nil {
-		cond = and(cond, "type", string(*f.Type), &args)
-	}
-	return queryAll(ctx, r.q, scanApp, `SELECT `+appColumns+` FROM app_integrations WHERE `+cond+` ORDER BY created_at, id`, args...)
+	var w filter
+	sqlstore.AppIntegrationConditions(&w, f)
+	return queryAll(ctx, r.q, scanApp, `SELECT `+appColumns+` FROM app_integrations`+w.where()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ConfigByID implements integrations.Reader: integrations.ErrConfigNotFound
@@ -193,31 +175,16 @@ func (r reader) ConfigByID(ctx context.Context, kind integrations.RecordKind, br
 
 // ListConfigs implements integrations.Reader.
 func (r reader) ListConfigs(ctx context.Context, f integrations.ConfigFilter) ([]integrations.ConfigRecord, error) {
-	var args []any
-	cond := whereBrand(f.BrandID, &args)
-	if f.Kind != "" {
-		cond = and(cond, "kind", string(f.Kind), &args)
-	}
-	if f.AppIntegrationID != nil {
-		cond = and(cond, "app_integration_id", *f.AppIntegrationID, &args)
-	}
-	if f.IsDefault != nil {
-		cond = and(cond, "is_default", *f.IsDefault, &args)
-	}
-	return queryAll(ctx, r.q, scanConfig, `SELECT `+configColumns+` FROM integration_configs WHERE `+cond+` ORDER BY created_at, id`, args...)
+	var w filter
+	sqlstore.ConfigConditions(&w, f)
+	return queryAll(ctx, r.q, scanConfig, `SELECT `+configColumns+` FROM integration_configs`+w.where()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ListRevisions implements integrations.Reader.
 func (r reader) ListRevisions(ctx context.Context, f integrations.RevisionFilter) ([]integrations.Revision, error) {
-	args := []any{f.BrandID}
-	cond := "brand_id = $1"
-	if f.Kind != "" {
-		cond = and(cond, "kind", string(f.Kind), &args)
-	}
-	if f.RecordID != "" {
-		cond = and(cond, "record_id", f.RecordID, &args)
-	}
-	return queryAll(ctx, r.q, scanRevision, `SELECT `+revisionColumns+` FROM integration_revisions WHERE `+cond+` ORDER BY seq`, args...)
+	var w filter
+	sqlstore.RevisionConditions(&w, f)
+	return queryAll(ctx, r.q, scanRevision, `SELECT `+revisionColumns+` FROM integration_revisions`+w.where()+` ORDER BY seq`, w.args...)
 }
 
 // AppIntegrationByID implements integrations.Reader.

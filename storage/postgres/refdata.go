@@ -131,14 +131,7 @@ func orderBy(key, tie string, desc bool) string {
 	if key == "" {
 		key = tie
 	}
-	dir := ""
-	if desc {
-		dir = " DESC"
-	}
-	if key == tie {
-		return " ORDER BY " + key + dir
-	}
-	return " ORDER BY " + key + dir + ", " + tie + dir
+	return sqlstore.OrderBy(key, tie, desc)
 }
 
 // listQuery is the pair of queries of one list: the count of the matches

@@ -12,6 +12,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // Integrations: app integrations, the configurations of every kind in one
@@ -19,15 +20,6 @@ import (
 // body and the sealed secrets), and revisions. One [reader] serves the
 // Store (on the reader pool) and its transactions (on the *sql.Tx, which
 // fails with sql.ErrTxDone once the transaction has ended).
-
-// whereBrand returns the SQL condition and arguments selecting brandID ("":
-// every brand).
-func whereBrand(brandID string) (string, []any) {
-	if brandID == "" {
-		return "1 = 1", nil
-	}
-	return "brand_id = ?", []any{brandID}
-}
 
 // --- app integrations ---
 
@@ -142,12 +134,9 @@ func (r reader) AppIntegrationByID(ctx context.Context, brandID, id string) (int
 
 // ListAppIntegrations implements integrations.Reader.
 func (r reader) ListAppIntegrations(ctx context.Context, f integrations.AppIntegrationFilter) ([]integrations.AppIntegration, error) {
-	cond, args := whereBrand(f.BrandID)
-	if f.Type != nil {
-		cond += " AND type = ?"
-		args = append(args, string(*f.Type))
-	}
-	return queryAll(ctx, r.q, scanApp, `SELECT `+appColumns+` FROM app_integrations WHERE `+cond+` ORDER BY created_at, id`, args...)
+	var w filter
+	sqlstore.AppIntegrationConditions(&w, f)
+	return queryAll(ctx, r.q, scanApp, `SELECT `+appColumns+` FROM app_integrations`+w.where()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ConfigByID implements integrations.Reader.
@@ -158,34 +147,16 @@ func (r reader) ConfigByID(ctx context.Context, kind integrations.RecordKind, br
 
 // ListConfigs implements integrations.Reader.
 func (r reader) ListConfigs(ctx context.Context, f integrations.ConfigFilter) ([]integrations.ConfigRecord, error) {
-	cond, args := whereBrand(f.BrandID)
-	if f.Kind != "" {
-		cond += " AND kind = ?"
-		args = append(args, string(f.Kind))
-	}
-	if f.AppIntegrationID != nil {
-		cond += " AND app_integration_id = ?"
-		args = append(args, *f.AppIntegrationID)
-	}
-	if f.IsDefault != nil {
-		cond += " AND is_default = ?"
-		args = append(args, *f.IsDefault)
-	}
-	return queryAll(ctx, r.q, scanConfig, `SELECT `+configColumns+` FROM integration_configs WHERE `+cond+` ORDER BY created_at, id`, args...)
+	var w filter
+	sqlstore.ConfigConditions(&w, f)
+	return queryAll(ctx, r.q, scanConfig, `SELECT `+configColumns+` FROM integration_configs`+w.where()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ListRevisions implements integrations.Reader.
 func (r reader) ListRevisions(ctx context.Context, f integrations.RevisionFilter) ([]integrations.Revision, error) {
-	cond, args := "brand_id = ?", []any{f.BrandID}
-	if f.Kind != "" {
-		cond += " AND kind = ?"
-		args = append(args, string(f.Kind))
-	}
-	if f.RecordID != "" {
-		cond += " AND record_id = ?"
-		args = append(args, f.RecordID)
-	}
-	return queryAll(ctx, r.q, scanRevision, `SELECT `+revisionColumns+` FROM integration_revisions WHERE `+cond+` ORDER BY seq`, args...)
+	var w filter
+	sqlstore.RevisionConditions(&w, f)
+	return queryAll(ctx, r.q, scanRevision, `SELECT `+revisionColumns+` FROM integration_revisions`+w.where()+` ORDER BY seq`, w.args...)
 }
 
 // AppIntegrationByID implements integrations.Reader.

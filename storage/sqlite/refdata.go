@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // metaDatasetVersion is the meta key of the dataset version.
@@ -82,17 +83,8 @@ func (w *filter) where() string {
 }
 
 // orderBy returns the ORDER BY clause for key then tie, both reversed when
-// desc.
-func orderBy(key, tie string, desc bool) string {
-	dir := ""
-	if desc {
-		dir = " DESC"
-	}
-	if key == tie {
-		return " ORDER BY " + key + dir
-	}
-	return " ORDER BY " + key + dir + ", " + tie + dir
-}
+// desc (sqlstore.OrderBy).
+var orderBy = sqlstore.OrderBy
 
 // list runs the count and the page query of one list in one read
 // transaction, so that both see the same data. count returns the number of

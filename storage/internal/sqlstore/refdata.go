@@ -154,3 +154,16 @@ func ScanCity(row Scanner) (refdata.City, error) {
 	err := row.Scan(&c.CountryCode, &c.StateCode, &c.Name, &c.Tags)
 	return c, err
 }
+
+// OrderBy returns the ORDER BY clause for key then tie, both reversed
+// when desc; by key alone when it is tie.
+func OrderBy(key, tie string, desc bool) string {
+	dir := ""
+	if desc {
+		dir = " DESC"
+	}
+	if key == tie {
+		return " ORDER BY " + key + dir
+	}
+	return " ORDER BY " + key + dir + ", " + tie + dir
+}
