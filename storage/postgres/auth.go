@@ -11,12 +11,10 @@ import (
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 var _ auth.Store = (*Store)(nil)
-
-const userColumns = `id, brand_id, username, username_key, email_address, email_key, phone_number,
-	password_hash, permissions, status, created_at, updated_at, session_epoch`
 
 func scanUser(row scanner) (auth.UserRecord, error) {
 	var u auth.UserRecord
@@ -49,7 +47,7 @@ func permissions(ps []auth.Permission) []string {
 // names no brand, auth.ErrUserExists if its ID or keys are taken.
 func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO users (`+userColumns+`)
+		_, err := tx.Exec(ctx, `INSERT INTO users (`+sqlstore.UserColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
 			u.PasswordHash, permissions(u.Permissions), string(u.Status), u.CreatedAt, u.UpdatedAt, u.SessionEpoch)
@@ -65,7 +63,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 	var u auth.UserRecord
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		old, err := queryOne(ctx, tx, scanUser, auth.ErrUserNotFound,
-			`SELECT `+userColumns+` FROM users WHERE id = $1 FOR UPDATE`, id)
+			`SELECT `+sqlstore.UserColumns+` FROM users WHERE id = $1 FOR UPDATE`, id)
 		if err != nil {
 			return err
 		}
@@ -93,7 +91,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 
 // userWhere returns the one user the condition finds.
 func (s *Store) userWhere(ctx context.Context, where string, args ...any) (auth.UserRecord, error) {
-	return queryOne(ctx, s.pool, scanUser, auth.ErrUserNotFound, `SELECT `+userColumns+` FROM users WHERE `+where, args...)
+	return queryOne(ctx, s.pool, scanUser, auth.ErrUserNotFound, `SELECT `+sqlstore.UserColumns+` FROM users WHERE `+where, args...)
 }
 
 // UserByID implements auth.Store: auth.ErrUserNotFound if absent.
@@ -120,11 +118,8 @@ func (s *Store) UserByEmail(ctx context.Context, brandID, key string) (auth.User
 
 // ListUsers implements auth.Store.
 func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecord, error) {
-	return queryAll(ctx, s.pool, scanUser, `SELECT `+userColumns+` FROM users WHERE brand_id = $1 ORDER BY created_at, seq`, brandID)
+	return queryAll(ctx, s.pool, scanUser, `SELECT `+sqlstore.UserColumns+` FROM users WHERE brand_id = $1 ORDER BY created_at, seq`, brandID)
 }
-
-const keyColumns = `id, family_id, brand_id, user_id, device_id, auth_hash, refresh_hash, created_at,
-	auth_expires_at, refresh_expires_at, revoked_at, replaced_by, session_epoch`
 
 func scanKey(row scanner) (auth.KeyPair, error) {
 	var k auth.KeyPair
@@ -181,7 +176,7 @@ func insertKey(ctx context.Context, tx pgx.Tx, k auth.KeyPair) error {
 	if err := checkHashes(k); err != nil {
 		return err
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO key_pairs (`+keyColumns+`)
+	_, err := tx.Exec(ctx, `INSERT INTO key_pairs (`+sqlstore.KeyColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 		k.ID, k.FamilyID, k.BrandID, k.UserID, k.DeviceID, k.AuthHash, k.RefreshHash, k.CreatedAt,
 		k.AuthExpiresAt, k.RefreshExpiresAt, nullTime(k.RevokedAt), k.ReplacedBy, k.SessionEpoch)
@@ -207,13 +202,13 @@ func (s *Store) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
 // KeyPairByAuthHash implements auth.Store: auth.ErrKeyPairNotFound if
 // absent.
 func (s *Store) KeyPairByAuthHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
-	return queryOne(ctx, s.pool, scanKey, auth.ErrKeyPairNotFound, `SELECT `+keyColumns+` FROM key_pairs WHERE auth_hash = $1`, hash)
+	return queryOne(ctx, s.pool, scanKey, auth.ErrKeyPairNotFound, `SELECT `+sqlstore.KeyColumns+` FROM key_pairs WHERE auth_hash = $1`, hash)
 }
 
 // KeyPairByRefreshHash implements auth.Store: auth.ErrKeyPairNotFound if
 // absent.
 func (s *Store) KeyPairByRefreshHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
-	return queryOne(ctx, s.pool, scanKey, auth.ErrKeyPairNotFound, `SELECT `+keyColumns+` FROM key_pairs WHERE refresh_hash = $1`, hash)
+	return queryOne(ctx, s.pool, scanKey, auth.ErrKeyPairNotFound, `SELECT `+sqlstore.KeyColumns+` FROM key_pairs WHERE refresh_hash = $1`, hash)
 }
 
 // RotateKeyPair implements auth.Store. The old pair's row is locked (SELECT

@@ -6,9 +6,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
-
-const brandColumns = `id, url, name, status, default_currency, created_at`
 
 func scanBrand(row scanner) (auth.Brand, error) {
 	var b auth.Brand
@@ -25,7 +24,7 @@ func scanBrand(row scanner) (auth.Brand, error) {
 // is taken. It notifies ChangeBrand.
 func (s *Store) CreateBrand(ctx context.Context, b auth.Brand) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO brands (`+brandColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
+		_, err := tx.Exec(ctx, `INSERT INTO brands (`+sqlstore.BrandColumns+`) VALUES ($1, $2, $3, $4, $5, $6)`,
 			b.ID, b.URL, b.Name, string(b.Status), b.DefaultCurrency, b.CreatedAt)
 		if err != nil {
 			return constraintError(ctx, err, auth.ErrBrandExists, nil)
@@ -50,15 +49,15 @@ func (s *Store) UpdateBrand(ctx context.Context, b auth.Brand) error {
 
 // BrandByID implements auth.Store: auth.ErrBrandNotFound if absent.
 func (s *Store) BrandByID(ctx context.Context, id string) (auth.Brand, error) {
-	return queryOne(ctx, s.pool, scanBrand, auth.ErrBrandNotFound, `SELECT `+brandColumns+` FROM brands WHERE id = $1`, id)
+	return queryOne(ctx, s.pool, scanBrand, auth.ErrBrandNotFound, `SELECT `+sqlstore.BrandColumns+` FROM brands WHERE id = $1`, id)
 }
 
 // BrandByURL implements auth.Store: auth.ErrBrandNotFound if absent.
 func (s *Store) BrandByURL(ctx context.Context, url string) (auth.Brand, error) {
-	return queryOne(ctx, s.pool, scanBrand, auth.ErrBrandNotFound, `SELECT `+brandColumns+` FROM brands WHERE url = $1`, url)
+	return queryOne(ctx, s.pool, scanBrand, auth.ErrBrandNotFound, `SELECT `+sqlstore.BrandColumns+` FROM brands WHERE url = $1`, url)
 }
 
 // ListBrands implements auth.Store.
 func (s *Store) ListBrands(ctx context.Context) ([]auth.Brand, error) {
-	return queryAll(ctx, s.pool, scanBrand, `SELECT `+brandColumns+` FROM brands ORDER BY created_at, seq`)
+	return queryAll(ctx, s.pool, scanBrand, `SELECT `+sqlstore.BrandColumns+` FROM brands ORDER BY created_at, seq`)
 }

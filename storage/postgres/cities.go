@@ -10,20 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
-
-var cityOrder = map[refdata.Field]string{
-	refdata.FieldID: "seq", refdata.FieldCountryCode: "country_code", refdata.FieldStateCode: "state_code",
-	refdata.FieldName: "name_fold", refdata.FieldTags: "tags_key",
-}
-
-const cityColumns = `country_code, state_code, name, tags`
-
-func scanCity(row scanner) (refdata.City, error) {
-	var c refdata.City
-	err := row.Scan(&c.CountryCode, &c.StateCode, &c.Name, &c.Tags)
-	return c, err
-}
 
 // ListCities implements refdata.Store. Every filter has an index: the codes
 // B-trees, a Name of three runes or more (with a run of three letters or
@@ -35,7 +23,7 @@ func scanCity(row scanner) (refdata.City, error) {
 // a known seq (seq is dense) instead of skipping rows.
 func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
 	q, nothing := planCities(f)
-	return list(ctx, s, q, f.Page, nothing, scanCity)
+	return list(ctx, s, q, f.Page, nothing, sqlstore.ScanCity)
 }
 
 // cityReadTx begins the transaction of a filtered city list: readTx, in
@@ -54,8 +42,8 @@ func planCities(f refdata.CityFilter) (listQuery, bool) {
 	var w filter
 	var q listQuery
 	q.begin = cityReadTx
-	w.eq("country_code", f.CountryCode)
-	w.eq("state_code", f.StateCode)
+	w.Eq("country_code", f.CountryCode)
+	w.Eq("state_code", f.StateCode)
 	nameAlone := false
 	if f.Name != "" {
 		w.nothing = w.nothing || !storable(f.Name)
@@ -78,7 +66,7 @@ func planCities(f refdata.CityFilter) (listQuery, bool) {
 		q.page, q.pageArgs = deferredPage(w, f)
 		return q, w.nothing
 	}
-	q.page, q.pageArgs = `SELECT `+cityColumns+` FROM cities`+w.where()+orderBy(cityOrder[f.Sort], "seq", f.Desc), w.args
+	q.page, q.pageArgs = `SELECT `+sqlstore.CityColumns+` FROM cities`+w.where()+orderBy(sqlstore.CityOrder[f.Sort], "seq", f.Desc), w.args
 	return paged(q, f.Page), w.nothing
 }
 
@@ -87,9 +75,9 @@ func planCities(f refdata.CityFilter) (listQuery, bool) {
 // seqs are found in that index alone (an index-only scan reads no row of
 // the pages before), then their rows are read.
 func deferredPage(w filter, f refdata.CityFilter) (string, []any) {
-	order := orderBy(cityOrder[f.Sort], "seq", f.Desc)
+	order := orderBy(sqlstore.CityOrder[f.Sort], "seq", f.Desc)
 	args := append(append([]any{}, w.args...), f.Page.Size, f.Page.Offset())
-	return `SELECT ` + cityColumns + ` FROM cities WHERE seq = ANY (ARRAY(SELECT seq FROM cities` + w.where() + order +
+	return `SELECT ` + sqlstore.CityColumns + ` FROM cities WHERE seq = ANY (ARRAY(SELECT seq FROM cities` + w.where() + order +
 		` LIMIT $` + itoa(len(args)-1) + ` OFFSET $` + itoa(len(args)) + `))` + order, args
 }
 
@@ -101,10 +89,10 @@ func allCities(f refdata.CityFilter) listQuery {
 		q.page, q.pageArgs = deferredPage(filter{}, f)
 		return q
 	case f.Desc: // seq is dense: 1..cities
-		q.page = `SELECT ` + cityColumns + ` FROM cities WHERE seq <= (SELECT cities FROM refdata_state WHERE id = 1) - $1
+		q.page = `SELECT ` + sqlstore.CityColumns + ` FROM cities WHERE seq <= (SELECT cities FROM refdata_state WHERE id = 1) - $1
 			ORDER BY seq DESC LIMIT $2`
 	default:
-		q.page = `SELECT ` + cityColumns + ` FROM cities WHERE seq > $1 ORDER BY seq LIMIT $2`
+		q.page = `SELECT ` + sqlstore.CityColumns + ` FROM cities WHERE seq > $1 ORDER BY seq LIMIT $2`
 	}
 	q.pageArgs = []any{f.Page.Offset(), f.Page.Size}
 	return q

@@ -9,11 +9,10 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
-const deviceColumns = `id, brand_id, user_id, code, token, name, app_version, os, created_at, last_seen_at, revoked_at`
-
-// deviceDest returns the scan destinations of deviceColumns, then extra.
+// deviceDest returns the scan destinations of sqlstore.DeviceColumns, then extra.
 func deviceDest(d *auth.Device, revoked *pgtype.Timestamptz, extra ...any) []any {
 	return append([]any{&d.ID, &d.BrandID, &d.UserID, &d.Code, &d.Token, &d.Name, &d.AppVersion, &d.OS,
 		&d.CreatedAt, &d.LastSeenAt, revoked}, extra...)
@@ -44,12 +43,12 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 	var revoked pgtype.Timestamptz
 	var created bool
 	err := s.write(ctx, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `INSERT INTO devices (`+deviceColumns+`)
+		err := tx.QueryRow(ctx, `INSERT INTO devices (`+sqlstore.DeviceColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 			ON CONFLICT (user_id, code) DO UPDATE SET token = excluded.token, name = excluded.name,
 				app_version = excluded.app_version, os = excluded.os, last_seen_at = excluded.last_seen_at
 			WHERE devices.revoked_at IS NULL
-			RETURNING `+deviceColumns+`, xmax = 0`, // xmax is 0 in a row just inserted
+			RETURNING `+sqlstore.DeviceColumns+`, xmax = 0`, // xmax is 0 in a row just inserted
 			d.ID, d.BrandID, d.UserID, d.Code, d.Token, d.Name, d.AppVersion, d.OS,
 			d.CreatedAt, d.LastSeenAt, nullTime(d.RevokedAt)).Scan(deviceDest(&stored, &revoked, &created)...)
 		switch {
@@ -61,7 +60,7 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 		}
 		// A revoked device: left unchanged.
 		stored, err = queryOne(ctx, tx, scanDevice, auth.ErrDeviceNotFound,
-			`SELECT `+deviceColumns+` FROM devices WHERE user_id = $1 AND code = $2`, d.UserID, d.Code)
+			`SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE user_id = $1 AND code = $2`, d.UserID, d.Code)
 		return err
 	})
 	if err != nil {
@@ -73,13 +72,13 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 // DeviceByCode implements auth.Store: auth.ErrDeviceNotFound if absent.
 func (s *Store) DeviceByCode(ctx context.Context, userID, code string) (auth.Device, error) {
 	return queryOne(ctx, s.pool, scanDevice, auth.ErrDeviceNotFound,
-		`SELECT `+deviceColumns+` FROM devices WHERE user_id = $1 AND code = $2`, userID, code)
+		`SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE user_id = $1 AND code = $2`, userID, code)
 }
 
 // ListDevices implements auth.Store.
 func (s *Store) ListDevices(ctx context.Context, userID string) ([]auth.Device, error) {
 	return queryAll(ctx, s.pool, scanDevice,
-		`SELECT `+deviceColumns+` FROM devices WHERE user_id = $1 ORDER BY created_at, seq`, userID)
+		`SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE user_id = $1 ORDER BY created_at, seq`, userID)
 }
 
 // RevokeDevice implements auth.Store: the device's row is locked while its
@@ -90,7 +89,7 @@ func (s *Store) RevokeDevice(ctx context.Context, userID, deviceID string, at ti
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		var err error
 		d, err = queryOne(ctx, tx, scanDevice, auth.ErrDeviceNotFound,
-			`SELECT `+deviceColumns+` FROM devices WHERE id = $1 AND user_id = $2 FOR UPDATE`, deviceID, userID)
+			`SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE id = $1 AND user_id = $2 FOR UPDATE`, deviceID, userID)
 		if err != nil {
 			return err
 		}

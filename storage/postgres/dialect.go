@@ -28,6 +28,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // SQLSTATE codes the stores map to domain errors.
@@ -40,7 +41,7 @@ const (
 )
 
 // scanner is a pgx.Row or pgx.Rows.
-type scanner interface{ Scan(dest ...any) error }
+type scanner = sqlstore.Scanner
 
 // querier runs statements: the pool, or a transaction.
 type querier interface {

@@ -14,6 +14,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // Integrations: app integrations, the configurations of every kind in one
@@ -53,25 +54,7 @@ func namedConstraintError(ctx context.Context, err error) error {
 	return storeError(ctx, err)
 }
 
-// whereBrand returns the SQL condition selecting brandID ("": every brand),
-// its argument added to args.
-func whereBrand(brandID string, args *[]any) string {
-	if brandID == "" {
-		return "true"
-	}
-	*args = append(*args, brandID)
-	return "brand_id = $" + itoa(len(*args))
-}
-
-// and adds "AND col = v" to cond, v to args.
-func and(cond, col string, v any, args *[]any) string {
-	*args = append(*args, v)
-	return cond + " AND " + col + " = $" + itoa(len(*args))
-}
-
 // --- app integrations ---
-
-const appColumns = `id, brand_id, type, name, domain, description, logo_url, status, version, created_at, updated_at`
 
 func scanApp(row scanner) (integrations.AppIntegration, error) {
 	var a integrations.AppIntegration
@@ -86,9 +69,6 @@ func scanApp(row scanner) (integrations.AppIntegration, error) {
 }
 
 // --- configurations ---
-
-const configColumns = `id, kind, brand_id, app_integration_id, is_default, status, version, body, secrets,
-	created_at, updated_at`
 
 func scanConfig(row scanner) (integrations.ConfigRecord, error) {
 	var r integrations.ConfigRecord
@@ -144,8 +124,6 @@ func decodeSecrets(t pgtype.Text) (map[string][]byte, error) {
 
 // --- revisions ---
 
-const revisionColumns = `id, brand_id, kind, record_id, version, actor_user_id, at, fields`
-
 func scanRevision(row scanner) (integrations.Revision, error) {
 	var r integrations.Revision
 	var kind string
@@ -171,53 +149,35 @@ var _ integrations.Reader = reader{}
 // integrations.ErrAppIntegrationNotFound if absent.
 func (r reader) AppIntegrationByID(ctx context.Context, brandID, id string) (integrations.AppIntegration, error) {
 	return queryOne(ctx, r.q, scanApp, integrations.ErrAppIntegrationNotFound,
-		`SELECT `+appColumns+` FROM app_integrations WHERE id = $1 AND brand_id = $2`, id, brandID)
+		`SELECT `+sqlstore.AppColumns+` FROM app_integrations WHERE id = $1 AND brand_id = $2`, id, brandID)
 }
 
 // ListAppIntegrations implements integrations.Reader.
 func (r reader) ListAppIntegrations(ctx context.Context, f integrations.AppIntegrationFilter) ([]integrations.AppIntegration, error) {
-	var args []any
-	cond := whereBrand(f.BrandID, &args)
-	if f.Type != nil {
-		cond = and(cond, "type", string(*f.Type), &args)
-	}
-	return queryAll(ctx, r.q, scanApp, `SELECT `+appColumns+` FROM app_integrations WHERE `+cond+` ORDER BY created_at, id`, args...)
+	var w filter
+	sqlstore.AppIntegrationConditions(&w, f)
+	return queryAll(ctx, r.q, scanApp, `SELECT `+sqlstore.AppColumns+` FROM app_integrations`+w.where()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ConfigByID implements integrations.Reader: integrations.ErrConfigNotFound
 // if absent.
 func (r reader) ConfigByID(ctx context.Context, kind integrations.RecordKind, brandID, id string) (integrations.ConfigRecord, error) {
 	return queryOne(ctx, r.q, scanConfig, integrations.ErrConfigNotFound,
-		`SELECT `+configColumns+` FROM integration_configs WHERE id = $1 AND brand_id = $2 AND kind = $3`, id, brandID, string(kind))
+		`SELECT `+sqlstore.ConfigColumns+` FROM integration_configs WHERE id = $1 AND brand_id = $2 AND kind = $3`, id, brandID, string(kind))
 }
 
 // ListConfigs implements integrations.Reader.
 func (r reader) ListConfigs(ctx context.Context, f integrations.ConfigFilter) ([]integrations.ConfigRecord, error) {
-	var args []any
-	cond := whereBrand(f.BrandID, &args)
-	if f.Kind != "" {
-		cond = and(cond, "kind", string(f.Kind), &args)
-	}
-	if f.AppIntegrationID != nil {
-		cond = and(cond, "app_integration_id", *f.AppIntegrationID, &args)
-	}
-	if f.IsDefault != nil {
-		cond = and(cond, "is_default", *f.IsDefault, &args)
-	}
-	return queryAll(ctx, r.q, scanConfig, `SELECT `+configColumns+` FROM integration_configs WHERE `+cond+` ORDER BY created_at, id`, args...)
+	var w filter
+	sqlstore.ConfigConditions(&w, f)
+	return queryAll(ctx, r.q, scanConfig, `SELECT `+sqlstore.ConfigColumns+` FROM integration_configs`+w.where()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ListRevisions implements integrations.Reader.
 func (r reader) ListRevisions(ctx context.Context, f integrations.RevisionFilter) ([]integrations.Revision, error) {
-	args := []any{f.BrandID}
-	cond := "brand_id = $1"
-	if f.Kind != "" {
-		cond = and(cond, "kind", string(f.Kind), &args)
-	}
-	if f.RecordID != "" {
-		cond = and(cond, "record_id", f.RecordID, &args)
-	}
-	return queryAll(ctx, r.q, scanRevision, `SELECT `+revisionColumns+` FROM integration_revisions WHERE `+cond+` ORDER BY seq`, args...)
+	var w filter
+	sqlstore.RevisionConditions(&w, f)
+	return queryAll(ctx, r.q, scanRevision, `SELECT `+sqlstore.RevisionColumns+` FROM integration_revisions`+w.where()+` ORDER BY seq`, w.args...)
 }
 
 // AppIntegrationByID implements integrations.Reader.
@@ -286,7 +246,7 @@ func (t *integTx) exec(ctx context.Context, missing *envelope.Error, query strin
 // InsertAppIntegration implements integrations.Tx: auth.ErrBrandNotFound,
 // integrations.ErrAppIntegrationExists.
 func (t *integTx) InsertAppIntegration(ctx context.Context, a integrations.AppIntegration) error {
-	return t.exec(ctx, nil, `INSERT INTO app_integrations (`+appColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+	return t.exec(ctx, nil, `INSERT INTO app_integrations (`+sqlstore.AppColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		a.ID, a.BrandID, string(a.Type), a.Name, a.Domain, a.Description, a.LogoURL, string(a.Status),
 		a.Version, a.CreatedAt, a.UpdatedAt)
 }
@@ -307,7 +267,7 @@ func (t *integTx) InsertConfig(ctx context.Context, r integrations.ConfigRecord)
 	if err != nil {
 		return storeError(ctx, err)
 	}
-	return t.exec(ctx, nil, `INSERT INTO integration_configs (`+configColumns+`)
+	return t.exec(ctx, nil, `INSERT INTO integration_configs (`+sqlstore.ConfigColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		r.ID, string(r.Kind), r.BrandID, r.AppIntegrationID, r.IsDefault, string(r.Status), r.Version,
 		string(r.Body), secrets, r.CreatedAt, r.UpdatedAt)
@@ -334,6 +294,6 @@ func (t *integTx) InsertRevision(ctx context.Context, rev integrations.Revision)
 	if fields == nil {
 		fields = []string{}
 	}
-	return t.exec(ctx, nil, `INSERT INTO integration_revisions (`+revisionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+	return t.exec(ctx, nil, `INSERT INTO integration_revisions (`+sqlstore.RevisionColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		rev.ID, rev.BrandID, string(rev.Kind), rev.RecordID, rev.Version, rev.ActorUserID, rev.At, fields)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 var _ refdata.Store = (*Store)(nil)
@@ -49,25 +50,30 @@ func storable(ss ...string) bool {
 	return true
 }
 
-// eq adds "col = v" unless v is "".
-func (w *filter) eq(col, v string) {
+// Eq implements sqlstore.Conditions; a value text cannot hold matches
+// nothing.
+func (w *filter) Eq(col, v string) {
 	if v != "" {
 		w.nothing = w.nothing || !storable(v)
 		w.add(col + " = " + w.arg(v))
 	}
 }
 
-// contains adds a substring test of col (a folded column) unless needle is
-// "".
-func (w *filter) contains(col, needle string) {
+// Equal implements sqlstore.Conditions.
+func (w *filter) Equal(col string, v any) { w.add(col + " = " + w.arg(v)) }
+
+// Contains implements sqlstore.Conditions: strpos of col; a needle text
+// cannot hold matches nothing.
+func (w *filter) Contains(col, needle string) {
 	if needle != "" {
 		w.nothing = w.nothing || !storable(needle)
 		w.add("strpos(" + col + ", " + w.arg(needle) + ") > 0")
 	}
 }
 
-// tags adds the any-of test of col (a tags_key column).
-func (w *filter) tags(col string, tags []string) {
+// Tags implements sqlstore.Conditions: strpos of col for each tag of an
+// array; a tag text cannot hold matches nothing.
+func (w *filter) Tags(col string, tags []string) {
 	if len(tags) == 0 {
 		return
 	}
@@ -125,14 +131,7 @@ func orderBy(key, tie string, desc bool) string {
 	if key == "" {
 		key = tie
 	}
-	dir := ""
-	if desc {
-		dir = " DESC"
-	}
-	if key == tie {
-		return " ORDER BY " + key + dir
-	}
-	return " ORDER BY " + key + dir + ", " + tie + dir
+	return sqlstore.OrderBy(key, tie, desc)
 }
 
 // listQuery is the pair of queries of one list: the count of the matches
@@ -275,53 +274,20 @@ func (s *Store) SetDatasetVersion(ctx context.Context, version string) error {
 	})
 }
 
-var currencyColumns = []string{"id", "code", "name", "name_plural", "symbol", "symbol_native", "decimal_digits",
-	"rounding", "is_coin", "tags", "keywords", "name_fold", "name_plural_fold", "symbol_fold", "symbol_native_fold", "tags_key"}
-
-// currencyOrder maps a sort field to its column; isDefault is handled apart.
-var currencyOrder = map[refdata.Field]string{
-	refdata.FieldID: "id", refdata.FieldCode: "code", refdata.FieldName: "name_fold",
-	refdata.FieldNamePlural: "name_plural_fold", refdata.FieldSymbol: "symbol_fold",
-	refdata.FieldSymbolNative: "symbol_native_fold", refdata.FieldDecimalDigits: "decimal_digits",
-	refdata.FieldRounding: "rounding", refdata.FieldIsCoin: "is_coin", refdata.FieldTags: "tags_key",
-	refdata.FieldCreatedDate: "seq",
-}
-
-func scanCurrency(row scanner) (refdata.Currency, error) {
-	var c refdata.Currency
-	err := row.Scan(&c.ID, &c.Code, &c.Name, &c.NamePlural, &c.Symbol, &c.SymbolNative,
-		&c.DecimalDigits, &c.Rounding, &c.IsCoin, &c.Tags, &c.Keywords)
-	return c, err
-}
-
 // ListCurrencies implements refdata.Store.
 func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([]refdata.Currency, int, error) {
 	var w filter
-	w.eq("code", f.Code)
-	w.contains("name_fold", f.Name)
-	w.contains("name_plural_fold", f.NamePlural)
-	w.contains("symbol_fold", f.Symbol)
-	w.contains("symbol_native_fold", f.SymbolNative)
-	if f.DecimalDigits != nil {
-		w.add("decimal_digits = " + w.arg(*f.DecimalDigits))
-	}
-	if f.Rounding != nil {
-		w.add("rounding = " + w.arg(*f.Rounding))
-	}
-	if f.IsCoin != nil {
-		w.add("is_coin = " + w.arg(*f.IsCoin))
-	}
-	w.tags("tags_key", f.Tags)
+	sqlstore.CurrencyConditions(&w, f)
 	w.keywords("prefixes", f.Keywords, f.Nothing)
 
 	q := listQuery{count: `SELECT count(*) FROM currencies` + w.where(), countArgs: w.args}
-	key := currencyOrder[f.Sort]
+	key := sqlstore.CurrencyOrder[f.Sort]
 	if f.Sort == refdata.FieldIsDefault {
 		w.nothing = w.nothing || !storable(f.DefaultCode)
 		key = "(code = " + w.arg(f.DefaultCode) + ")"
 	}
-	q.page, q.pageArgs = `SELECT `+strings.Join(currencyColumns[:11], ", ")+` FROM currencies`+w.where()+orderBy(key, "id", f.Desc), w.args
-	return list(ctx, s, paged(q, f.Page), f.Page, w.nothing, scanCurrency)
+	q.page, q.pageArgs = `SELECT `+strings.Join(sqlstore.CurrencyColumns[:sqlstore.CurrencyScanned], ", ")+` FROM currencies`+w.where()+orderBy(key, "id", f.Desc), w.args
+	return list(ctx, s, paged(q, f.Page), f.Page, w.nothing, sqlstore.ScanCurrency)
 }
 
 // UpsertCurrencies implements refdata.Store: of currencies with the same ID
@@ -329,62 +295,26 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 // seqs in the order given. It bumps the revision and notifies ChangeRefData
 // when a row changed.
 func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
-	query := upsertSQL("currencies", currencyColumns)
+	query := upsertSQL("currencies", sqlstore.CurrencyColumns)
 	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
 		var rows [][]any
 		for _, c := range refdata.NewCurrencyTable(cs).RecordsByCreation() {
-			rows = append(rows, []any{c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
-				c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, refdata.Fold(c.Name),
-				refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol), refdata.Fold(c.SymbolNative),
-				refdata.TagKey(c.Tags), wordPrefixes(c.SearchText())})
+			rows = append(rows, append(sqlstore.CurrencyRow(c), wordPrefixes(c.SearchText())))
 		}
 		return upsertRows(ctx, tx, query, rows)
 	})
 }
 
-var countryColumns = []string{"id", "region", "subregion", "code_alpha2", "code_alpha3", "code_numeric", "code_phone",
-	"name", "capital", "currency", "tld", "native", "tags", "keywords",
-	"region_fold", "subregion_fold", "name_fold", "capital_fold", "native_fold", "tags_key"}
-
-var countryOrder = map[refdata.Field]string{
-	refdata.FieldID: "id", refdata.FieldRegion: "region_fold", refdata.FieldSubregion: "subregion_fold",
-	refdata.FieldCodeAlpha2: "code_alpha2", refdata.FieldCodeAlpha3: "code_alpha3",
-	refdata.FieldCodeNumeric: "code_numeric", refdata.FieldCodePhone: "code_phone",
-	refdata.FieldName: "name_fold", refdata.FieldCapital: "capital_fold", refdata.FieldCurrency: "currency",
-	refdata.FieldTld: "tld", refdata.FieldNative: "native_fold", refdata.FieldTags: "tags_key",
-	refdata.FieldCreatedDate: "seq",
-}
-
-func scanCountry(row scanner) (refdata.Country, error) {
-	var c refdata.Country
-	err := row.Scan(&c.ID, &c.Region, &c.Subregion, &c.CodeAlpha2, &c.CodeAlpha3, &c.CodeNumeric,
-		&c.CodePhone, &c.Name, &c.Capital, &c.Currency, &c.Tld, &c.Native, &c.Tags, &c.Keywords)
-	return c, err
-}
-
 // ListCountries implements refdata.Store.
 func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]refdata.Country, int, error) {
 	var w filter
-	w.eq("code_alpha2", f.CodeAlpha2)
-	w.eq("code_alpha3", f.CodeAlpha3)
-	if f.CodeNumeric != nil {
-		w.add("code_numeric = " + w.arg(*f.CodeNumeric))
-	}
-	w.eq("code_phone", f.CodePhone)
-	w.eq("currency", f.Currency)
-	w.eq("tld", f.Tld)
-	w.contains("region_fold", f.Region)
-	w.contains("subregion_fold", f.Subregion)
-	w.contains("name_fold", f.Name)
-	w.contains("capital_fold", f.Capital)
-	w.contains("native_fold", f.Native)
-	w.tags("tags_key", f.Tags)
+	sqlstore.CountryConditions(&w, f)
 	w.keywords("prefixes", f.Keywords, f.Nothing)
 
 	q := listQuery{count: `SELECT count(*) FROM countries` + w.where(), countArgs: w.args,
-		page:     `SELECT ` + strings.Join(countryColumns[:14], ", ") + ` FROM countries` + w.where() + orderBy(countryOrder[f.Sort], "id", f.Desc),
+		page:     `SELECT ` + strings.Join(sqlstore.CountryColumns[:sqlstore.CountryScanned], ", ") + ` FROM countries` + w.where() + orderBy(sqlstore.CountryOrder[f.Sort], "id", f.Desc),
 		pageArgs: w.args}
-	return list(ctx, s, paged(q, f.Page), f.Page, w.nothing, scanCountry)
+	return list(ctx, s, paged(q, f.Page), f.Page, w.nothing, sqlstore.ScanCountry)
 }
 
 // UpsertCountries implements refdata.Store: of countries with the same ID
@@ -392,14 +322,11 @@ func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]r
 // seqs in the order given. It bumps the revision and notifies ChangeRefData
 // when a row changed.
 func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
-	query := upsertSQL("countries", countryColumns)
+	query := upsertSQL("countries", sqlstore.CountryColumns)
 	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
 		var rows [][]any
 		for _, c := range refdata.NewCountryTable(cs).RecordsByCreation() {
-			rows = append(rows, []any{c.ID, c.Region, c.Subregion, c.CodeAlpha2, c.CodeAlpha3,
-				c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords,
-				refdata.Fold(c.Region), refdata.Fold(c.Subregion), refdata.Fold(c.Name), refdata.Fold(c.Capital),
-				refdata.Fold(c.Native), refdata.TagKey(c.Tags), wordPrefixes(c.SearchText())})
+			rows = append(rows, append(sqlstore.CountryRow(c), wordPrefixes(c.SearchText())))
 		}
 		return upsertRows(ctx, tx, query, rows)
 	})

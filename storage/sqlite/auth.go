@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // joinPermissions encodes permissions as one comma-separated column.
@@ -36,11 +37,7 @@ func splitPermissions(s string) []auth.Permission {
 	return out
 }
 
-// userColumns are the columns of a user, as scanUser reads them.
-const userColumns = `id, brand_id, username, username_key, email_address, email_key, phone_number,
-	password_hash, permissions, status, created_at, updated_at, session_epoch`
-
-// scanUser reads a row of userColumns.
+// scanUser reads a row of sqlstore.UserColumns.
 func scanUser(row scanner) (auth.UserRecord, error) {
 	var u auth.UserRecord
 	var emailKey sql.NullString
@@ -63,7 +60,7 @@ func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
 		if err := exists(ctx, tx, auth.ErrBrandNotFound, `SELECT 1 FROM brands WHERE id = ?`, u.BrandID); err != nil {
 			return err
 		}
-		_, err := exec(ctx, tx, auth.ErrUserExists, `INSERT INTO users (`+userColumns+`, seq)
+		_, err := exec(ctx, tx, auth.ErrUserExists, `INSERT INTO users (`+sqlstore.UserColumns+`, seq)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM users))`,
 			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
 			u.PasswordHash, joinPermissions(u.Permissions), string(u.Status), toMicro(u.CreatedAt), toMicro(u.UpdatedAt),
@@ -76,7 +73,7 @@ func (s *Store) CreateUser(ctx context.Context, u auth.UserRecord) error {
 func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
 	var u auth.UserRecord
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		old, err := queryOne(ctx, tx, scanUser, auth.ErrUserNotFound, `SELECT `+userColumns+` FROM users WHERE id = ?`, id)
+		old, err := queryOne(ctx, tx, scanUser, auth.ErrUserNotFound, `SELECT `+sqlstore.UserColumns+` FROM users WHERE id = ?`, id)
 		if err != nil {
 			return err
 		}
@@ -101,7 +98,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 
 // userWhere returns the one user the condition finds.
 func (s *Store) userWhere(ctx context.Context, where string, args ...any) (auth.UserRecord, error) {
-	return queryOne(ctx, s.r, scanUser, auth.ErrUserNotFound, `SELECT `+userColumns+` FROM users WHERE `+where, args...)
+	return queryOne(ctx, s.r, scanUser, auth.ErrUserNotFound, `SELECT `+sqlstore.UserColumns+` FROM users WHERE `+where, args...)
 }
 
 // UserByID implements auth.Store.
@@ -124,14 +121,10 @@ func (s *Store) UserByEmail(ctx context.Context, brandID, key string) (auth.User
 
 // ListUsers implements auth.Store.
 func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecord, error) {
-	return queryAll(ctx, s.r, scanUser, `SELECT `+userColumns+` FROM users WHERE brand_id = ? ORDER BY created_at, seq`, brandID)
+	return queryAll(ctx, s.r, scanUser, `SELECT `+sqlstore.UserColumns+` FROM users WHERE brand_id = ? ORDER BY created_at, seq`, brandID)
 }
 
-// keyColumns are the columns of a key pair, as scanKey reads them.
-const keyColumns = `id, family_id, brand_id, user_id, device_id, auth_hash, refresh_hash, created_at,
-	auth_expires_at, refresh_expires_at, revoked_at, replaced_by, session_epoch`
-
-// scanKey reads a row of keyColumns.
+// scanKey reads a row of sqlstore.KeyColumns.
 func scanKey(row scanner) (auth.KeyPair, error) {
 	var k auth.KeyPair
 	var created, authExp, refreshExp int64
@@ -169,7 +162,7 @@ func insertKey(ctx context.Context, tx *sql.Tx, k auth.KeyPair) error {
 	case st.deviceRevoked:
 		return auth.ErrDeviceRevoked
 	}
-	_, err = exec(ctx, tx, auth.ErrKeyPairExists, `INSERT INTO key_pairs (`+keyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = exec(ctx, tx, auth.ErrKeyPairExists, `INSERT INTO key_pairs (`+sqlstore.KeyColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.FamilyID, k.BrandID, k.UserID, k.DeviceID, k.AuthHash, k.RefreshHash, toMicro(k.CreatedAt),
 		toMicro(k.AuthExpiresAt), toMicro(k.RefreshExpiresAt), toNullMicro(k.RevokedAt), k.ReplacedBy, k.SessionEpoch)
 	return err
@@ -182,18 +175,18 @@ func (s *Store) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
 
 // KeyPairByAuthHash implements auth.Store.
 func (s *Store) KeyPairByAuthHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
-	return queryOne(ctx, s.r, scanKey, auth.ErrKeyPairNotFound, `SELECT `+keyColumns+` FROM key_pairs WHERE auth_hash = ?`, hash)
+	return queryOne(ctx, s.r, scanKey, auth.ErrKeyPairNotFound, `SELECT `+sqlstore.KeyColumns+` FROM key_pairs WHERE auth_hash = ?`, hash)
 }
 
 // KeyPairByRefreshHash implements auth.Store.
 func (s *Store) KeyPairByRefreshHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
-	return queryOne(ctx, s.r, scanKey, auth.ErrKeyPairNotFound, `SELECT `+keyColumns+` FROM key_pairs WHERE refresh_hash = ?`, hash)
+	return queryOne(ctx, s.r, scanKey, auth.ErrKeyPairNotFound, `SELECT `+sqlstore.KeyColumns+` FROM key_pairs WHERE refresh_hash = ?`, hash)
 }
 
 // RotateKeyPair implements auth.Store.
 func (s *Store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, next auth.KeyPair) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		old, err := queryOne(ctx, tx, scanKey, auth.ErrKeyPairNotFound, `SELECT `+keyColumns+` FROM key_pairs WHERE id = ?`, oldID)
+		old, err := queryOne(ctx, tx, scanKey, auth.ErrKeyPairNotFound, `SELECT `+sqlstore.KeyColumns+` FROM key_pairs WHERE id = ?`, oldID)
 		if err != nil {
 			return err
 		}
@@ -239,10 +232,7 @@ func (s *Store) DeleteKeyPairs(ctx context.Context, before time.Time) (int, erro
 	})
 }
 
-// deviceColumns are the columns of a device, as scanDevice reads them.
-const deviceColumns = `id, brand_id, user_id, code, token, name, app_version, os, created_at, last_seen_at, revoked_at`
-
-// scanDevice reads a row of deviceColumns.
+// scanDevice reads a row of sqlstore.DeviceColumns.
 func scanDevice(row scanner) (auth.Device, error) {
 	var d auth.Device
 	var created, seen int64
@@ -264,7 +254,7 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 			return err
 		}
 		old, err := queryOne(ctx, tx, scanDevice, auth.ErrDeviceNotFound,
-			`SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`, d.UserID, d.Code)
+			`SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE user_id = ? AND code = ?`, d.UserID, d.Code)
 		switch {
 		case err == nil && old.Revoked():
 			stored = old
@@ -278,7 +268,7 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 		case !errors.Is(err, auth.ErrDeviceNotFound):
 			return err
 		}
-		_, err = exec(ctx, tx, auth.ErrDeviceExists, `INSERT INTO devices (`+deviceColumns+`, seq)
+		_, err = exec(ctx, tx, auth.ErrDeviceExists, `INSERT INTO devices (`+sqlstore.DeviceColumns+`, seq)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM devices))`,
 			d.ID, d.BrandID, d.UserID, d.Code, d.Token, d.Name, d.AppVersion, d.OS,
 			toMicro(d.CreatedAt), toMicro(d.LastSeenAt), toNullMicro(d.RevokedAt))
@@ -294,12 +284,12 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 // DeviceByCode implements auth.Store.
 func (s *Store) DeviceByCode(ctx context.Context, userID, code string) (auth.Device, error) {
 	return queryOne(ctx, s.r, scanDevice, auth.ErrDeviceNotFound,
-		`SELECT `+deviceColumns+` FROM devices WHERE user_id = ? AND code = ?`, userID, code)
+		`SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE user_id = ? AND code = ?`, userID, code)
 }
 
 // ListDevices implements auth.Store.
 func (s *Store) ListDevices(ctx context.Context, userID string) ([]auth.Device, error) {
-	return queryAll(ctx, s.r, scanDevice, `SELECT `+deviceColumns+` FROM devices WHERE user_id = ? ORDER BY created_at, seq`, userID)
+	return queryAll(ctx, s.r, scanDevice, `SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE user_id = ? ORDER BY created_at, seq`, userID)
 }
 
 // RevokeDevice implements auth.Store.
@@ -308,7 +298,7 @@ func (s *Store) RevokeDevice(ctx context.Context, userID, deviceID string, at ti
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		d, err = queryOne(ctx, tx, scanDevice, auth.ErrDeviceNotFound,
-			`SELECT `+deviceColumns+` FROM devices WHERE id = ? AND user_id = ?`, deviceID, userID)
+			`SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE id = ? AND user_id = ?`, deviceID, userID)
 		if err != nil {
 			return err
 		}

@@ -8,12 +8,10 @@ import (
 	"database/sql"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
-// brandColumns are the columns of a brand, as scanBrand reads them.
-const brandColumns = `id, url, name, status, default_currency, created_at`
-
-// scanBrand reads a row of brandColumns.
+// scanBrand reads a row of sqlstore.BrandColumns.
 func scanBrand(row scanner) (auth.Brand, error) {
 	var b auth.Brand
 	var created int64
@@ -29,7 +27,7 @@ func scanBrand(row scanner) (auth.Brand, error) {
 // CreateBrand implements auth.Store.
 func (s *Store) CreateBrand(ctx context.Context, b auth.Brand) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := exec(ctx, tx, auth.ErrBrandExists, `INSERT INTO brands (`+brandColumns+`, seq)
+		_, err := exec(ctx, tx, auth.ErrBrandExists, `INSERT INTO brands (`+sqlstore.BrandColumns+`, seq)
 			VALUES (?, ?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM brands))`,
 			b.ID, b.URL, b.Name, string(b.Status), b.DefaultCurrency, toMicro(b.CreatedAt))
 		return err
@@ -47,15 +45,15 @@ func (s *Store) UpdateBrand(ctx context.Context, b auth.Brand) error {
 
 // BrandByID implements auth.Store.
 func (s *Store) BrandByID(ctx context.Context, id string) (auth.Brand, error) {
-	return queryOne(ctx, s.r, scanBrand, auth.ErrBrandNotFound, `SELECT `+brandColumns+` FROM brands WHERE id = ?`, id)
+	return queryOne(ctx, s.r, scanBrand, auth.ErrBrandNotFound, `SELECT `+sqlstore.BrandColumns+` FROM brands WHERE id = ?`, id)
 }
 
 // BrandByURL implements auth.Store.
 func (s *Store) BrandByURL(ctx context.Context, url string) (auth.Brand, error) {
-	return queryOne(ctx, s.r, scanBrand, auth.ErrBrandNotFound, `SELECT `+brandColumns+` FROM brands WHERE url = ?`, url)
+	return queryOne(ctx, s.r, scanBrand, auth.ErrBrandNotFound, `SELECT `+sqlstore.BrandColumns+` FROM brands WHERE url = ?`, url)
 }
 
 // ListBrands implements auth.Store.
 func (s *Store) ListBrands(ctx context.Context) ([]auth.Brand, error) {
-	return queryAll(ctx, s.r, scanBrand, `SELECT `+brandColumns+` FROM brands ORDER BY created_at, seq`)
+	return queryAll(ctx, s.r, scanBrand, `SELECT `+sqlstore.BrandColumns+` FROM brands ORDER BY created_at, seq`)
 }

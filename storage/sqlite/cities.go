@@ -11,20 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
-
-// cityOrder maps a sort field to its column.
-var cityOrder = map[refdata.Field]string{
-	refdata.FieldID: "seq", refdata.FieldCountryCode: "country_code", refdata.FieldStateCode: "state_code",
-	refdata.FieldName: "name_fold", refdata.FieldTags: "tags_key",
-}
-
-// scanCity reads a row of country_code, state_code, name, tags.
-func scanCity(row scanner) (refdata.City, error) {
-	var c refdata.City
-	err := row.Scan(&c.CountryCode, &c.StateCode, &c.Name, &c.Tags)
-	return c, err
-}
 
 // ListCities implements refdata.Store. A filtered query is planned here
 // rather than left to SQLite, which cannot see how many rows an FTS5
@@ -58,7 +46,7 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 	terms, ok := searchTerms(f.Keywords)
 	if f.Nothing || !ok {
 		return list(ctx, s, countOf(ctx, `SELECT 0`, nil),
-			pageOf(`SELECT country_code, state_code, name, tags FROM cities WHERE 0`, nil, f.Page), scanCity)
+			pageOf(`SELECT country_code, state_code, name, tags FROM cities WHERE 0`, nil, f.Page), sqlstore.ScanCity)
 	}
 	f.Keywords = terms
 	if f.Unfiltered() {
@@ -72,7 +60,7 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 		return n, err
 	}
 	page := func(total int) (string, []any) { return p.page(total, cities) }
-	return list(ctx, s, count, page, scanCity)
+	return list(ctx, s, count, page, sqlstore.ScanCity)
 }
 
 // cityPlan holds the queries of a filtered city list: count returns the
@@ -112,10 +100,10 @@ func planCities(f refdata.CityFilter) cityPlan {
 	}
 	var w filter // the tests of the rows, after the args of the driver
 	w.args = fts.args
-	w.eq("c.country_code", f.CountryCode)
-	w.eq("c.state_code", f.StateCode)
+	w.Eq("c.country_code", f.CountryCode)
+	w.Eq("c.state_code", f.StateCode)
 	if !nameIndexed {
-		w.contains("c.name_fold", f.Name)
+		w.Contains("c.name_fold", f.Name)
 	}
 	alone := driver != "" && len(w.conds) == 0 // the driver's answer is the answer
 	nameAlone := alone && len(fts.conds) == 1 && len(f.Keywords) == 0
@@ -130,7 +118,7 @@ func planCities(f refdata.CityFilter) cityPlan {
 	p.count = `SELECT ` + p.count + `, (SELECT n FROM refdata_counts WHERE name = 'cities')`
 
 	const columns = `SELECT c.country_code, c.state_code, c.name, c.tags FROM `
-	key := "c." + cityOrder[f.Sort]
+	key := "c." + sqlstore.CityOrder[f.Sort]
 	if f.Sort == refdata.FieldID {
 		key = seq // the driver gives its rows in this order
 	}
@@ -186,14 +174,14 @@ func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter) ([]refd
 	}
 	page := func(total int) (string, []any) {
 		if f.Sort != refdata.FieldID || !dense {
-			return pageOf(columns+orderBy(cityOrder[f.Sort], "seq", f.Desc), nil, f.Page)(total)
+			return pageOf(columns+orderBy(sqlstore.CityOrder[f.Sort], "seq", f.Desc), nil, f.Page)(total)
 		}
 		if f.Desc {
 			return columns + ` WHERE seq <= ? ORDER BY seq DESC LIMIT ?`, []any{total - f.Page.Offset(), f.Page.Size}
 		}
 		return columns + ` WHERE seq > ? ORDER BY seq LIMIT ?`, []any{f.Page.Offset(), f.Page.Size}
 	}
-	return list(ctx, s, count, page, scanCity)
+	return list(ctx, s, count, page, sqlstore.ScanCity)
 }
 
 // UpsertCities implements refdata.Store: each city is looked up by its

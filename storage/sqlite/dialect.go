@@ -31,10 +31,11 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // scanner is a *sql.Row or *sql.Rows.
-type scanner interface{ Scan(dest ...any) error }
+type scanner = sqlstore.Scanner
 
 // scanColumn reads a row of one column.
 func scanColumn[T any](row scanner) (T, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // Integrations: app integrations, the configurations of every kind in one
@@ -20,18 +21,7 @@ import (
 // Store (on the reader pool) and its transactions (on the *sql.Tx, which
 // fails with sql.ErrTxDone once the transaction has ended).
 
-// whereBrand returns the SQL condition and arguments selecting brandID ("":
-// every brand).
-func whereBrand(brandID string) (string, []any) {
-	if brandID == "" {
-		return "1 = 1", nil
-	}
-	return "brand_id = ?", []any{brandID}
-}
-
 // --- app integrations ---
-
-const appColumns = `id, brand_id, type, name, domain, description, logo_url, status, version, created_at, updated_at`
 
 func scanApp(row scanner) (integrations.AppIntegration, error) {
 	var a integrations.AppIntegration
@@ -51,9 +41,6 @@ func scanApp(row scanner) (integrations.AppIntegration, error) {
 }
 
 // --- configurations ---
-
-const configColumns = `id, kind, brand_id, app_integration_id, is_default, status, version, body, secrets,
-	created_at, updated_at`
 
 func scanConfig(row scanner) (integrations.ConfigRecord, error) {
 	var r integrations.ConfigRecord
@@ -109,8 +96,6 @@ func decodeSecrets(b []byte) (map[string][]byte, error) {
 
 // --- revisions ---
 
-const revisionColumns = `id, brand_id, kind, record_id, version, actor_user_id, at, fields`
-
 func scanRevision(row scanner) (integrations.Revision, error) {
 	var r integrations.Revision
 	var kind, fields string
@@ -137,55 +122,34 @@ var _ integrations.Reader = reader{}
 // AppIntegrationByID implements integrations.Reader.
 func (r reader) AppIntegrationByID(ctx context.Context, brandID, id string) (integrations.AppIntegration, error) {
 	return queryOne(ctx, r.q, scanApp, integrations.ErrAppIntegrationNotFound,
-		`SELECT `+appColumns+` FROM app_integrations WHERE id = ? AND brand_id = ?`, id, brandID)
+		`SELECT `+sqlstore.AppColumns+` FROM app_integrations WHERE id = ? AND brand_id = ?`, id, brandID)
 }
 
 // ListAppIntegrations implements integrations.Reader.
 func (r reader) ListAppIntegrations(ctx context.Context, f integrations.AppIntegrationFilter) ([]integrations.AppIntegration, error) {
-	cond, args := whereBrand(f.BrandID)
-	if f.Type != nil {
-		cond += " AND type = ?"
-		args = append(args, string(*f.Type))
-	}
-	return queryAll(ctx, r.q, scanApp, `SELECT `+appColumns+` FROM app_integrations WHERE `+cond+` ORDER BY created_at, id`, args...)
+	var w filter
+	sqlstore.AppIntegrationConditions(&w, f)
+	return queryAll(ctx, r.q, scanApp, `SELECT `+sqlstore.AppColumns+` FROM app_integrations`+w.where()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ConfigByID implements integrations.Reader.
 func (r reader) ConfigByID(ctx context.Context, kind integrations.RecordKind, brandID, id string) (integrations.ConfigRecord, error) {
 	return queryOne(ctx, r.q, scanConfig, integrations.ErrConfigNotFound,
-		`SELECT `+configColumns+` FROM integration_configs WHERE id = ? AND brand_id = ? AND kind = ?`, id, brandID, string(kind))
+		`SELECT `+sqlstore.ConfigColumns+` FROM integration_configs WHERE id = ? AND brand_id = ? AND kind = ?`, id, brandID, string(kind))
 }
 
 // ListConfigs implements integrations.Reader.
 func (r reader) ListConfigs(ctx context.Context, f integrations.ConfigFilter) ([]integrations.ConfigRecord, error) {
-	cond, args := whereBrand(f.BrandID)
-	if f.Kind != "" {
-		cond += " AND kind = ?"
-		args = append(args, string(f.Kind))
-	}
-	if f.AppIntegrationID != nil {
-		cond += " AND app_integration_id = ?"
-		args = append(args, *f.AppIntegrationID)
-	}
-	if f.IsDefault != nil {
-		cond += " AND is_default = ?"
-		args = append(args, *f.IsDefault)
-	}
-	return queryAll(ctx, r.q, scanConfig, `SELECT `+configColumns+` FROM integration_configs WHERE `+cond+` ORDER BY created_at, id`, args...)
+	var w filter
+	sqlstore.ConfigConditions(&w, f)
+	return queryAll(ctx, r.q, scanConfig, `SELECT `+sqlstore.ConfigColumns+` FROM integration_configs`+w.where()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ListRevisions implements integrations.Reader.
 func (r reader) ListRevisions(ctx context.Context, f integrations.RevisionFilter) ([]integrations.Revision, error) {
-	cond, args := "brand_id = ?", []any{f.BrandID}
-	if f.Kind != "" {
-		cond += " AND kind = ?"
-		args = append(args, string(f.Kind))
-	}
-	if f.RecordID != "" {
-		cond += " AND record_id = ?"
-		args = append(args, f.RecordID)
-	}
-	return queryAll(ctx, r.q, scanRevision, `SELECT `+revisionColumns+` FROM integration_revisions WHERE `+cond+` ORDER BY seq`, args...)
+	var w filter
+	sqlstore.RevisionConditions(&w, f)
+	return queryAll(ctx, r.q, scanRevision, `SELECT `+sqlstore.RevisionColumns+` FROM integration_revisions`+w.where()+` ORDER BY seq`, w.args...)
 }
 
 // AppIntegrationByID implements integrations.Reader.
@@ -274,7 +238,7 @@ func (t *integTx) InsertAppIntegration(ctx context.Context, a integrations.AppIn
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO app_integrations (`+appColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO app_integrations (`+sqlstore.AppColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.BrandID, string(a.Type), a.Name, a.Domain, a.Description, a.LogoURL, string(a.Status),
 		a.Version, toMicro(a.CreatedAt), toMicro(a.UpdatedAt))
 	return storeError(err)
@@ -311,7 +275,7 @@ func (t *integTx) InsertConfig(ctx context.Context, r integrations.ConfigRecord)
 	if err != nil {
 		return storeError(err)
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO integration_configs (`+configColumns+`)
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO integration_configs (`+sqlstore.ConfigColumns+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, string(r.Kind), r.BrandID, r.AppIntegrationID, r.IsDefault, string(r.Status), r.Version,
 		string(r.Body), secrets, toMicro(r.CreatedAt), toMicro(r.UpdatedAt))
@@ -345,7 +309,7 @@ func (t *integTx) InsertRevision(ctx context.Context, rev integrations.Revision)
 	if err != nil {
 		return err
 	}
-	_, err = t.tx.ExecContext(ctx, `INSERT INTO integration_revisions (`+revisionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err = t.tx.ExecContext(ctx, `INSERT INTO integration_revisions (`+sqlstore.RevisionColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		rev.ID, rev.BrandID, string(rev.Kind), rev.RecordID, rev.Version, rev.ActorUserID, toMicro(rev.At),
 		strings.Join(rev.Fields, ","))
 	return storeError(err)

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // metaDatasetVersion is the meta key of the dataset version.
@@ -29,23 +30,25 @@ func (w *filter) add(cond string, args ...any) {
 	w.args = append(w.args, args...)
 }
 
-// eq adds "col = v" unless v is "".
-func (w *filter) eq(col, v string) {
+// Eq implements sqlstore.Conditions.
+func (w *filter) Eq(col, v string) {
 	if v != "" {
 		w.add(col+" = ?", v)
 	}
 }
 
-// contains adds a substring test of col (a folded column) unless needle is
-// "".
-func (w *filter) contains(col, needle string) {
+// Equal implements sqlstore.Conditions.
+func (w *filter) Equal(col string, v any) { w.add(col+" = ?", v) }
+
+// Contains implements sqlstore.Conditions: instr of col.
+func (w *filter) Contains(col, needle string) {
 	if needle != "" {
 		w.add("instr("+col+", ?) > 0", needle)
 	}
 }
 
-// tags adds the any-of test of col (a tags_key column).
-func (w *filter) tags(col string, tags []string) {
+// Tags implements sqlstore.Conditions: instr of each tag, ORed.
+func (w *filter) Tags(col string, tags []string) {
 	if len(tags) == 0 {
 		return
 	}
@@ -80,17 +83,8 @@ func (w *filter) where() string {
 }
 
 // orderBy returns the ORDER BY clause for key then tie, both reversed when
-// desc.
-func orderBy(key, tie string, desc bool) string {
-	dir := ""
-	if desc {
-		dir = " DESC"
-	}
-	if key == tie {
-		return " ORDER BY " + key + dir
-	}
-	return " ORDER BY " + key + dir + ", " + tie + dir
-}
+// desc (sqlstore.OrderBy).
+var orderBy = sqlstore.OrderBy
 
 // list runs the count and the page query of one list in one read
 // transaction, so that both see the same data. count returns the number of

@@ -1,0 +1,67 @@
+package sqlstore
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/refdata"
+)
+
+// record is a Conditions that writes down every call.
+type record []string
+
+func (r *record) Eq(col, v string)               { *r = append(*r, "eq "+col+" "+v) }
+func (r *record) Equal(col string, v any)        { *r = append(*r, "equal "+col) }
+func (r *record) Contains(col, needle string)    { *r = append(*r, "contains "+col+" "+needle) }
+func (r *record) Tags(col string, tags []string) { *r = append(*r, "tags "+col) }
+
+func TestConditions(t *testing.T) {
+	t.Parallel()
+	digits, yes := int32(2), true
+	typ := integrations.Type("t")
+	tests := []struct {
+		name string
+		add  func(*record)
+		want []string
+	}{
+		{"currency", func(r *record) {
+			CurrencyConditions(r, refdata.CurrencyFilter{Code: "EUR", Name: "eu", DecimalDigits: &digits, IsCoin: &yes})
+		}, []string{"eq code EUR", "contains name_fold eu", "contains name_plural_fold ", "contains symbol_fold ",
+			"contains symbol_native_fold ", "equal decimal_digits", "equal is_coin", "tags tags_key"}},
+		{"country", func(r *record) { CountryConditions(r, refdata.CountryFilter{CodeAlpha2: "FR"}) },
+			[]string{"eq code_alpha2 FR", "eq code_alpha3 ", "eq code_phone ", "eq currency ", "eq tld ",
+				"contains region_fold ", "contains subregion_fold ", "contains name_fold ", "contains capital_fold ",
+				"contains native_fold ", "tags tags_key"}},
+		{"apps of every brand", func(r *record) { AppIntegrationConditions(r, integrations.AppIntegrationFilter{}) }, nil},
+		{"apps", func(r *record) {
+			AppIntegrationConditions(r, integrations.AppIntegrationFilter{BrandID: "b", Type: &typ})
+		}, []string{"equal brand_id", "equal type"}},
+		{"configs", func(r *record) {
+			ConfigConditions(r, integrations.ConfigFilter{Kind: "k", IsDefault: &yes})
+		}, []string{"equal kind", "equal is_default"}},
+		{"revisions", func(r *record) { RevisionConditions(r, integrations.RevisionFilter{RecordID: "x"}) },
+			[]string{"equal brand_id", "equal record_id"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var r record
+			tt.add(&r)
+			assert.Equal(t, tt.want, []string(r))
+		})
+	}
+}
+
+func TestColumns(t *testing.T) {
+	t.Parallel()
+	require.Len(t, CurrencyRow(refdata.Currency{}), len(CurrencyColumns))
+	require.Len(t, CountryRow(refdata.Country{}), len(CountryColumns))
+	for field, col := range CurrencyOrder {
+		assert.NotEmpty(t, col, field)
+	}
+	assert.Equal(t, " ORDER BY id", OrderBy("id", "id", false))
+	assert.Equal(t, " ORDER BY code DESC, id DESC", OrderBy("code", "id", true))
+}
