@@ -145,6 +145,11 @@ func (rl *rateLimiting) init() error {
 	if rl.limits == nil {
 		d := DefaultRateLimits()
 		rl.limits = &d
+	} else {
+		// A copy of its own: the defaults filled in below must not write to
+		// the RateLimits of an Option that several handlers share.
+		l := *rl.limits
+		rl.limits = &l
 	}
 	if rl.now == nil {
 		rl.now = time.Now

@@ -689,3 +689,44 @@ func TestRefreshRateLimitPerIP(t *testing.T) {
 		require.Equal(t, http.StatusUnauthorized, refresh(off, "203.0.113.9:1").Code, "a zero Refresh policy turns the limit off")
 	}
 }
+
+// One RateLimits option may serve several handlers built at once: New fills
+// in policy names on a copy of its own (the race detector fails this test
+// when it writes to the option's value), and each handler enforces the
+// policies as given.
+func TestSharedRateLimitsOptionBuildsHandlersConcurrently(t *testing.T) {
+	t.Parallel()
+	opt := httpadapter.WithRateLimits(httpadapter.RateLimits{
+		Lists: ratelimit.Policy{Limit: 1, Per: time.Minute, Burst: 1},
+	})
+	store, err := memory.New(t.Context())
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	app, err := brandbase.New(store, brandbase.Config{})
+	require.NoError(t, err)
+	_, err = app.Auth.CreateBrand(t.Context(), auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
+	require.NoError(t, err)
+
+	handlers := make([]http.Handler, 8)
+	var wg sync.WaitGroup
+	for i := range handlers {
+		wg.Go(func() {
+			h, err := app.Handler(opt)
+			assert.NoError(t, err)
+			handlers[i] = h
+		})
+	}
+	wg.Wait()
+	for i, h := range handlers {
+		require.NotNil(t, h, "handler %d", i)
+		codes := make([]int, 2)
+		for j := range codes {
+			req := httptest.NewRequest("GET", "/api/v1/currencies?PageSize=1&Code=US"+strconv.Itoa(j), nil)
+			req.Header.Set("Brand-URL", "shop.example.com")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			codes[j] = rec.Code
+		}
+		assert.Equal(t, []int{http.StatusOK, http.StatusTooManyRequests}, codes, "handler %d keeps its own bucket of one", i)
+	}
+}
