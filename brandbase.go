@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refindex"
 	"github.com/brandbase/brandbase/storage"
@@ -212,48 +210,12 @@ func (a *App) WarmUp(ctx context.Context) error {
 // replaces both.
 func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) {
 	if shared, ok := a.Store.(SharedLimiter); ok {
-		opts = append([]httpadapter.Option{httpadapter.WithLimiter(newLoginLimiter(shared))}, opts...)
+		d := httpadapter.DefaultRateLimits()
+		opts = append([]httpadapter.Option{httpadapter.WithSharedLimiter(shared,
+			d.LoginPerIdentifier.Name, d.LoginPerIP.Name, d.Refresh.Name)}, opts...)
 	}
 	if a.clock != nil {
 		opts = append([]httpadapter.Option{httpadapter.WithClock(a.clock)}, opts...)
 	}
 	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations}, opts...)
-}
-
-// loginLimiter keeps the buckets of the login and refresh policies in a
-// shared limiter, and those of every other policy in memory, one
-// ratelimit.Limiter per policy (so that a flood of keys under one policy
-// evicts only its own buckets).
-type loginLimiter struct {
-	shared SharedLimiter
-	login  map[string]bool // names of the policies kept in shared
-
-	mu    sync.Mutex
-	local map[string]*ratelimit.Limiter
-}
-
-func newLoginLimiter(shared SharedLimiter) *loginLimiter {
-	d := httpadapter.DefaultRateLimits()
-	return &loginLimiter{
-		shared: shared,
-		login:  map[string]bool{d.LoginPerIdentifier.Name: true, d.LoginPerIP.Name: true, d.Refresh.Name: true},
-		local:  map[string]*ratelimit.Limiter{},
-	}
-}
-
-// Allow takes one request of key under p, in the shared limiter for a
-// login policy, else in p's in-memory limiter. It fails as the limiter
-// used fails.
-func (l *loginLimiter) Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error) {
-	if l.login[p.Name] {
-		return l.shared.Allow(ctx, key, p, now)
-	}
-	l.mu.Lock()
-	lim, ok := l.local[p.Name]
-	if !ok {
-		lim = ratelimit.New(ratelimit.Config{})
-		l.local[p.Name] = lim
-	}
-	l.mu.Unlock()
-	return lim.Allow(ctx, key, p, now)
 }

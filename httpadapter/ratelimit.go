@@ -107,6 +107,18 @@ func WithLimiter(l Limiter) Option {
 	return func(h *Handler) { h.rl.limiter = l }
 }
 
+// WithSharedLimiter keeps the buckets of the named policies in shared, a
+// limiter that every instance of a host shares (storage/postgres is one),
+// so that those limits hold across instances; every other policy keeps its
+// buckets in this handler's memory, as by default. A [WithLimiter] replaces
+// both.
+func WithSharedLimiter(shared Limiter, policies ...string) Option {
+	return func(h *Handler) {
+		h.rl.shared = shared
+		h.rl.sharedPolicies = append([]string(nil), policies...)
+	}
+}
+
 // WithTrustedProxies names the reverse proxies in front of the adapter.
 // Without it the client IP of a request is its RemoteAddr and
 // X-Forwarded-For is ignored. With it, a request whose RemoteAddr is in one
@@ -134,8 +146,11 @@ func WithClock(now func() time.Time) Option {
 type rateLimiting struct {
 	limits  *RateLimits // nil: DefaultRateLimits
 	limiter Limiter
-	trusted []netip.Prefix
-	now     func() time.Time
+	// shared keeps the buckets of sharedPolicies when limiter is nil.
+	shared         Limiter
+	sharedPolicies []string
+	trusted        []netip.Prefix
+	now            func() time.Time
 }
 
 // init fills in the defaults once the options are applied, and checks the
@@ -172,16 +187,23 @@ func (rl *rateLimiting) init() error {
 		names[np.p.Name] = true
 	}
 	if rl.limiter == nil && len(names) > 0 {
-		rl.limiter = newPolicyLimiters(slices.Collect(maps.Keys(names)), ratelimit.Config{})
+		m := newPolicyLimiters(slices.Collect(maps.Keys(names)), ratelimit.Config{})
+		for _, n := range rl.sharedPolicies {
+			if rl.shared != nil && names[n] {
+				m[n] = rl.shared
+			}
+		}
+		rl.limiter = m
 	}
 	return nil
 }
 
 // policyLimiters is the default Limiter: one ratelimit.Limiter, with its
-// own bound on buckets, per policy. A flood of keys under one policy (lists
+// own bound on buckets, per policy (or the shared limiter, for the
+// policies of WithSharedLimiter). A flood of keys under one policy (lists
 // from many addresses, say) then evicts only that policy's buckets, never
 // those of another (the per-account login limit).
-type policyLimiters map[string]*ratelimit.Limiter
+type policyLimiters map[string]Limiter
 
 // newPolicyLimiters returns a limiter per policy name, each built with cfg.
 func newPolicyLimiters(names []string, cfg ratelimit.Config) policyLimiters {

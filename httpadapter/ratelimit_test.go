@@ -730,3 +730,38 @@ func TestSharedRateLimitsOptionBuildsHandlersConcurrently(t *testing.T) {
 		assert.Equal(t, []int{http.StatusOK, http.StatusTooManyRequests}, codes, "handler %d keeps its own bucket of one", i)
 	}
 }
+
+// WithSharedLimiter sends the named policies to the shared limiter and
+// keeps the others in the handler's own buckets; WithLimiter replaces both.
+func TestSharedLimiterTakesTheNamedPolicies(t *testing.T) {
+	t.Parallel()
+	d := httpadapter.DefaultRateLimits()
+	clock := newClock()
+	shared := &recordingLimiter{}
+	f := limitedAuthFixture(t, stores["memory"], clock,
+		httpadapter.WithSharedLimiter(shared, d.LoginPerIdentifier.Name, d.LoginPerIP.Name, "no-such-policy"))
+
+	rec, _ := f.loginFrom(t, "shop.example.com", "198.51.100.7:1", adminLogin())
+	require.Equal(t, http.StatusOK, rec.Code)
+	rec, _ = f.listFrom(t, "shop.example.com", "198.51.100.7:1")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "100", rec.Header().Get("RateLimit-Limit"), "the list limit stays in the handler's memory")
+
+	shared.mu.Lock()
+	var policies []string
+	for _, c := range shared.calls {
+		policies = append(policies, c.policy.Name)
+	}
+	shared.mu.Unlock()
+	assert.ElementsMatch(t, []string{d.LoginPerIdentifier.Name, d.LoginPerIdentifier.Name, d.LoginPerIP.Name}, policies,
+		"the login limits (identifier, user, IP) go to the shared limiter, the list limit does not")
+
+	replaced := &recordingLimiter{}
+	f = limitedAuthFixture(t, stores["memory"], clock,
+		httpadapter.WithSharedLimiter(shared, d.Lists.Name), httpadapter.WithLimiter(replaced))
+	before := len(shared.calls)
+	rec, _ = f.listFrom(t, "shop.example.com", "198.51.100.8:1")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Len(t, shared.calls, before, "WithLimiter replaces the shared limiter too")
+	assert.Len(t, replaced.calls, 1)
+}
