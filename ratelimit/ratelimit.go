@@ -70,23 +70,34 @@ func (p Policy) Validate() error {
 	return nil
 }
 
-// burst returns the bucket size: Burst, or Limit when Burst is zero.
-func (p Policy) burst() int {
+// Capacity returns the bucket size: Burst, or Limit when Burst is zero.
+// Limiters that keep buckets elsewhere (a shared store) use it, with
+// [Policy.PerSecond] and [Policy.RefillTime], to decide as this package does.
+func (p Policy) Capacity() int {
 	if p.Burst > 0 {
 		return p.Burst
 	}
 	return p.Limit
 }
 
-// rate returns the refill rate in tokens per second.
-func (p Policy) rate() rate.Limit {
-	return rate.Limit(float64(p.Limit) / p.Per.Seconds())
+// PerSecond returns the refill rate in tokens per second.
+func (p Policy) PerSecond() float64 {
+	return float64(p.Limit) / p.Per.Seconds()
 }
+
+// RefillTime returns how long a bucket of p takes to gain tokens tokens,
+// to the microsecond; 0 for tokens ≤ 0.
+func (p Policy) RefillTime(tokens float64) time.Duration {
+	return durationFor(tokens, p.rate())
+}
+
+// rate returns the refill rate as the rate package counts it.
+func (p Policy) rate() rate.Limit { return rate.Limit(p.PerSecond()) }
 
 // Window returns the time an empty bucket of p takes to fill up: the window
 // in which a client may make Burst requests (the "w" of an IETF RateLimit-Policy).
 func (p Policy) Window() time.Duration {
-	return durationFor(float64(p.burst()), p.rate())
+	return p.RefillTime(float64(p.Capacity()))
 }
 
 // Decision is the answer of a limiter to one request.
@@ -292,14 +303,14 @@ func (s *shard) get(k bucketKey, p Policy, now time.Time, capacity int) *bucket 
 
 // newBucket returns a full bucket of k under p.
 func newBucket(k bucketKey, p Policy) *bucket {
-	limit, burst := p.rate(), p.burst()
+	limit, burst := p.rate(), p.Capacity()
 	return &bucket{key: k, lim: rate.NewLimiter(limit, burst), limit: limit, burst: burst}
 }
 
 // apply makes b follow p from now on. A bucket whose policy changed keeps
 // its tokens (at most the new burst) and refills at the new rate.
 func (b *bucket) apply(p Policy, now time.Time) {
-	limit, burst := p.rate(), p.burst()
+	limit, burst := p.rate(), p.Capacity()
 	if b.limit != limit || b.burst != burst {
 		b.lim.SetLimitAt(now, limit)
 		b.lim.SetBurstAt(now, burst)

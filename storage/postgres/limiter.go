@@ -70,7 +70,7 @@ func (l *Limiter) Allow(ctx context.Context, key string, p ratelimit.Policy, now
 	if err := p.Validate(); err != nil {
 		return ratelimit.Decision{}, err
 	}
-	burst, rate := policyBurst(p), policyRate(p)
+	burst, rate := p.Capacity(), p.PerSecond()
 	var stored float64
 	if err := l.pool.QueryRow(ctx, allowSQL, bucketKey(p.Name, key), float64(burst), now, rate).Scan(&stored); err != nil {
 		return ratelimit.Decision{}, fmt.Errorf("postgres: rate limit %s: %w", p.Name, err)
@@ -84,7 +84,7 @@ func (l *Limiter) Allow(ctx context.Context, key string, p ratelimit.Policy, now
 		Allowed:   allowed,
 		Limit:     burst,
 		Remaining: max(0, int(math.Floor(tokens))),
-		Reset:     durationFor(float64(burst)-tokens, rate),
+		Reset:     p.RefillTime(float64(burst) - tokens),
 	}
 	if !allowed {
 		// As golang.org/x/time/rate computes a reservation's delay.
@@ -119,34 +119,14 @@ func bucketKey(name, key string) string {
 	return textSafe(name) + "\x1f" + textSafe(key)
 }
 
+// textSafe returns s, or its SHA-256 when PostgreSQL text cannot hold it
+// (invalid UTF-8, NUL) or it holds the key separator.
 func textSafe(s string) string {
 	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) && !strings.ContainsRune(s, 0x1f) {
 		return s
 	}
 	sum := sha256.Sum256([]byte(s))
 	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// policyBurst returns the bucket size of p: Burst, or Limit when zero.
-func policyBurst(p ratelimit.Policy) int {
-	if p.Burst > 0 {
-		return p.Burst
-	}
-	return p.Limit
-}
-
-// policyRate returns the refill rate of p in tokens per second.
-func policyRate(p ratelimit.Policy) float64 {
-	return float64(p.Limit) / p.Per.Seconds()
-}
-
-// durationFor returns how long rate takes to produce tokens tokens, to the
-// microsecond, as ratelimit reports Reset.
-func durationFor(tokens, rate float64) time.Duration {
-	if tokens <= 0 {
-		return 0
-	}
-	return time.Duration(math.Round(tokens/rate*1e6)) * time.Microsecond
 }
 
 // Allow takes one request of key under p in the rate_buckets table of the
