@@ -62,8 +62,13 @@ type CityIndex struct {
 	staleWords bool
 	interned   map[string]string // codes and tags, stored once
 
-	orderMu sync.Mutex // serialises building orders
+	orderMu sync.Mutex // serialises building orders and countrySets
 	orders  [len(sortSlots)]atomic.Pointer[cityOrder]
+	// countrySets holds each country's cities as a bitset of positions
+	// (a bit per city for each country, built with the first Name query
+	// within a country): filtering a long name list by a country reads
+	// one list, where intersecting reads two.
+	countrySets atomic.Pointer[map[string]*bitset]
 }
 
 // NewCityIndex returns an empty index.
@@ -239,6 +244,30 @@ func (t *CityIndex) invalidateOrders() {
 	for i := range t.orders {
 		t.orders[i].Store(nil)
 	}
+	t.countrySets.Store(nil)
+}
+
+// countrySet returns the set of country's cities, building every
+// country's set on first use.
+func (t *CityIndex) countrySet(country string) *bitset {
+	if m := t.countrySets.Load(); m != nil {
+		return (*m)[country]
+	}
+	t.orderMu.Lock()
+	defer t.orderMu.Unlock()
+	if m := t.countrySets.Load(); m != nil {
+		return (*m)[country]
+	}
+	m := make(map[string]*bitset, len(t.byCountry))
+	for c, l := range t.byCountry {
+		set := &bitset{w: make([]uint64, (len(t.recs)+63)/64)}
+		for _, i := range l {
+			set.set(i)
+		}
+		m[c] = set
+	}
+	t.countrySets.Store(&m)
+	return m[country]
 }
 
 // The keys of grams: runes take 21 bits; a trigram's three fill bits 0
@@ -407,7 +436,7 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 	var names []int32
 	nameExact, namesCoded := false, false
 	if f.Name != "" && size > few {
-		if c, exact, ok := t.nameMatches(f.Name, codes, hasCode); ok && (hasCode || len(c) < size) {
+		if c, exact, ok := t.nameMatches(f, codes, hasCode); ok && (hasCode || len(c) < size) {
 			names, nameExact, namesCoded, driver, size = c, exact, hasCode, byName, len(c)
 		}
 	}
@@ -421,7 +450,6 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 		}
 	}
 	// The checks of refdata.CityFilter.MatchFolded, by the cheapest means.
-	out := make([]int32, 0, min(size, 4096))
 	checkCodes := (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded
 	checkName := f.Name != "" && !(driver == byName && nameExact)
 	checkWords := words != nil && driver != byWords
@@ -432,6 +460,7 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 		}
 		return codes
 	}
+	out := make([]int32, 0, min(size, 4096))
 	check := func(i int32) {
 		if checkCodes {
 			r := &t.recs[i]
@@ -490,19 +519,27 @@ func (t *CityIndex) codeCandidates(f refdata.CityFilter) ([]int32, bool) {
 	return nil, false
 }
 
-// nameMatches returns nameCandidates(needle), intersected with codes when
-// hasCode: both lists are ascending, and reading them in step costs less
-// than checking each candidate's codes.
-func (t *CityIndex) nameMatches(needle string, codes []int32, hasCode bool) ([]int32, bool, bool) {
-	c, exact, ok := t.nameCandidates(needle)
-	if ok && hasCode {
-		short, long := c, codes
-		if len(short) > len(long) {
-			short, long = long, short
-		}
-		c = intersect(make([]int32, 0, len(short)), short, long)
+// nameMatches returns nameCandidates(f.Name), intersected with codes
+// (f's code candidates) when hasCode: both lists are ascending, and
+// reading them in step costs less than checking each candidate's codes.
+// When codes are a country's cities and the name list is not much longer,
+// the name list is filtered by the country's set instead, which reads one
+// list, not two.
+func (t *CityIndex) nameMatches(f refdata.CityFilter, codes []int32, hasCode bool) ([]int32, bool, bool) {
+	c, exact, ok := t.nameCandidates(f.Name)
+	if !ok || !hasCode {
+		return c, exact, ok
 	}
-	return c, exact, ok
+	if f.StateCode == "" && len(c) <= 8*len(codes) {
+		if set := t.countrySet(f.CountryCode); set != nil {
+			return set.filter(make([]int32, min(len(c), len(codes))+1), c), exact, ok
+		}
+	}
+	short, long := c, codes
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	return intersect(make([]int32, 0, len(short)), short, long), exact, ok
 }
 
 // nameCandidates returns the ascending positions of the cities whose folded
@@ -760,6 +797,18 @@ func putBitset(b *bitset) {
 
 func (b *bitset) set(i int32)      { b.w[i>>6] |= 1 << (i & 63) }
 func (b *bitset) has(i int32) bool { return b.w[i>>6]&(1<<(i&63)) != 0 }
+
+// filter returns the members of list, in its order, written to dst, which
+// must be longer than the number of members (the writes are branch-free:
+// each position is written, and kept when a member).
+func (b *bitset) filter(dst, list []int32) []int32 {
+	n := 0
+	for _, i := range list {
+		dst[n] = i
+		n += int(b.w[i>>6] >> (i & 63) & 1)
+	}
+	return dst[:n]
+}
 
 func (b *bitset) count() int {
 	n := 0

@@ -87,3 +87,41 @@ func TestLongKeywords(t *testing.T) {
 	idx.FinishBatch()
 	check(t, append(changed, added))
 }
+
+// TestNameInCountryAfterUpsert checks a Name within a country (answered
+// through the country's set of cities, built with the first such query)
+// before and after cities are added to the country and to another, against
+// the reference.
+func TestNameInCountryAfterUpsert(t *testing.T) {
+	t.Parallel()
+	cities := refdatatest.Cities(20_000, 9)
+	idx := refindex.Of(cities)
+	queries := []refdata.CityQuery{
+		{CountryCode: ptr("DE"), Name: ptr("berg"), SortDataField: ptr("name")},
+		{CountryCode: ptr("DE"), Name: ptr("ber")},
+		{CountryCode: ptr("FR"), Name: ptr("an"), Page: refdata.Paging{Number: 2, Size: 20}},
+	}
+	check := func() {
+		t.Helper()
+		for _, q := range queries {
+			f := cityFilter(t, q)
+			want, wantTotal := refdata.SelectCities(cities, f)
+			got, total := idx.List(f)
+			assert.Equal(t, wantTotal, total, "%+v", f)
+			assert.Equal(t, want, got, "%+v", f)
+		}
+	}
+	check()
+	added := []refdata.City{
+		{CountryCode: "DE", StateCode: "BE", Name: "Zuberg"},
+		{CountryCode: "FR", StateCode: "75", Name: "Anberg"},
+		{CountryCode: "ZZ", StateCode: "AA", Name: "Berganland"}, // a country new to the index
+	}
+	for _, c := range added {
+		assert.True(t, idx.Upsert(c))
+	}
+	idx.FinishBatch()
+	cities = append(cities, added...)
+	queries = append(queries, refdata.CityQuery{CountryCode: ptr("ZZ"), Name: ptr("erg")})
+	check()
+}
