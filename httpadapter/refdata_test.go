@@ -15,9 +15,11 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/postgres"
 	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
@@ -324,7 +326,8 @@ func TestRefDataRoutes(t *testing.T) {
 	}
 }
 
-// benchStores open the stores the HTTP benchmarks run on.
+// benchStores open the stores the HTTP benchmarks run on; postgres skips
+// unless BRANDBASE_TEST_POSTGRES names a server (internal/pgtest).
 var benchStores = []struct {
 	name string
 	open func(b *testing.B) storage.Storage
@@ -336,6 +339,11 @@ var benchStores = []struct {
 	}},
 	{"sqlite", func(b *testing.B) storage.Storage {
 		s, err := sqlite.Open(b.Context(), b.TempDir()+"/bench.db")
+		require.NoError(b, err)
+		return s
+	}},
+	{"postgres", func(b *testing.B) storage.Storage {
+		s, err := postgres.Open(b.Context(), pgtest.Schema(b))
 		require.NoError(b, err)
 		return s
 	}},
