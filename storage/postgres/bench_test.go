@@ -59,3 +59,16 @@ func BenchmarkOpen(b *testing.B) {
 		s.Close()
 	}
 }
+
+// BenchmarkIndexStartup times an instance's start on a PostgreSQL schema
+// holding 150,000 cities: storagetest.BenchIndexStartup.
+func BenchmarkIndexStartup(b *testing.B) {
+	url := pgtest.Schema(b)
+	storagetest.BenchIndexStartup(b, func(b *testing.B) storage.Storage {
+		s, err := postgres.Open(b.Context(), url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	})
+}

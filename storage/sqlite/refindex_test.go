@@ -4,14 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/refdata"
-	"github.com/brandbase/brandbase/refdata/refdatatest"
 	"github.com/brandbase/brandbase/refdata/refindex"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/sqlite"
@@ -64,51 +61,13 @@ func TestConformanceIndexed(t *testing.T) {
 	})
 }
 
-// BenchmarkIndexStartup opens a SQLite file holding the default dataset
-// and refdatatest.Large (150,000 more cities) and builds the index of its
-// reference data (refindex.Store.Ready): what an instance costs before
-// its lists are fast. It reports the time ("s-ready") and the heap the
-// index holds ("MiB").
+// BenchmarkIndexStartup times an instance's start on a SQLite file
+// holding 150,000 cities: storagetest.BenchIndexStartup.
 func BenchmarkIndexStartup(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "large.db")
-	s, err := sqlite.Open(b.Context(), path)
-	require.NoError(b, err)
-	cities := refdatatest.Large()
-	for i := 0; i < len(cities); i += 5000 {
-		_, err := s.UpsertCities(b.Context(), cities[i:min(i+5000, len(cities))])
-		require.NoError(b, err)
-	}
-	require.NoError(b, s.Close())
-	var ready time.Duration
-	var heap uint64
-	for b.Loop() {
-		before := heapInUse()
-		start := time.Now()
+	storagetest.BenchIndexStartup(b, func(b *testing.B) storage.Storage {
 		s, err := sqlite.Open(b.Context(), path)
 		require.NoError(b, err)
-		ix := refindex.New(s, refindex.Options{Logger: slog.New(slog.NewTextHandler(failOnWrite{b}, nil))})
-		require.NoError(b, ix.Ready(b.Context()))
-		ready = time.Since(start)
-		heap = heapInUse() - before
-		runtime.KeepAlive(ix)
-		require.NoError(b, s.Close())
-	}
-	b.ReportMetric(ready.Seconds(), "s-ready")
-	b.ReportMetric(float64(heap)/(1<<20), "MiB")
-}
-
-// failOnWrite fails the benchmark with what is written to it: a build
-// failure logged.
-type failOnWrite struct{ b *testing.B }
-
-func (w failOnWrite) Write(p []byte) (int, error) {
-	w.b.Errorf("logged: %s", p)
-	return len(p), nil
-}
-
-func heapInUse() uint64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
+		return s
+	})
 }
