@@ -178,11 +178,16 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 }
 
 // Close ends the App's subscription to the changes of a shared store (see
-// [New]); it does not close the store. Only an App dropped while its store
-// stays open needs it. It returns nil, and may be called more than once.
+// [New]) and stops its reference-data index (a build under way is
+// cancelled and waited for; see refindex.Store.Close); it does not close
+// the store. Call it before closing the store, so that no build reads a
+// closed store. It returns nil, and may be called more than once.
 func (a *App) Close() error {
 	if a.unsubscribe != nil {
 		a.unsubscribe()
+	}
+	if ix, ok := a.ref.(*refindex.Store); ok {
+		return ix.Close()
 	}
 	return nil
 }

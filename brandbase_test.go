@@ -22,6 +22,7 @@ import (
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/refdata/refindex"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
 )
@@ -328,4 +329,24 @@ func TestRefDataIndex(t *testing.T) {
 		}
 		assert.Equal(t, want, store.cityLists.Load()-before, "NoRefDataIndex=%v: lists reaching the store", off)
 	}
+}
+
+// TestCloseStopsTheIndex checks that App.Close stops the reference-data
+// index: lists then reach the store, and WarmUp says the index is closed.
+func TestCloseStopsTheIndex(t *testing.T) {
+	t.Parallel()
+	m, err := memory.New(t.Context())
+	require.NoError(t, err)
+	store := &countingStore{Storage: m}
+	app, err := brandbase.New(store, brandbase.Config{})
+	require.NoError(t, err)
+	require.NoError(t, app.WarmUp(t.Context()))
+	require.NoError(t, app.Close())
+	before := store.cityLists.Load()
+	page, err := app.RefData.ListCities(t.Context(), refdata.CityQuery{Name: new("paris")})
+	require.NoError(t, err)
+	assert.NotEmpty(t, page.Items)
+	assert.Equal(t, int64(1), store.cityLists.Load()-before, "after Close, lists reach the store")
+	assert.ErrorIs(t, app.WarmUp(t.Context()), refindex.ErrClosed)
+	assert.NoError(t, app.Close(), "a second Close")
 }

@@ -30,6 +30,9 @@ const (
 	readPageSize = 20_000
 )
 
+// ErrClosed is what Store.Ready returns once the Store is closed.
+var ErrClosed = errors.New("refindex: closed: lists are answered by the store")
+
 // ErrTooManyCities is what Store.Ready returns when the store holds more
 // cities than Options.MaxCities: its lists are answered by the store.
 var ErrTooManyCities = errors.New("refindex: more cities than MaxCities: lists are answered by the store")
@@ -81,6 +84,10 @@ type Store struct {
 
 	mu       sync.Mutex
 	building *build // the running build, or nil
+	closed   bool   // set by Close: no build starts again
+
+	life context.Context // ended by Close, which ends a running build
+	end  context.CancelFunc
 }
 
 // snapshot is the reference data of one revision of the store, or the
@@ -126,7 +133,26 @@ func New(store refdata.Store, opts Options) *Store {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Store{Store: store, opts: opts}
+	life, end := context.WithCancel(context.Background())
+	return &Store{Store: store, opts: opts, life: life, end: end}
+}
+
+// Close stops s building snapshots: a running build is cancelled and
+// waited for, the snapshot is dropped, and from then on every call goes to
+// the wrapped store, which Close does not close. Close it before the
+// store, so that no build reads a closed store. It returns nil, and may be
+// called more than once.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	b := s.building
+	s.mu.Unlock()
+	s.end()
+	if b != nil {
+		<-b.done
+	}
+	s.snap.Store(nil)
+	return nil
 }
 
 // RefDataInMemory implements InMemory: a Store answers lists from memory.
@@ -263,8 +289,8 @@ func (s *Store) current(ctx context.Context) (*snapshot, error) {
 }
 
 // startBuild starts a build unless one is running, and returns the running
-// one. rev and gen label the failure of a build that cannot read the
-// revision itself.
+// one; after Close, a build that is already done with ErrClosed. rev and
+// gen label the failure of a build that cannot read the revision itself.
 func (s *Store) startBuild(ctx context.Context, rev, gen uint64) *build {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -272,6 +298,11 @@ func (s *Store) startBuild(ctx context.Context, rev, gen uint64) *build {
 		return s.building
 	}
 	b := &build{done: make(chan struct{})}
+	if s.closed {
+		b.err = ErrClosed
+		close(b.done)
+		return b
+	}
 	s.building = b
 	go func() {
 		defer func() {
@@ -280,8 +311,16 @@ func (s *Store) startBuild(ctx context.Context, rev, gen uint64) *build {
 			s.mu.Unlock()
 			close(b.done)
 		}()
-		// The build outlives the call that started it; it keeps its values.
-		b.err = s.build(context.WithoutCancel(ctx))
+		// The build outlives the call that started it and keeps its
+		// values; it ends with s (Close).
+		bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		defer context.AfterFunc(s.life, cancel)()
+		b.err = s.build(bctx)
+		if b.err != nil && s.life.Err() != nil {
+			b.err = ErrClosed // cancelled by Close: not a failure to report
+			return
+		}
 		if b.err != nil {
 			s.opts.Logger.Warn("refindex: building the reference-data snapshot failed; lists are answered by the store",
 				"err", b.err)

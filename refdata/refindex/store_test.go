@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -25,9 +26,9 @@ import (
 type spy struct {
 	refdata.Store
 	queries, reads atomic.Int64
-	// onRead, when set, runs before each city read of a build; an error
-	// fails the read.
-	onRead func() error
+	// onRead, when set, runs before each city read of a build, with the
+	// build's context; an error fails the read.
+	onRead func(ctx context.Context) error
 }
 
 func (s *spy) count(p refdata.Paging) {
@@ -51,7 +52,7 @@ func (s *spy) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]ref
 func (s *spy) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
 	s.count(f.Page)
 	if f.Page.Size > refdata.MaxPageSize && s.onRead != nil {
-		if err := s.onRead(); err != nil {
+		if err := s.onRead(ctx); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -161,7 +162,7 @@ func TestBuildRacingAWriteIsDiscarded(t *testing.T) {
 	sp, m := newSpy(t)
 	ctx := t.Context()
 	var once sync.Once
-	sp.onRead = func() error {
+	sp.onRead = func(context.Context) error {
 		once.Do(func() {
 			_, err := m.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "ZZ", Name: "Racetown"}})
 			assert.NoError(t, err)
@@ -190,7 +191,7 @@ func TestFailedBuild(t *testing.T) {
 	boom := errors.New("boom")
 	var failing atomic.Bool
 	failing.Store(true)
-	sp.onRead = func() error {
+	sp.onRead = func(context.Context) error {
 		if failing.Load() {
 			return boom
 		}
@@ -286,4 +287,46 @@ func TestWrap(t *testing.T) {
 	ix, ok := refindex.Wrap(sp, refindex.Options{}).(*refindex.Store)
 	require.True(t, ok, "a store not in memory is wrapped")
 	assert.Same(t, ix, refindex.Wrap(ix, refindex.Options{}))
+}
+
+// TestClose checks that Close cancels a build under way and waits for it
+// (with no failure logged), that no build starts after it, and that lists
+// are then answered by the store.
+func TestClose(t *testing.T) {
+	t.Parallel()
+	sp, _ := newSpy(t)
+	ctx := t.Context()
+	started := make(chan struct{})
+	var once sync.Once
+	sp.onRead = func(ctx context.Context) error {
+		once.Do(func() { close(started) })
+		<-ctx.Done() // a read that lasts until the build is cancelled
+		return ctx.Err()
+	}
+	var logs strings.Builder
+	ix := refindex.New(sp, refindex.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	f := cityFilter(t, refdata.CityQuery{Name: ptr("paris")})
+	want, _, err := sp.Store.ListCities(ctx, f)
+	require.NoError(t, err)
+	got, _, err := ix.ListCities(ctx, f) // starts a build
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	<-started
+	closed := make(chan error)
+	go func() { closed <- ix.Close() }()
+	select {
+	case err := <-closed:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close did not end the build under way")
+	}
+	assert.Empty(t, logs.String(), "a build cancelled by Close is not a failure")
+	assert.ErrorIs(t, ix.Ready(ctx), refindex.ErrClosed)
+	reads, queries := sp.reads.Load(), sp.queries.Load()
+	got, _, err = ix.ListCities(ctx, f)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, queries+1, sp.queries.Load(), "answered by the store")
+	assert.Equal(t, reads, sp.reads.Load(), "no build after Close")
+	assert.NoError(t, ix.Close(), "a second Close")
 }
