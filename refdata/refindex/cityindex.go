@@ -461,6 +461,16 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 		return codes
 	}
 	out := make([]int32, 0, min(size, 4096))
+	if driver == byName && checkName && !checkCodes && !checkWords && !checkTerms {
+		// A Name alone, of more than three runes: its candidates hold
+		// every trigram of it, and are checked for the whole.
+		for _, i := range names {
+			if strings.Contains(t.fold(i), f.Name) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
 	check := func(i int32) {
 		if checkCodes {
 			r := &t.recs[i]
@@ -543,10 +553,11 @@ func (t *CityIndex) nameMatches(f refdata.CityFilter, codes []int32, hasCode boo
 }
 
 // nameCandidates returns the ascending positions of the cities whose folded
-// name holds needle's rune, its bigram, or every one of its trigrams, and
-// whether that is exactly the cities whose name holds needle (needle is
-// one rune, a bigram or a trigram). It returns false for a needle that is
-// not valid UTF-8, which no index answers.
+// name holds needle's rune, its bigram, its trigram, or the two rarest of
+// its trigrams, and whether that is exactly the cities whose name holds
+// needle (needle is one rune, a bigram or a trigram). The list may be one
+// of the index's own, which the caller must not modify. It returns false
+// for a needle that is not valid UTF-8, which no index answers.
 func (t *CityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
 	if !utf8.ValidString(needle) {
 		return nil, false, false
@@ -567,15 +578,14 @@ func (t *CityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
 			lists = append(lists, t.grams[g])
 		}
 	})
-	slices.SortFunc(lists, func(a, b []int32) int { return cmp.Compare(len(a), len(b)) })
-	out := slices.Clone(lists[0])
-	for _, l := range lists[1:] {
-		if len(out) == 0 {
-			break
-		}
-		out = intersect(out[:0], out, l)
+	if len(lists) == 1 { // three runes: the trigram's list is the answer
+		return lists[0], true, true
 	}
-	return out, runes == 3, true
+	slices.SortFunc(lists, func(a, b []int32) int { return cmp.Compare(len(a), len(b)) })
+	// The two shortest lists are intersected; the candidates are then
+	// checked for the whole needle anyway, which costs less than reading
+	// the longer lists to drop the few that the check would.
+	return intersect(make([]int32, 0, len(lists[0])), lists[0], lists[1]), false, true
 }
 
 // intersect appends to dst the positions of a that are also in b, both

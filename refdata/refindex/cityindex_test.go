@@ -125,3 +125,39 @@ func TestNameInCountryAfterUpsert(t *testing.T) {
 	queries = append(queries, refdata.CityQuery{CountryCode: ptr("ZZ"), Name: ptr("erg")})
 	check()
 }
+
+// TestLongNames checks Names of four runes and more (candidates hold two
+// of their trigrams, then are checked for the whole), among names that
+// hold every trigram of the needle but not the needle, against the
+// reference.
+func TestLongNames(t *testing.T) {
+	t.Parallel()
+	cities := append(refdatatest.Cities(5_000, 11),
+		refdata.City{CountryCode: "XA", StateCode: "AA", Name: "Abcd"},
+		refdata.City{CountryCode: "XA", StateCode: "AA", Name: "Abcxbcd"},
+		refdata.City{CountryCode: "XA", StateCode: "AB", Name: "Bcdeabc"},
+		refdata.City{CountryCode: "XA", StateCode: "AB", Name: "Abcdxcdef Bcde"},
+		refdata.City{CountryCode: "XB", StateCode: "AA", Name: "Abcdef"},
+	)
+	idx := refindex.Of(cities)
+	names := []string{"abcd", "bcde", "abcdef", "bcdef", "cdxcd"}
+	for i, c := range cities[:5_000] {
+		if rs := []rune(refdata.Fold(c.Name)); i%199 == 0 && len(rs) >= 4 {
+			n := 4 + i%4
+			names = append(names, string(rs[max(0, len(rs)-n):]))
+		}
+	}
+	for _, name := range names {
+		for _, q := range []refdata.CityQuery{
+			{Name: ptr(name)},
+			{Name: ptr(name), CountryCode: ptr("XA"), SortDataField: ptr("name")},
+			{Name: ptr(name), StateCode: ptr("AA"), SortOrder: ptr("desc")},
+		} {
+			f := cityFilter(t, q)
+			want, wantTotal := refdata.SelectCities(cities, f)
+			got, total := idx.List(f)
+			assert.Equal(t, wantTotal, total, "%+v", f)
+			assert.Equal(t, want, got, "%+v", f)
+		}
+	}
+}

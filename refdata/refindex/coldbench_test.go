@@ -13,10 +13,10 @@ import (
 )
 
 // BenchmarkColdList answers, on the index of refdatatest.Large, the city
-// query kinds of httpadapter's BenchmarkColdListsHTTP that are not served
-// near the HTTP stack's speed, each query different from the last (50 a
-// page): Keywords, a Name within a country sorted by name (page 1), and a
-// country's cities sorted by another field and deep-paged.
+// query kinds of httpadapter's BenchmarkColdListsHTTP, each query
+// different from the last (50 a page): a Name of 3 to 5 runes, Keywords, a
+// Name within a country sorted by name (page 1), and a country's cities
+// sorted by another field and deep-paged.
 func BenchmarkColdList(b *testing.B) {
 	cities := refdatatest.Large()
 	t := refindex.Of(cities)
@@ -36,6 +36,8 @@ func BenchmarkColdList(b *testing.B) {
 		if n := 3 + i%3; len(rs) >= n {
 			off := (i / 3) % (len(rs) - n + 1)
 			sub := string(rs[off : off+n])
+			whole := sub
+			add("name", refdata.CityQuery{Name: &whole, Page: page})
 			sub = sub[:len(sub)-utf8.RuneLen(rs[off+n-1])]
 			name, country, sort := sub, c.CountryCode, "name"
 			add("name-country-sorted", refdata.CityQuery{Name: &name, CountryCode: &country, SortDataField: &sort,
@@ -53,7 +55,7 @@ func BenchmarkColdList(b *testing.B) {
 		add("code-sorted-deep", refdata.CityQuery{CountryCode: &country, SortDataField: &sort, SortOrder: &order,
 			Page: refdata.Paging{Number: i / 10 % 90, Size: 50}})
 	}
-	for _, kind := range []string{"keywords", "name-country-sorted", "code-sorted-deep"} {
+	for _, kind := range []string{"name", "keywords", "name-country-sorted", "code-sorted-deep"} {
 		fs := kinds[kind]
 		b.Run(kind, func(b *testing.B) {
 			i := 0
