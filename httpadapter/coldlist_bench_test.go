@@ -101,9 +101,11 @@ func coldHandler(b *testing.B, store storage.Storage, cfg brandbase.Config) http
 }
 
 // benchCold times the baseline, then h over k's queries not in the sample:
-// in process (a recorder), then over loopback HTTP (one kept-alive
-// connection; the query strings carry via=loopback, so that none was
-// answered before).
+// in process (a recorder); over loopback HTTP, one request at a time on
+// one kept-alive connection; and over loopback HTTP from 32 connections at
+// once ("parallel", as the load generator: 16 goroutines a CPU).
+// The query strings carry the transport's name and the run's number, so
+// that none was answered before.
 func benchCold(b *testing.B, h http.Handler, k coldKind) {
 	type answer struct {
 		body   []byte
@@ -130,7 +132,7 @@ func benchCold(b *testing.B, h http.Handler, k coldKind) {
 		_, _ = w.Write(a.body)
 	})
 	queries := k.queries[coldSample:]
-	for _, via := range []string{"inprocess", "loopback"} {
+	for _, via := range []string{"inprocess", "loopback", "parallel"} {
 		var baselineNs float64
 		serve := func(b *testing.B, h http.Handler) float64 {
 			do := coldTransport(b, via, h)
@@ -138,16 +140,27 @@ func benchCold(b *testing.B, h http.Handler, k coldKind) {
 			// rounds) from asking what an earlier run asked, which the
 			// handler's list cache would answer.
 			run := "&run=" + strconv.FormatInt(coldRuns.Add(1), 10)
-			i := 0
-			for b.Loop() {
+			query := func(i int) *http.Request {
 				q := queries[i%len(queries)] + "&via=" + via + run
 				if round := i / len(queries); round > 0 {
 					q += "&PageNumber=" + strconv.Itoa(round)
 				}
-				benchSink += do(coldRequest(k.path, q))
-				i++
+				return coldRequest(k.path, q)
 			}
 			b.SetBytes(int64(size))
+			if via == "parallel" {
+				var next atomic.Int64
+				b.SetParallelism(16)
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						do(query(int(next.Add(1) - 1)))
+					}
+				})
+				return float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			}
+			for i := 0; b.Loop(); i++ {
+				benchSink += do(query(i))
+			}
 			return float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 		}
 		b.Run(via+"/baseline", func(b *testing.B) { baselineNs = serve(b, baseline) })
@@ -169,7 +182,8 @@ func coldRequest(path, query string) *http.Request {
 
 // coldTransport returns a function that has h serve a request and returns
 // the length of the body: through a recorder ("inprocess"), or through an
-// HTTP server on loopback and a client ("loopback"), closed when b ends.
+// HTTP server on loopback and a client ("loopback", "parallel": one that
+// keeps a connection for each of 64 callers), closed when b ends.
 func coldTransport(b *testing.B, via string, h http.Handler) func(*http.Request) int {
 	if via == "inprocess" {
 		return func(r *http.Request) int {
@@ -181,15 +195,26 @@ func coldTransport(b *testing.B, via string, h http.Handler) func(*http.Request)
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	client := srv.Client()
+	client.Transport.(*http.Transport).MaxIdleConnsPerHost = 64
 	return func(r *http.Request) int {
 		req, err := http.NewRequestWithContext(b.Context(), "GET", srv.URL+r.URL.RequestURI(), nil)
-		require.NoError(b, err)
+		if err != nil {
+			b.Error(err) // not require: it may run in RunParallel's goroutines
+			return 0
+		}
 		req.Header = r.Header
 		resp, err := client.Do(req)
-		require.NoError(b, err)
+		if err != nil {
+			b.Error(err)
+			return 0
+		}
 		n, err := io.Copy(io.Discard, resp.Body)
-		require.NoError(b, err)
-		require.NoError(b, resp.Body.Close())
+		if cerr := resp.Body.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			b.Error(err)
+		}
 		return int(n)
 	}
 }
