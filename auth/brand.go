@@ -128,6 +128,8 @@ func (nb *NewBrand) validate() error {
 	nb.Name = strings.TrimSpace(nb.Name)
 	if nb.Name == "" {
 		v.Add("name", "required", "The brand name is required.")
+	} else {
+		v.Text("name", nb.Name)
 	}
 	nb.DefaultCurrency = strings.ToUpper(strings.TrimSpace(nb.DefaultCurrency))
 	if nb.DefaultCurrency == "" {

@@ -60,7 +60,7 @@ const (
 )
 
 // validate trims d's fields and records a field error, named after its
-// header, for each one that is too long or not UTF-8.
+// header, for each one that is too long, not UTF-8 or holds a NUL.
 func (d *DeviceInfo) validate(v *envelope.Validation) {
 	for _, f := range []struct {
 		val    *string
@@ -76,6 +76,8 @@ func (d *DeviceInfo) validate(v *envelope.Validation) {
 		var ok bool
 		if *f.val, ok = trimHeader(*f.val, f.max); !ok {
 			v.Add(f.header, "too_long", f.header+" must be UTF-8 text of at most "+strconv.Itoa(f.max)+" bytes.")
+		} else {
+			v.Text(f.header, *f.val)
 		}
 	}
 }

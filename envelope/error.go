@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"unicode/utf8"
 )
 
 // Kind classifies an [Error]. The set is closed: the HTTP adapter maps each
@@ -173,6 +174,18 @@ func (v *Validation) Merge(err error) bool {
 		v.items = append(v.items, e.Items()...)
 		return true
 	}
+	return false
+}
+
+// Text records an invalid_format error for field when s is not text that
+// every store can hold: invalid UTF-8, or a NUL character (which
+// PostgreSQL's text refuses; a JSON body can carry it as \u0000). It
+// reports whether s passed.
+func (v *Validation) Text(field, s string) bool {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return true
+	}
+	v.Add(field, "invalid_format", "The field "+field+" must be UTF-8 text without NUL characters.")
 	return false
 }
 

@@ -54,6 +54,9 @@ func TestAnalyticsValidation(t *testing.T) {
 		{"control characters in trackingId", false, func(_ *world, in *integrations.AnalyticsInput) {
 			in.TrackingID = ptr("G-1\x002")
 		}, map[string]string{"trackingId": "invalid_format"}},
+		{"free text that no store can hold", true, func(_ *world, in *integrations.AnalyticsInput) {
+			in.Metadata, in.AccountConfigNotes = ptr("{\"k\":\"\x00\"}"), ptr("\xff")
+		}, map[string]string{"metadata": "invalid_format", "accountConfigNotes": "invalid_format"}},
 	}
 	for name, newStore := range stores {
 		for _, tt := range tests {

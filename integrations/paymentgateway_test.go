@@ -43,6 +43,12 @@ func TestPaymentGatewayValidation(t *testing.T) {
 		{"app integration of another brand", func(w *world, in *integrations.PaymentGatewayInput) {
 			in.AppIntegrationID = &w.otherGatewayApp.ID
 		}, map[string]string{"appIntegrationId": "unknown_reference"}},
+		{"free text that no store can hold", func(_ *world, in *integrations.PaymentGatewayInput) {
+			in.PublicKey, in.Description, in.Notes = ptr("pk\x00"), ptr("a\x00b"), ptr("bad \xff utf-8")
+		}, map[string]string{"publicKey": "invalid_format", "description": "invalid_format", "notes": "invalid_format"}},
+		{"free text with line breaks and tabs", func(_ *world, in *integrations.PaymentGatewayInput) {
+			in.Description, in.Notes = ptr("line one\nline two"), ptr("a\tb")
+		}, nil},
 	}
 	for name, newStore := range stores {
 		for _, tt := range tests {
@@ -123,6 +129,10 @@ func TestAppIntegrations(t *testing.T) {
 		})
 		assert.Equal(t, map[string]string{"type": "invalid_enum", "domain": "invalid_url", "logoURL": "invalid_url",
 			"status": "invalid_enum"}, fieldCodes(t, err))
+		_, err = w.svc.CreateAppIntegration(ctx, w.admin, w.brand, integrations.AppIntegrationInput{
+			Type: "analytics", Name: "x", Domain: "https://crm.example.com", Description: "nul\x00",
+		})
+		assert.Equal(t, map[string]string{"description": "invalid_format"}, fieldCodes(t, err), "text no store can hold")
 
 		a, err := w.svc.CreateAppIntegration(ctx, w.admin, w.brand, integrations.AppIntegrationInput{
 			Type: "paymentgateway", Name: " PayPal ", Domain: "http://paypal.example.com", Description: "Wallets",

@@ -62,13 +62,16 @@ func checkLine(v *envelope.Validation, field, s string, max int) {
 }
 
 // optionalText returns an optional free-text field: nil when not sent or
-// empty, a too_long field error past max characters.
+// empty, a too_long field error past max characters, an invalid_format
+// one for text no store can hold (envelope.Validation.Text).
 func optionalText(v *envelope.Validation, field string, p *string, max int) *string {
 	if p == nil || *p == "" {
 		return nil
 	}
 	if utf8.RuneCountInString(*p) > max {
 		tooLong(v, field, max)
+	} else {
+		v.Text(field, *p)
 	}
 	s := *p
 	return &s
