@@ -79,8 +79,11 @@ type Store struct {
 	refdata.Store
 	opts Options
 
-	snap atomic.Pointer[snapshot]
-	gen  atomic.Uint64 // writes through this Store
+	snap   atomic.Pointer[snapshot]
+	gen    atomic.Uint64 // writes through this Store
+	builds atomic.Uint64 // snapshots built (Builds)
+
+	writeMu sync.Mutex // serialises writes, so that each patch starts from the last
 
 	mu       sync.Mutex
 	building *build // the running build, or nil
@@ -155,6 +158,12 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// Builds returns the number of snapshots s has built by reading the whole
+// store (at start, and after writes it could not patch): an operator's
+// measure of what the index costs. Writes through s that patched the
+// snapshot are not counted.
+func (s *Store) Builds() uint64 { return s.builds.Load() }
+
 // RefDataInMemory implements InMemory: a Store answers lists from memory.
 func (s *Store) RefDataInMemory() bool { return true }
 
@@ -193,24 +202,91 @@ func list[F, T any](ctx context.Context, s *Store, f F, store func(context.Conte
 }
 
 // UpsertCurrencies implements refdata.Store: the wrapped store's, then the
-// snapshot is dropped.
+// snapshot is patched (its currencies read again) or dropped (see write).
 func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
-	defer s.invalidate()
-	return s.Store.UpsertCurrencies(ctx, cs)
+	return s.write(ctx, func() error { return s.Store.UpsertCurrencies(ctx, cs) }, s.patchTables)
 }
 
 // UpsertCountries implements refdata.Store: the wrapped store's, then the
-// snapshot is dropped.
+// snapshot is patched (its countries read again) or dropped (see write).
 func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
-	defer s.invalidate()
-	return s.Store.UpsertCountries(ctx, cs)
+	return s.write(ctx, func() error { return s.Store.UpsertCountries(ctx, cs) }, s.patchTables)
 }
 
 // UpsertCities implements refdata.Store: the wrapped store's, then the
-// snapshot is dropped.
+// snapshot is patched (cs upserted into a copy of its index, as the memory
+// store upserts them) or dropped (see write).
 func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
-	defer s.invalidate()
-	return s.Store.UpsertCities(ctx, cs)
+	var added int
+	err := s.write(ctx, func() error {
+		var err error
+		added, err = s.Store.UpsertCities(ctx, cs)
+		return err
+	}, func(_ context.Context, old *snapshot) (*snapshot, error) {
+		cities := old.cities.Clone()
+		cities.upsertAll(cs)
+		if s.opts.MaxCities > 0 && cities.Len() > s.opts.MaxCities {
+			return nil, ErrTooManyCities
+		}
+		cities.Freeze()
+		return &snapshot{currencies: old.currencies, countries: old.countries, cities: cities}, nil
+	})
+	return added, err
+}
+
+// write runs a write of the wrapped store, one at a time. When it
+// succeeds on the current snapshot and the store's revision then shows
+// that write and no other (one more than the snapshot's), patch makes the
+// snapshot of the new revision from the old one, and it is published
+// before write returns: an import does not cost a rebuild per batch. In
+// every other case (a failure, a write of another instance between, no
+// snapshot) the snapshot is dropped, as every write drops it first, and
+// the next List call starts a build.
+func (s *Store) write(ctx context.Context, write func() error, patch func(context.Context, *snapshot) (*snapshot, error)) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	old := s.snap.Load()
+	current := old != nil && old.cities != nil && old.gen == s.gen.Load()
+	if err := write(); err != nil {
+		s.invalidate()
+		return err
+	}
+	s.invalidate()
+	if !current {
+		return nil
+	}
+	rev, err := s.Store.RefDataRevision(ctx)
+	var next *snapshot
+	switch {
+	case err != nil:
+		return nil
+	case rev == old.rev: // the write changed nothing
+		next = &snapshot{currencies: old.currencies, countries: old.countries, cities: old.cities}
+	case rev == old.rev+1:
+		if next, err = patch(ctx, old); err != nil {
+			return nil // the next List call builds, and meets the error itself
+		}
+		if after, err := s.Store.RefDataRevision(ctx); err != nil || after != rev {
+			return nil
+		}
+	default:
+		return nil
+	}
+	// A new generation ends a build that a List call started since the
+	// write: this snapshot is what it would publish.
+	next.rev, next.gen = rev, s.gen.Add(1)
+	s.snap.Store(next)
+	return nil
+}
+
+// patchTables returns old with its currencies and countries read again
+// from the store; its city index is shared.
+func (s *Store) patchTables(ctx context.Context, old *snapshot) (*snapshot, error) {
+	currencies, countries, err := s.readTables(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &snapshot{currencies: currencies, countries: countries, cities: old.cities}, nil
 }
 
 // invalidate makes every snapshot read before it unusable, and drops the
@@ -339,21 +415,12 @@ func (s *Store) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var currencies []refdata.Currency
-	err = readAll(0, func(p refdata.Paging) ([]refdata.Currency, int, error) {
-		return s.Store.ListCurrencies(ctx, refdata.CurrencyFilter{Sort: refdata.FieldCreatedDate, Page: p})
-	}, func(page []refdata.Currency, _ int) { currencies = append(currencies, page...) })
+	currencies, countries, err := s.readTables(ctx)
 	if err != nil {
-		return fmt.Errorf("refindex: reading currencies: %w", err)
+		return err
 	}
-	var countries []refdata.Country
-	err = readAll(0, func(p refdata.Paging) ([]refdata.Country, int, error) {
-		return s.Store.ListCountries(ctx, refdata.CountryFilter{Sort: refdata.FieldCreatedDate, Page: p})
-	}, func(page []refdata.Country, _ int) { countries = append(countries, page...) })
-	if err != nil {
-		return fmt.Errorf("refindex: reading countries: %w", err)
-	}
-	// Cities are indexed page by page while the next page is read.
+	// Cities are indexed page by page while the next page is read; a
+	// write through s meanwhile ends the build (it would be discarded).
 	var cities *CityIndex
 	pages, indexed := make(chan []refdata.City, 1), make(chan struct{})
 	go func() {
@@ -363,6 +430,9 @@ func (s *Store) build(ctx context.Context) error {
 		}
 	}()
 	err = readAll(s.opts.MaxCities, func(p refdata.Paging) ([]refdata.City, int, error) {
+		if s.gen.Load() != gen {
+			return nil, 0, errSuperseded
+		}
 		return s.Store.ListCities(ctx, refdata.CityFilter{Sort: refdata.FieldID, Page: p})
 	}, func(page []refdata.City, total int) {
 		if cities == nil {
@@ -373,7 +443,10 @@ func (s *Store) build(ctx context.Context) error {
 	close(pages)
 	<-indexed
 	tooMany := errors.Is(err, ErrTooManyCities)
-	if err != nil && !tooMany {
+	switch {
+	case errors.Is(err, errSuperseded):
+		return nil // not a failure: the write patched the snapshot or dropped it
+	case err != nil && !tooMany:
 		return fmt.Errorf("refindex: reading cities: %w", err)
 	}
 	after, err := s.Store.RefDataRevision(ctx)
@@ -385,11 +458,35 @@ func (s *Store) build(ctx context.Context) error {
 	}
 	snap := &snapshot{rev: rev, gen: gen}
 	if !tooMany {
-		snap.currencies, snap.countries = refdata.NewCurrencyTable(currencies), refdata.NewCountryTable(countries)
-		snap.cities = cities
+		cities.Freeze() // a write through s patches a copy (Clone)
+		snap.currencies, snap.countries, snap.cities = currencies, countries, cities
 	}
 	s.snap.Store(snap)
+	s.builds.Add(1)
 	return nil
+}
+
+// errSuperseded ends a build that a write through the Store made useless.
+var errSuperseded = errors.New("refindex: superseded by a write")
+
+// readTables reads the store's currencies and countries, in their order
+// of storage.
+func (s *Store) readTables(ctx context.Context) (*refdata.CurrencyTable, *refdata.CountryTable, error) {
+	var currencies []refdata.Currency
+	err := readAll(0, func(p refdata.Paging) ([]refdata.Currency, int, error) {
+		return s.Store.ListCurrencies(ctx, refdata.CurrencyFilter{Sort: refdata.FieldCreatedDate, Page: p})
+	}, func(page []refdata.Currency, _ int) { currencies = append(currencies, page...) })
+	if err != nil {
+		return nil, nil, fmt.Errorf("refindex: reading currencies: %w", err)
+	}
+	var countries []refdata.Country
+	err = readAll(0, func(p refdata.Paging) ([]refdata.Country, int, error) {
+		return s.Store.ListCountries(ctx, refdata.CountryFilter{Sort: refdata.FieldCreatedDate, Page: p})
+	}, func(page []refdata.Country, _ int) { countries = append(countries, page...) })
+	if err != nil {
+		return nil, nil, fmt.Errorf("refindex: reading countries: %w", err)
+	}
+	return refdata.NewCurrencyTable(currencies), refdata.NewCountryTable(countries), nil
 }
 
 // readAll reads every record of a list, page by page in a stable order

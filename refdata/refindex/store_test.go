@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -329,4 +330,52 @@ func TestClose(t *testing.T) {
 	assert.Equal(t, queries+1, sp.queries.Load(), "answered by the store")
 	assert.Equal(t, reads, sp.reads.Load(), "no build after Close")
 	assert.NoError(t, ix.Close(), "a second Close")
+}
+
+// TestWritesPatchTheSnapshot checks that writes through the Store patch
+// the snapshot instead of dropping it (no build reads the cities again,
+// and no list reaches the store), with the store's answers: new cities,
+// tags merged into a city's and a name respelled, currencies and
+// countries; and that a write of another instance between two of the
+// Store's makes the next build read the store again, with its answers.
+func TestWritesPatchTheSnapshot(t *testing.T) {
+	t.Parallel()
+	sp, m := newSpy(t)
+	ctx := t.Context()
+	ix := refindex.New(sp, refindex.Options{Logger: quiet})
+	require.NoError(t, ix.Ready(ctx))
+	reads := sp.reads.Load()
+	batches := [][]refdata.City{
+		refdatatest.Cities(2000, 21),
+		{{CountryCode: "XA", StateCode: "ZZ", Name: "Patchville", Tags: "port"}},
+		{{CountryCode: "XA", StateCode: "ZZ", Name: "PATCHVILLE", Tags: "coastal"}}, // the same city
+	}
+	for _, b := range batches {
+		_, err := ix.UpsertCities(ctx, b)
+		require.NoError(t, err)
+	}
+	usd := refdata.Currency{Code: "XPT", Name: "Patch dollar", NamePlural: "Patch dollars", Symbol: "P$", SymbolNative: "P$", DecimalDigits: 2}
+	require.NoError(t, ix.UpsertCurrencies(ctx, []refdata.Currency{usd}))
+	queries := append(slices.Clone(cityQueries), refdata.CityQuery{Name: ptr("patchville")},
+		refdata.CityQuery{Keywords: ptr("coastal port"), CountryCode: ptr("XA")})
+	for _, q := range queries {
+		assertSameAnswer(t, m.ListCities, ix.ListCities, cityFilter(t, q))
+	}
+	cf, err := refdata.CurrencyQuery{Name: ptr("patch")}.Filter("USD")
+	require.NoError(t, err)
+	assertSameAnswer(t, m.ListCurrencies, ix.ListCurrencies, cf)
+	assert.Zero(t, sp.queries.Load(), "no list reached the store")
+	assert.Equal(t, reads, sp.reads.Load()-2, "no city read since the first build: only the currencies and countries, read again")
+
+	// Another instance writes; the next write through ix cannot be
+	// patched onto a snapshot that misses it.
+	_, err = m.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "ZZ", Name: "Elsewhereton"}})
+	require.NoError(t, err)
+	_, err = ix.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "ZZ", Name: "Afterton"}})
+	require.NoError(t, err)
+	require.NoError(t, ix.Ready(ctx))
+	assert.Greater(t, sp.reads.Load(), reads+2, "a build read the store again")
+	for _, q := range []refdata.CityQuery{{Name: ptr("elsewhereton")}, {Name: ptr("afterton")}, {CountryCode: ptr("XA")}} {
+		assertSameAnswer(t, m.ListCities, ix.ListCities, cityFilter(t, q))
+	}
 }

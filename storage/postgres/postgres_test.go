@@ -30,6 +30,17 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceIndexed runs storagetest.RunIndexed on PostgreSQL
+// schemas.
+func TestConformanceIndexed(t *testing.T) {
+	pgtest.URL(t)
+	storagetest.RunIndexed(t, func(t *testing.T) storage.Storage {
+		s, err := postgres.Open(t.Context(), pgtest.Schema(t))
+		require.NoError(t, err)
+		return s
+	})
+}
+
 // open opens a store on url, closed when t ends.
 func open(t *testing.T, url string) *postgres.Store {
 	t.Helper()
