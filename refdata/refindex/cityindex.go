@@ -64,10 +64,13 @@ type CityIndex struct {
 
 	orderMu sync.Mutex // serialises building orders and countrySets
 	orders  [len(sortSlots)]atomic.Pointer[cityOrder]
-	// countrySets holds each country's cities as a bitset of positions
-	// (a bit per city for each country, built with the first Name query
-	// within a country): filtering a long name list by a country reads
-	// one list, where intersecting reads two.
+	// countrySets holds the cities of each country that has at least a
+	// 64th of them as a bitset of positions (built with the first Name
+	// query within a country): filtering a long name list by a country
+	// reads one list, where intersecting reads two. A set takes at most
+	// twice its country's list (a bit per city of the index, against 32
+	// bits per city of the country), so all sets take at most 8 bytes a
+	// city.
 	countrySets atomic.Pointer[map[string]*bitset]
 }
 
@@ -247,8 +250,8 @@ func (t *CityIndex) invalidateOrders() {
 	t.countrySets.Store(nil)
 }
 
-// countrySet returns the set of country's cities, building every
-// country's set on first use.
+// countrySet returns the set of country's cities, or nil when the
+// country has too few for one; every set is built on first use.
 func (t *CityIndex) countrySet(country string) *bitset {
 	if m := t.countrySets.Load(); m != nil {
 		return (*m)[country]
@@ -260,6 +263,9 @@ func (t *CityIndex) countrySet(country string) *bitset {
 	}
 	m := make(map[string]*bitset, len(t.byCountry))
 	for c, l := range t.byCountry {
+		if len(l)*64 < len(t.recs) {
+			continue
+		}
 		set := &bitset{w: make([]uint64, (len(t.recs)+63)/64)}
 		for _, i := range l {
 			set.set(i)
