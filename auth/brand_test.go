@@ -154,18 +154,14 @@ func TestResolveBrandCache(t *testing.T) {
 // store, not a store failure: a brand name, and a login's device headers.
 func TestTextNoStoreCanHold(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			ctx := t.Context()
-			_, err := e.svc.CreateBrand(ctx, auth.NewBrand{URL: "nul.example.com", Name: "Nul\x00Shop"})
-			assert.ElementsMatch(t, []string{"name:invalid_format"}, fieldsOf(t, err))
-			_, err = e.svc.ResolveBrand(ctx, "nul.example.com")
-			assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "nothing stored")
-			_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword,
-				Device: auth.DeviceInfo{Code: "phone-1", Name: "My\x00Phone", OS: "\xffOS"}})
-			assert.ElementsMatch(t, []string{"X-Device-Name:invalid_format", "X-Os-Device:too_long"}, fieldsOf(t, err))
-		})
-	}
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		_, err := e.svc.CreateBrand(ctx, auth.NewBrand{URL: "nul.example.com", Name: "Nul\x00Shop"})
+		assert.ElementsMatch(t, []string{"name:invalid_format"}, fieldsOf(t, err))
+		_, err = e.svc.ResolveBrand(ctx, "nul.example.com")
+		assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "nothing stored")
+		_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword,
+			Device: auth.DeviceInfo{Code: "phone-1", Name: "My\x00Phone", OS: "\xffOS"}})
+		assert.ElementsMatch(t, []string{"X-Device-Name:invalid_format", "X-Os-Device:too_long"}, fieldsOf(t, err))
+	})
 }

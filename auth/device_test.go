@@ -23,95 +23,87 @@ func phone(code string) func(*auth.LoginRequest) {
 
 func TestDeviceRegistration(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			ctx := t.Context()
-			s := e.login(t, phone(" DEV-1 "))
-			d := s.Device
-			assert.NotEmpty(t, d.ID)
-			assert.Equal(t, auth.Device{ID: d.ID, BrandID: e.brand.ID, UserID: e.admin.ID, Code: "DEV-1", Token: "push-1",
-				Name: "Pixel", AppVersion: "1.2.3", OS: "Android", CreatedAt: e.clock.Now(), LastSeenAt: e.clock.Now()}, d)
-			p, err := e.svc.Authenticate(ctx, e.brand, s.AuthKey)
-			require.NoError(t, err)
-			assert.Equal(t, d.ID, p.DeviceID)
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		s := e.login(t, phone(" DEV-1 "))
+		d := s.Device
+		assert.NotEmpty(t, d.ID)
+		assert.Equal(t, auth.Device{ID: d.ID, BrandID: e.brand.ID, UserID: e.admin.ID, Code: "DEV-1", Token: "push-1",
+			Name: "Pixel", AppVersion: "1.2.3", OS: "Android", CreatedAt: e.clock.Now(), LastSeenAt: e.clock.Now()}, d)
+		p, err := e.svc.Authenticate(ctx, e.brand, s.AuthKey)
+		require.NoError(t, err)
+		assert.Equal(t, d.ID, p.DeviceID)
 
-			e.clock.Add(time.Hour)
-			again := e.login(t, func(r *auth.LoginRequest) {
-				r.Device = auth.DeviceInfo{Code: "DEV-1", Token: "push-2", Name: "Pixel 9", AppVersion: "1.3", OS: "Android"}
-			})
-			assert.Equal(t, d.ID, again.Device.ID, "the same code is the same device")
-			assert.Equal(t, "push-2", again.Device.Token)
-			assert.Equal(t, e.clock.Now(), again.Device.LastSeenAt)
-			assert.Equal(t, d.CreatedAt, again.Device.CreatedAt)
-
-			noDevice := e.login(t, func(r *auth.LoginRequest) { r.Device = auth.DeviceInfo{Token: "orphan"} })
-			assert.Empty(t, noDevice.Device.ID, "no code, no device")
-			e.login(t, phone("DEV-2"))
-
-			list, err := e.svc.Devices(ctx, e.admin.ID)
-			require.NoError(t, err)
-			require.Len(t, list, 2)
-			assert.Equal(t, []string{"DEV-1", "DEV-2"}, []string{list[0].Code, list[1].Code})
+		e.clock.Add(time.Hour)
+		again := e.login(t, func(r *auth.LoginRequest) {
+			r.Device = auth.DeviceInfo{Code: "DEV-1", Token: "push-2", Name: "Pixel 9", AppVersion: "1.3", OS: "Android"}
 		})
-	}
+		assert.Equal(t, d.ID, again.Device.ID, "the same code is the same device")
+		assert.Equal(t, "push-2", again.Device.Token)
+		assert.Equal(t, e.clock.Now(), again.Device.LastSeenAt)
+		assert.Equal(t, d.CreatedAt, again.Device.CreatedAt)
+
+		noDevice := e.login(t, func(r *auth.LoginRequest) { r.Device = auth.DeviceInfo{Token: "orphan"} })
+		assert.Empty(t, noDevice.Device.ID, "no code, no device")
+		e.login(t, phone("DEV-2"))
+
+		list, err := e.svc.Devices(ctx, e.admin.ID)
+		require.NoError(t, err)
+		require.Len(t, list, 2)
+		assert.Equal(t, []string{"DEV-1", "DEV-2"}, []string{list[0].Code, list[1].Code})
+	})
 }
 
 func TestDeviceRevocation(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			ctx := t.Context()
-			onPhone := e.login(t, phone("PHONE"))
-			onLaptop := e.login(t, phone("LAPTOP"))
-			p, err := e.svc.Authenticate(ctx, e.brand, onLaptop.AuthKey)
-			require.NoError(t, err)
-			require.NoError(t, e.svc.CheckDevice(ctx, p, "PHONE"), "warm the device cache")
-			_, err = e.svc.Authenticate(ctx, e.brand, onPhone.AuthKey)
-			require.NoError(t, err, "warm the key cache")
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		onPhone := e.login(t, phone("PHONE"))
+		onLaptop := e.login(t, phone("LAPTOP"))
+		p, err := e.svc.Authenticate(ctx, e.brand, onLaptop.AuthKey)
+		require.NoError(t, err)
+		require.NoError(t, e.svc.CheckDevice(ctx, p, "PHONE"), "warm the device cache")
+		_, err = e.svc.Authenticate(ctx, e.brand, onPhone.AuthKey)
+		require.NoError(t, err, "warm the key cache")
 
-			d, err := e.svc.RevokeDevice(ctx, e.admin.ID, onPhone.Device.ID)
-			require.NoError(t, err)
-			assert.True(t, d.Revoked())
-			assert.Equal(t, e.clock.Now(), d.RevokedAt)
+		d, err := e.svc.RevokeDevice(ctx, e.admin.ID, onPhone.Device.ID)
+		require.NoError(t, err)
+		assert.True(t, d.Revoked())
+		assert.Equal(t, e.clock.Now(), d.RevokedAt)
 
-			err = e.svc.CheckDevice(ctx, p, "PHONE")
-			assert.Equal(t, envelope.KindForbidden, envelope.KindOf(err))
-			assert.Equal(t, auth.CodeDeviceRevoked, envelope.CodeOf(err), "seen at once")
-			assert.NoError(t, e.svc.CheckDevice(ctx, p, "LAPTOP"))
-			assert.NoError(t, e.svc.CheckDevice(ctx, p, "never-seen"))
-			assert.NoError(t, e.svc.CheckDevice(ctx, p, ""))
+		err = e.svc.CheckDevice(ctx, p, "PHONE")
+		assert.Equal(t, envelope.KindForbidden, envelope.KindOf(err))
+		assert.Equal(t, auth.CodeDeviceRevoked, envelope.CodeOf(err), "seen at once")
+		assert.NoError(t, e.svc.CheckDevice(ctx, p, "LAPTOP"))
+		assert.NoError(t, e.svc.CheckDevice(ctx, p, "never-seen"))
+		assert.NoError(t, e.svc.CheckDevice(ctx, p, ""))
 
-			_, err = e.svc.Authenticate(ctx, e.brand, onPhone.AuthKey)
-			assertRefused(t, err, "keys issued on the device are revoked with it")
-			_, err = e.svc.Authenticate(ctx, e.brand, onLaptop.AuthKey)
-			assert.NoError(t, err)
+		_, err = e.svc.Authenticate(ctx, e.brand, onPhone.AuthKey)
+		assertRefused(t, err, "keys issued on the device are revoked with it")
+		_, err = e.svc.Authenticate(ctx, e.brand, onLaptop.AuthKey)
+		assert.NoError(t, err)
 
-			_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: "wrong password",
-				Device: auth.DeviceInfo{Code: "PHONE"}})
-			assert.Equal(t, auth.CodeInvalidCredentials, envelope.CodeOf(err), "the password is checked first")
-			_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword,
-				Device: auth.DeviceInfo{Code: "PHONE"}})
-			assert.Equal(t, auth.CodeDeviceRevoked, envelope.CodeOf(err), "a revoked device cannot log in again")
+		_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: "wrong password",
+			Device: auth.DeviceInfo{Code: "PHONE"}})
+		assert.Equal(t, auth.CodeInvalidCredentials, envelope.CodeOf(err), "the password is checked first")
+		_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword,
+			Device: auth.DeviceInfo{Code: "PHONE"}})
+		assert.Equal(t, auth.CodeDeviceRevoked, envelope.CodeOf(err), "a revoked device cannot log in again")
 
-			_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: onLaptop.RefreshAuthKey, DeviceCode: "PHONE"})
-			assert.Equal(t, auth.CodeDeviceRevoked, envelope.CodeOf(err), "refresh checks Device-Code")
-			_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: onLaptop.RefreshAuthKey, DeviceCode: "LAPTOP"})
-			assert.NoError(t, err)
+		_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: onLaptop.RefreshAuthKey, DeviceCode: "PHONE"})
+		assert.Equal(t, auth.CodeDeviceRevoked, envelope.CodeOf(err), "refresh checks Device-Code")
+		_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: onLaptop.RefreshAuthKey, DeviceCode: "LAPTOP"})
+		assert.NoError(t, err)
 
-			viewer, err := e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "viewer", Password: "viewer password"})
-			require.NoError(t, err)
-			vp, err := e.svc.Authenticate(ctx, e.brand, viewer.AuthKey)
-			require.NoError(t, err)
-			assert.NoError(t, e.svc.CheckDevice(ctx, vp, "PHONE"), "devices are per user")
+		viewer, err := e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "viewer", Password: "viewer password"})
+		require.NoError(t, err)
+		vp, err := e.svc.Authenticate(ctx, e.brand, viewer.AuthKey)
+		require.NoError(t, err)
+		assert.NoError(t, e.svc.CheckDevice(ctx, vp, "PHONE"), "devices are per user")
 
-			_, err = e.svc.RevokeDevice(ctx, e.viewer.ID, onLaptop.Device.ID)
-			assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "another user's device")
-		})
-	}
+		_, err = e.svc.RevokeDevice(ctx, e.viewer.ID, onLaptop.Device.ID)
+		assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "another user's device")
+	})
 }
 
 func TestEventHooks(t *testing.T) {

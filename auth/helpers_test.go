@@ -55,6 +55,18 @@ const (
 	strayPassword = "another brand's secret"
 )
 
+// forEachStore runs fn as a parallel subtest on a fresh env of each
+// store, named after the store.
+func forEachStore(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Helper()
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newEnv(t, newStore))
+		})
+	}
+}
+
 func newEnv(t testing.TB, newStore func(t testing.TB) storage.Storage, opts ...auth.Option) *env {
 	t.Helper()
 	store := newStore(t)

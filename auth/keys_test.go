@@ -21,38 +21,34 @@ func assertRefused(t *testing.T, err error, msgAndArgs ...any) {
 
 func TestAuthenticate(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			ctx := t.Context()
-			s := e.login(t)
-			for i := range 2 { // cold, then from the cache
-				p, err := e.svc.Authenticate(ctx, e.brand, s.AuthKey)
-				require.NoError(t, err, "attempt %d", i)
-				assert.Equal(t, auth.Principal{UserID: e.admin.ID, BrandID: e.brand.ID, Username: "Admin",
-					Permissions: []auth.Permission{auth.PermAll}, KeyID: s.KeyID, ExpiresAt: s.ExpiresAt}, p)
-				assert.True(t, p.Can(auth.PermAnalyticsWrite))
-				p.Permissions[0] = "tampered"
-			}
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		s := e.login(t)
+		for i := range 2 { // cold, then from the cache
+			p, err := e.svc.Authenticate(ctx, e.brand, s.AuthKey)
+			require.NoError(t, err, "attempt %d", i)
+			assert.Equal(t, auth.Principal{UserID: e.admin.ID, BrandID: e.brand.ID, Username: "Admin",
+				Permissions: []auth.Permission{auth.PermAll}, KeyID: s.KeyID, ExpiresAt: s.ExpiresAt}, p)
+			assert.True(t, p.Can(auth.PermAnalyticsWrite))
+			p.Permissions[0] = "tampered"
+		}
 
-			_, err := e.svc.Authenticate(ctx, e.other, s.AuthKey)
-			assertRefused(t, err, "a key works only in its brand")
-			for _, key := range []string{"", "nonsense", s.RefreshAuthKey, s.AuthKey + "x", string(make([]byte, 10000))} {
-				_, err := e.svc.Authenticate(ctx, e.brand, key)
-				assertRefused(t, err, "key %.20q", key)
-			}
+		_, err := e.svc.Authenticate(ctx, e.other, s.AuthKey)
+		assertRefused(t, err, "a key works only in its brand")
+		for _, key := range []string{"", "nonsense", s.RefreshAuthKey, s.AuthKey + "x", string(make([]byte, 10000))} {
+			_, err := e.svc.Authenticate(ctx, e.brand, key)
+			assertRefused(t, err, "key %.20q", key)
+		}
 
-			// The other brand's key does not work here either, even when
-			// its user has the same name.
-			so, err := e.svc.Login(ctx, e.other, auth.LoginRequest{Username: "admin", Password: strayPassword})
-			require.NoError(t, err)
-			_, err = e.svc.Authenticate(ctx, e.other, so.AuthKey)
-			require.NoError(t, err)
-			_, err = e.svc.Authenticate(ctx, e.brand, so.AuthKey)
-			assertRefused(t, err, "cross-brand, warm cache")
-		})
-	}
+		// The other brand's key does not work here either, even when
+		// its user has the same name.
+		so, err := e.svc.Login(ctx, e.other, auth.LoginRequest{Username: "admin", Password: strayPassword})
+		require.NoError(t, err)
+		_, err = e.svc.Authenticate(ctx, e.other, so.AuthKey)
+		require.NoError(t, err)
+		_, err = e.svc.Authenticate(ctx, e.brand, so.AuthKey)
+		assertRefused(t, err, "cross-brand, warm cache")
+	})
 }
 
 func TestKeyExpiry(t *testing.T) {
@@ -208,42 +204,38 @@ func TestRevocationByAnotherProcess(t *testing.T) {
 
 func TestRefresh(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			ctx := t.Context()
-			first := e.login(t)
-			e.clock.Add(time.Hour)
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		first := e.login(t)
+		e.clock.Add(time.Hour)
 
-			second, err := e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: first.RefreshAuthKey})
-			require.NoError(t, err)
-			assert.NotEqual(t, first.AuthKey, second.AuthKey)
-			assert.NotEqual(t, first.RefreshAuthKey, second.RefreshAuthKey)
-			assert.Equal(t, e.clock.Now().Add(auth.DefaultAuthKeyTTL), second.ExpiresAt, "fresh lifetimes")
-			assert.Equal(t, e.admin, second.User)
-			_, err = e.svc.Authenticate(ctx, e.brand, second.AuthKey)
-			require.NoError(t, err)
-			_, err = e.svc.Authenticate(ctx, e.brand, first.AuthKey)
-			assertRefused(t, err, "rotation revokes the old auth key")
+		second, err := e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: first.RefreshAuthKey})
+		require.NoError(t, err)
+		assert.NotEqual(t, first.AuthKey, second.AuthKey)
+		assert.NotEqual(t, first.RefreshAuthKey, second.RefreshAuthKey)
+		assert.Equal(t, e.clock.Now().Add(auth.DefaultAuthKeyTTL), second.ExpiresAt, "fresh lifetimes")
+		assert.Equal(t, e.admin, second.User)
+		_, err = e.svc.Authenticate(ctx, e.brand, second.AuthKey)
+		require.NoError(t, err)
+		_, err = e.svc.Authenticate(ctx, e.brand, first.AuthKey)
+		assertRefused(t, err, "rotation revokes the old auth key")
 
-			third, err := e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: second.RefreshAuthKey})
-			require.NoError(t, err)
+		third, err := e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: second.RefreshAuthKey})
+		require.NoError(t, err)
 
-			// A thief replays the first refresh key: the whole family dies.
-			_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: first.RefreshAuthKey})
-			assertRefused(t, err)
-			_, err = e.svc.Authenticate(ctx, e.brand, third.AuthKey)
-			assertRefused(t, err, "reuse revokes the newest pair of the family")
-			_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: third.RefreshAuthKey})
-			assertRefused(t, err)
+		// A thief replays the first refresh key: the whole family dies.
+		_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: first.RefreshAuthKey})
+		assertRefused(t, err)
+		_, err = e.svc.Authenticate(ctx, e.brand, third.AuthKey)
+		assertRefused(t, err, "reuse revokes the newest pair of the family")
+		_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: third.RefreshAuthKey})
+		assertRefused(t, err)
 
-			_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{})
-			assert.Equal(t, []string{"refreshAuthKey:required"}, fieldsOf(t, err))
-			_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: "nonsense"})
-			assertRefused(t, err)
-		})
-	}
+		_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{})
+		assert.Equal(t, []string{"refreshAuthKey:required"}, fieldsOf(t, err))
+		_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: "nonsense"})
+		assertRefused(t, err)
+	})
 }
 
 func TestRefreshRules(t *testing.T) {
@@ -274,30 +266,26 @@ func TestRefreshRules(t *testing.T) {
 
 func TestConcurrentRefreshIsAReuse(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			s := e.login(t)
-			const n = 8
-			var wg sync.WaitGroup
-			wins := make(chan auth.Session, n)
-			for range n {
-				wg.Go(func() {
-					r, err := e.svc.Refresh(t.Context(), e.brand, auth.RefreshRequest{RefreshAuthKey: s.RefreshAuthKey})
-					if err == nil {
-						wins <- r
-						return
-					}
-					assertRefused(t, err)
-				})
-			}
-			wg.Wait()
-			close(wins)
-			require.Len(t, wins, 1, "exactly one refresh wins the race")
-			w := <-wins
-			_, err := e.svc.Authenticate(t.Context(), e.brand, w.AuthKey)
-			assertRefused(t, err, "the losers' reuse revoked the winner's pair")
-		})
-	}
+	forEachStore(t, func(t *testing.T, e *env) {
+		s := e.login(t)
+		const n = 8
+		var wg sync.WaitGroup
+		wins := make(chan auth.Session, n)
+		for range n {
+			wg.Go(func() {
+				r, err := e.svc.Refresh(t.Context(), e.brand, auth.RefreshRequest{RefreshAuthKey: s.RefreshAuthKey})
+				if err == nil {
+					wins <- r
+					return
+				}
+				assertRefused(t, err)
+			})
+		}
+		wg.Wait()
+		close(wins)
+		require.Len(t, wins, 1, "exactly one refresh wins the race")
+		w := <-wins
+		_, err := e.svc.Authenticate(t.Context(), e.brand, w.AuthKey)
+		assertRefused(t, err, "the losers' reuse revoked the winner's pair")
+	})
 }

@@ -45,27 +45,23 @@ func TestLogin(t *testing.T) {
 		{"unknown email", auth.LoginRequest{EmailAddress: "nobody@shop.example.com", Password: adminPassword}, denied},
 		{"other brand's user", auth.LoginRequest{Username: "admin", Password: strayPassword}, denied},
 	}
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			for _, sc := range scenarios {
-				sess, err := e.svc.Login(t.Context(), e.brand, sc.req)
-				assert.Equal(t, sc.want.kind, envelope.KindOf(err), sc.name)
-				assert.Equal(t, sc.want.code, envelope.CodeOf(err), sc.name)
-				if err != nil {
-					assert.Equal(t, "The username or password is incorrect.", envelope.As(err).Message,
-						"one answer for every wrong identifier or password")
-					continue
-				}
-				assert.Equal(t, e.admin, sess.User, sc.name)
+	forEachStore(t, func(t *testing.T, e *env) {
+		for _, sc := range scenarios {
+			sess, err := e.svc.Login(t.Context(), e.brand, sc.req)
+			assert.Equal(t, sc.want.kind, envelope.KindOf(err), sc.name)
+			assert.Equal(t, sc.want.code, envelope.CodeOf(err), sc.name)
+			if err != nil {
+				assert.Equal(t, "The username or password is incorrect.", envelope.As(err).Message,
+					"one answer for every wrong identifier or password")
+				continue
 			}
-			// The other brand's admin logs in there, with its own password.
-			sess, err := e.svc.Login(t.Context(), e.other, auth.LoginRequest{Username: "admin", Password: strayPassword})
-			require.NoError(t, err)
-			assert.Equal(t, e.stray.ID, sess.User.ID)
-		})
-	}
+			assert.Equal(t, e.admin, sess.User, sc.name)
+		}
+		// The other brand's admin logs in there, with its own password.
+		sess, err := e.svc.Login(t.Context(), e.other, auth.LoginRequest{Username: "admin", Password: strayPassword})
+		require.NoError(t, err)
+		assert.Equal(t, e.stray.ID, sess.User.ID)
+	})
 }
 
 func TestLoginValidation(t *testing.T) {
@@ -107,33 +103,29 @@ func TestLoginInactiveUser(t *testing.T) {
 
 func TestSessionKeys(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			now := e.clock.Now()
-			a, b := e.login(t), e.login(t)
-			for _, s := range []auth.Session{a, b} {
-				for _, key := range []string{s.AuthKey, s.RefreshAuthKey} {
-					raw, err := base64.RawURLEncoding.DecodeString(key)
-					require.NoError(t, err, "base64url without padding")
-					assert.Len(t, raw, 32, "256 random bits")
-				}
-				assert.Equal(t, now.Add(auth.DefaultAuthKeyTTL), s.ExpiresAt)
-				assert.Equal(t, time.UTC, s.ExpiresAt.Location())
-				assert.Equal(t, now.Add(auth.DefaultRefreshKeyTTL), s.RefreshExpiresAt)
+	forEachStore(t, func(t *testing.T, e *env) {
+		now := e.clock.Now()
+		a, b := e.login(t), e.login(t)
+		for _, s := range []auth.Session{a, b} {
+			for _, key := range []string{s.AuthKey, s.RefreshAuthKey} {
+				raw, err := base64.RawURLEncoding.DecodeString(key)
+				require.NoError(t, err, "base64url without padding")
+				assert.Len(t, raw, 32, "256 random bits")
 			}
-			keys := []string{a.AuthKey, a.RefreshAuthKey, b.AuthKey, b.RefreshAuthKey}
-			assert.Len(t, slices.Compact(slices.Sorted(slices.Values(keys))), 4, "every key is new")
+			assert.Equal(t, now.Add(auth.DefaultAuthKeyTTL), s.ExpiresAt)
+			assert.Equal(t, time.UTC, s.ExpiresAt.Location())
+			assert.Equal(t, now.Add(auth.DefaultRefreshKeyTTL), s.RefreshExpiresAt)
+		}
+		keys := []string{a.AuthKey, a.RefreshAuthKey, b.AuthKey, b.RefreshAuthKey}
+		assert.Len(t, slices.Compact(slices.Sorted(slices.Values(keys))), 4, "every key is new")
 
-			h := sha256.Sum256([]byte(a.AuthKey))
-			stored, err := e.store.KeyPairByAuthHash(t.Context(), h[:])
-			require.NoError(t, err, "the key is stored as its SHA-256")
-			assert.Equal(t, a.KeyID, stored.ID)
-			assert.Equal(t, e.brand.ID, stored.BrandID)
-			assert.NotContains(t, string(stored.AuthHash)+string(stored.RefreshHash), a.AuthKey)
-		})
-	}
+		h := sha256.Sum256([]byte(a.AuthKey))
+		stored, err := e.store.KeyPairByAuthHash(t.Context(), h[:])
+		require.NoError(t, err, "the key is stored as its SHA-256")
+		assert.Equal(t, a.KeyID, stored.ID)
+		assert.Equal(t, e.brand.ID, stored.BrandID)
+		assert.NotContains(t, string(stored.AuthHash)+string(stored.RefreshHash), a.AuthKey)
+	})
 }
 
 func TestKeyLifetimesOption(t *testing.T) {
@@ -168,31 +160,27 @@ func (r *switchReader) Read(p []byte) (int, error) {
 
 func TestBcryptHashIsAcceptedAndRehashed(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			ctx := t.Context()
-			hash, err := bcrypt.GenerateFromPassword([]byte("imported secret"), bcrypt.MinCost)
-			require.NoError(t, err)
-			u, err := e.svc.CreateUser(ctx, e.brand.ID, auth.NewUser{Username: "legacy", PasswordHash: string(hash)})
-			require.NoError(t, err)
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		hash, err := bcrypt.GenerateFromPassword([]byte("imported secret"), bcrypt.MinCost)
+		require.NoError(t, err)
+		u, err := e.svc.CreateUser(ctx, e.brand.ID, auth.NewUser{Username: "legacy", PasswordHash: string(hash)})
+		require.NoError(t, err)
 
-			_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "legacy", Password: "wrong secret"})
-			assert.Equal(t, auth.CodeInvalidCredentials, envelope.CodeOf(err))
-			rec, err := e.store.UserByID(ctx, u.ID)
-			require.NoError(t, err)
-			assert.Equal(t, string(hash), rec.PasswordHash, "a failed login rehashes nothing")
+		_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "legacy", Password: "wrong secret"})
+		assert.Equal(t, auth.CodeInvalidCredentials, envelope.CodeOf(err))
+		rec, err := e.store.UserByID(ctx, u.ID)
+		require.NoError(t, err)
+		assert.Equal(t, string(hash), rec.PasswordHash, "a failed login rehashes nothing")
 
-			_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "legacy", Password: "imported secret"})
-			require.NoError(t, err)
-			rec, err = e.store.UserByID(ctx, u.ID)
-			require.NoError(t, err)
-			assert.True(t, strings.HasPrefix(rec.PasswordHash, "$argon2id$v=19$m=64,t=1,p=1$"), rec.PasswordHash)
-			_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "legacy", Password: "imported secret"})
-			assert.NoError(t, err, "the new hash verifies")
-		})
-	}
+		_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "legacy", Password: "imported secret"})
+		require.NoError(t, err)
+		rec, err = e.store.UserByID(ctx, u.ID)
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(rec.PasswordHash, "$argon2id$v=19$m=64,t=1,p=1$"), rec.PasswordHash)
+		_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "legacy", Password: "imported secret"})
+		assert.NoError(t, err, "the new hash verifies")
+	})
 }
 
 func TestArgon2ParameterChangeRehashes(t *testing.T) {

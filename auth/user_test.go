@@ -59,67 +59,59 @@ func TestCreateUserValidation(t *testing.T) {
 
 func TestCreateUserUniquenessPerBrand(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			ctx := t.Context()
-			tests := []struct {
-				name string
-				nu   auth.NewUser
-				kind envelope.Kind
-			}{
-				{"same username other case", auth.NewUser{Username: " ADMIN ", Password: "password1"}, envelope.KindConflict},
-				{"same email other case", auth.NewUser{Username: "x", EmailAddress: "Admin@Shop.Example.COM", Password: "password1"}, envelope.KindConflict},
-				{"unicode case folding", auth.NewUser{Username: "ÉMILE", Password: "password1"}, ""},
-				{"folded twin", auth.NewUser{Username: "émile", Password: "password1"}, envelope.KindConflict},
-				{"new user", auth.NewUser{Username: "fresh", EmailAddress: "fresh@shop.example.com", Password: "password1"}, ""},
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		tests := []struct {
+			name string
+			nu   auth.NewUser
+			kind envelope.Kind
+		}{
+			{"same username other case", auth.NewUser{Username: " ADMIN ", Password: "password1"}, envelope.KindConflict},
+			{"same email other case", auth.NewUser{Username: "x", EmailAddress: "Admin@Shop.Example.COM", Password: "password1"}, envelope.KindConflict},
+			{"unicode case folding", auth.NewUser{Username: "ÉMILE", Password: "password1"}, ""},
+			{"folded twin", auth.NewUser{Username: "émile", Password: "password1"}, envelope.KindConflict},
+			{"new user", auth.NewUser{Username: "fresh", EmailAddress: "fresh@shop.example.com", Password: "password1"}, ""},
+		}
+		for _, tt := range tests {
+			_, err := e.svc.CreateUser(ctx, e.brand.ID, tt.nu)
+			assert.Equal(t, tt.kind, envelope.KindOf(err), tt.name)
+			if tt.kind == envelope.KindConflict {
+				assert.Equal(t, "user_exists", envelope.CodeOf(err))
 			}
-			for _, tt := range tests {
-				_, err := e.svc.CreateUser(ctx, e.brand.ID, tt.nu)
-				assert.Equal(t, tt.kind, envelope.KindOf(err), tt.name)
-				if tt.kind == envelope.KindConflict {
-					assert.Equal(t, "user_exists", envelope.CodeOf(err))
-				}
-			}
-			_, err := e.svc.CreateUser(ctx, "no-such-brand", auth.NewUser{Username: "x", Password: "password1"})
-			assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
+		}
+		_, err := e.svc.CreateUser(ctx, "no-such-brand", auth.NewUser{Username: "x", Password: "password1"})
+		assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
 
-			users, err := e.svc.Users(ctx, e.brand.ID)
-			require.NoError(t, err)
-			assert.Len(t, users, 4)
-			got, err := e.svc.UserByUsername(ctx, e.brand.ID, "ADMIN")
-			require.NoError(t, err)
-			assert.Equal(t, e.admin, got)
-			assert.Equal(t, "Admin", got.Username, "the username keeps its case")
-		})
-	}
+		users, err := e.svc.Users(ctx, e.brand.ID)
+		require.NoError(t, err)
+		assert.Len(t, users, 4)
+		got, err := e.svc.UserByUsername(ctx, e.brand.ID, "ADMIN")
+		require.NoError(t, err)
+		assert.Equal(t, e.admin, got)
+		assert.Equal(t, "Admin", got.Username, "the username keeps its case")
+	})
 }
 
 func TestPermissions(t *testing.T) {
 	t.Parallel()
-	for name, newStore := range stores {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			e := newEnv(t, newStore)
-			ctx := t.Context()
-			u, err := e.svc.Grant(ctx, e.viewer.ID, auth.PermPaymentGatewayWrite, auth.PermAnalyticsWrite, auth.PermAnalyticsWrite)
-			require.NoError(t, err)
-			assert.Equal(t, []auth.Permission{auth.PermAnalyticsWrite, auth.PermPaymentGatewayWrite}, u.Permissions,
-				"sorted and distinct")
-			u, err = e.svc.Revoke(ctx, e.viewer.ID, auth.PermAnalyticsWrite, "never.granted")
-			require.NoError(t, err)
-			assert.Equal(t, []auth.Permission{auth.PermPaymentGatewayWrite}, u.Permissions)
-			got, err := e.svc.User(ctx, e.viewer.ID)
-			require.NoError(t, err)
-			assert.Equal(t, u, got, "stored")
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		u, err := e.svc.Grant(ctx, e.viewer.ID, auth.PermPaymentGatewayWrite, auth.PermAnalyticsWrite, auth.PermAnalyticsWrite)
+		require.NoError(t, err)
+		assert.Equal(t, []auth.Permission{auth.PermAnalyticsWrite, auth.PermPaymentGatewayWrite}, u.Permissions,
+			"sorted and distinct")
+		u, err = e.svc.Revoke(ctx, e.viewer.ID, auth.PermAnalyticsWrite, "never.granted")
+		require.NoError(t, err)
+		assert.Equal(t, []auth.Permission{auth.PermPaymentGatewayWrite}, u.Permissions)
+		got, err := e.svc.User(ctx, e.viewer.ID)
+		require.NoError(t, err)
+		assert.Equal(t, u, got, "stored")
 
-			_, err = e.svc.Grant(ctx, e.viewer.ID, "has,comma")
-			assert.Equal(t, []string{"permissions:invalid_permission"}, fieldsOf(t, err))
-			_, err = e.svc.Grant(ctx, "missing", auth.PermAll)
-			assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
-		})
-	}
+		_, err = e.svc.Grant(ctx, e.viewer.ID, "has,comma")
+		assert.Equal(t, []string{"permissions:invalid_permission"}, fieldsOf(t, err))
+		_, err = e.svc.Grant(ctx, "missing", auth.PermAll)
+		assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
+	})
 }
 
 func TestUpdateUser(t *testing.T) {

@@ -36,12 +36,8 @@ func TestCodesAndShortName(t *testing.T) {
 		{CountryCode: ptr("US"), StateCode: ptr("AA"), Name: ptr("ros")},
 		{CountryCode: ptr("BR"), Name: ptr("münl"), SortDataField: ptr("stateCode")},
 	} {
-		f := cityFilter(t, q)
-		want, wantTotal := refdata.SelectCities(cities, f)
-		got, total := idx.List(f)
-		assert.Equal(t, wantTotal, total, "%+v", f)
-		assert.Equal(t, want, got, "%+v", f)
-		assert.Positive(t, total, "%+v matches some", f)
+		total := assertListsAsReference(t, idx, cities, q)
+		assert.Positive(t, total, "%+v matches some", q)
 	}
 }
 
@@ -65,11 +61,7 @@ func TestLongKeywords(t *testing.T) {
 	idx := refindex.Of(cities)
 	check := func(t *testing.T, cities []refdata.City) {
 		for _, q := range queries {
-			f := cityFilter(t, q)
-			want, wantTotal := refdata.SelectCities(cities, f)
-			got, total := idx.List(f)
-			assert.Equal(t, wantTotal, total, "%+v", f)
-			assert.Equal(t, want, got, "%+v", f)
+			assertListsAsReference(t, idx, cities, q)
 		}
 	}
 	check(t, cities)
@@ -104,11 +96,7 @@ func TestNameInCountryAfterUpsert(t *testing.T) {
 	check := func() {
 		t.Helper()
 		for _, q := range queries {
-			f := cityFilter(t, q)
-			want, wantTotal := refdata.SelectCities(cities, f)
-			got, total := idx.List(f)
-			assert.Equal(t, wantTotal, total, "%+v", f)
-			assert.Equal(t, want, got, "%+v", f)
+			assertListsAsReference(t, idx, cities, q)
 		}
 	}
 	check()
@@ -153,11 +141,19 @@ func TestLongNames(t *testing.T) {
 			{Name: ptr(name), CountryCode: ptr("XA"), SortDataField: ptr("name")},
 			{Name: ptr(name), StateCode: ptr("AA"), SortOrder: ptr("desc")},
 		} {
-			f := cityFilter(t, q)
-			want, wantTotal := refdata.SelectCities(cities, f)
-			got, total := idx.List(f)
-			assert.Equal(t, wantTotal, total, "%+v", f)
-			assert.Equal(t, want, got, "%+v", f)
+			assertListsAsReference(t, idx, cities, q)
 		}
 	}
+}
+
+// assertListsAsReference checks that idx answers q as the reference
+// (refdata.SelectCities over cities) does, and returns the total.
+func assertListsAsReference(t *testing.T, idx *refindex.CityIndex, cities []refdata.City, q refdata.CityQuery) int {
+	t.Helper()
+	f := cityFilter(t, q)
+	want, wantTotal := refdata.SelectCities(cities, f)
+	got, total := idx.List(f)
+	assert.Equal(t, wantTotal, total, "%+v", f)
+	assert.Equal(t, want, got, "%+v", f)
+	return total
 }
