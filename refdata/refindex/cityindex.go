@@ -474,18 +474,19 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 		}
 	}
 	// The checks of refdata.CityFilter.MatchFolded, by the cheapest means.
-	checkCodes := (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded
-	checkName := f.Name != "" && !(driver == byName && nameExact)
-	checkWords := words != nil && driver != byWords
-	checkTerms := len(f.Keywords) > 0 && (words == nil || t.staleWords)
-	if !checkCodes && !checkName && !checkWords && !checkTerms && (driver == byName || driver == byCode) {
+	ck := cityChecks{t: t, f: &f, words: words,
+		codes: (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded,
+		name:  f.Name != "" && !(driver == byName && nameExact),
+		terms: len(f.Keywords) > 0 && (words == nil || t.staleWords)}
+	ck.inWords = words != nil && driver != byWords
+	if !ck.codes && !ck.name && !ck.inWords && !ck.terms && (driver == byName || driver == byCode) {
 		if driver == byName { // an index's list is the answer: shared, read only
 			return names
 		}
 		return codes
 	}
 	out := make([]int32, 0, min(size, 4096))
-	if driver == byName && checkName && !checkCodes && !checkWords && !checkTerms {
+	if driver == byName && ck.name && !ck.codes && !ck.inWords && !ck.terms {
 		// A Name alone, of more than three runes: its candidates hold
 		// two trigrams of it, and are checked for the whole.
 		for _, i := range names {
@@ -496,25 +497,9 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 		return out
 	}
 	check := func(i int32) {
-		if checkCodes {
-			r := &t.recs[i]
-			if (f.CountryCode != "" && r.CountryCode != f.CountryCode) || (f.StateCode != "" && r.StateCode != f.StateCode) {
-				return
-			}
+		if ck.pass(i) {
+			out = append(out, i)
 		}
-		if checkName && !strings.Contains(t.fold(i), f.Name) {
-			return
-		}
-		if checkWords && !words.has(i) {
-			return
-		}
-		if checkTerms {
-			r := &t.recs[i]
-			if !refdata.MatchTerms(f.Keywords, t.fold(i), r.CountryCode, r.StateCode, r.Tags) {
-				return
-			}
-		}
-		out = append(out, i)
 	}
 	switch driver {
 	case byCode:
@@ -533,6 +518,34 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 		}
 	}
 	return out
+}
+
+// cityChecks are the checks of refdata.CityFilter.MatchFolded that the
+// index driving a match leaves to make on each candidate.
+type cityChecks struct {
+	t       *CityIndex
+	f       *refdata.CityFilter
+	words   *bitset // the cities that hold the Keywords, when read
+	codes   bool    // the country and state codes
+	name    bool    // the folded name holds f.Name
+	inWords bool    // a member of words
+	terms   bool    // the Keywords, term by term
+}
+
+// pass reports whether city i passes c's checks.
+func (c *cityChecks) pass(i int32) bool {
+	r := &c.t.recs[i]
+	switch {
+	case c.codes && ((c.f.CountryCode != "" && r.CountryCode != c.f.CountryCode) || (c.f.StateCode != "" && r.StateCode != c.f.StateCode)):
+		return false
+	case c.name && !strings.Contains(c.t.fold(i), c.f.Name):
+		return false
+	case c.inWords && !c.words.has(i):
+		return false
+	case c.terms && !refdata.MatchTerms(c.f.Keywords, c.t.fold(i), r.CountryCode, r.StateCode, r.Tags):
+		return false
+	}
+	return true
 }
 
 // few is a number of candidates that checking costs less than reading
