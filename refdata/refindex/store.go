@@ -420,7 +420,8 @@ func (s *Store) build(ctx context.Context) error {
 		return err
 	}
 	// Cities are indexed page by page while the next page is read; a
-	// write through s meanwhile ends the build (it would be discarded).
+	// write meanwhile, through s or another instance, ends the build (it
+	// would be discarded), so an import elsewhere costs a page a batch.
 	var cities *CityIndex
 	pages, indexed := make(chan []refdata.City, 1), make(chan struct{})
 	go func() {
@@ -430,7 +431,7 @@ func (s *Store) build(ctx context.Context) error {
 		}
 	}()
 	err = readAll(s.opts.MaxCities, func(p refdata.Paging) ([]refdata.City, int, error) {
-		if s.gen.Load() != gen {
+		if s.superseded(ctx, rev, gen) {
 			return nil, 0, errSuperseded
 		}
 		return s.Store.ListCities(ctx, refdata.CityFilter{Sort: refdata.FieldID, Page: p})
@@ -445,7 +446,7 @@ func (s *Store) build(ctx context.Context) error {
 	tooMany := errors.Is(err, ErrTooManyCities)
 	switch {
 	case errors.Is(err, errSuperseded):
-		return nil // not a failure: the write patched the snapshot or dropped it
+		return nil // not a failure: the next List call starts another build
 	case err != nil && !tooMany:
 		return fmt.Errorf("refindex: reading cities: %w", err)
 	}
@@ -466,8 +467,19 @@ func (s *Store) build(ctx context.Context) error {
 	return nil
 }
 
-// errSuperseded ends a build that a write through the Store made useless.
+// errSuperseded ends a build that a write made useless.
 var errSuperseded = errors.New("refindex: superseded by a write")
+
+// superseded reports whether a write through s, or a change of the
+// store's revision (cheap to read: cached), came since a build read rev
+// and gen.
+func (s *Store) superseded(ctx context.Context, rev, gen uint64) bool {
+	if s.gen.Load() != gen {
+		return true
+	}
+	now, err := s.Store.RefDataRevision(ctx)
+	return err == nil && now != rev
+}
 
 // readTables reads the store's currencies and countries, in their order
 // of storage.

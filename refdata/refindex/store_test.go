@@ -379,3 +379,27 @@ func TestWritesPatchTheSnapshot(t *testing.T) {
 		assertSameAnswer(t, m.ListCities, ix.ListCities, cityFilter(t, q))
 	}
 }
+
+// TestBuildStopsAtAWriteElsewhere checks that a build over several pages
+// stops at the next page once another instance's write changes the
+// store's revision, instead of reading every page to discard them.
+func TestBuildStopsAtAWriteElsewhere(t *testing.T) {
+	t.Parallel()
+	sp, m := newSpy(t)
+	ctx := t.Context()
+	_, err := m.UpsertCities(ctx, refdatatest.Cities(45_000, 13)) // three pages with the default dataset
+	require.NoError(t, err)
+	var once sync.Once
+	sp.onRead = func(context.Context) error {
+		once.Do(func() {
+			_, err := m.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "ZZ", Name: "Elsewhereville"}})
+			assert.NoError(t, err)
+		})
+		return nil
+	}
+	ix := refindex.New(sp, refindex.Options{Logger: quiet})
+	require.NoError(t, ix.Ready(ctx))
+	assert.Equal(t, int64(3+5), sp.reads.Load(), "a build stopped after its first page of cities (3 reads), then one read all three (5)")
+	assert.Equal(t, uint64(1), ix.Builds())
+	assertSameAnswer(t, m.ListCities, ix.ListCities, cityFilter(t, refdata.CityQuery{Name: ptr("elsewhereville")}))
+}
