@@ -151,10 +151,38 @@ func Of(cs []refdata.City) *CityIndex {
 
 // upsertAll upserts cs in order, then finishes the batch.
 func (t *CityIndex) upsertAll(cs []refdata.City) {
-	for _, c := range cs {
-		t.Upsert(c)
+	t.upsertPrepared(cs, prepareAll(cs))
+}
+
+// upsertPrepared upserts cs in order, ps[i] being prepare(&cs[i]), then
+// finishes the batch.
+func (t *CityIndex) upsertPrepared(cs []refdata.City, ps []prepared) {
+	for i, c := range cs {
+		t.upsert(c, ps[i])
 	}
 	t.FinishBatch()
+}
+
+// prepared is what an upsert computes from the city alone: its folded
+// name and the words of its search text. It is most of an upsert's work,
+// and needs nothing of the index, so that a build prepares a page on one
+// core while another indexes the last (prepareAll).
+type prepared struct {
+	fold  string
+	words []string
+}
+
+func prepare(c *refdata.City) prepared {
+	return prepared{fold: refdata.Fold(c.Name), words: strings.Fields(c.SearchText())}
+}
+
+// prepareAll returns prepare of each of cs.
+func prepareAll(cs []refdata.City) []prepared {
+	ps := make([]prepared, len(cs))
+	for i := range cs {
+		ps[i] = prepare(&cs[i])
+	}
+	return ps
 }
 
 func (t *CityIndex) intern(s string) string {
@@ -194,8 +222,11 @@ func (t *CityIndex) find(h uint64, c *refdata.City, fold string) (int32, bool) {
 // natural key and adding c's tags to its own (refdata.MergeTags), and
 // reports whether c was added. Strings are copied, so that c may point
 // into a larger buffer (a CSV line).
-func (t *CityIndex) Upsert(c refdata.City) bool {
-	fold := refdata.Fold(c.Name)
+func (t *CityIndex) Upsert(c refdata.City) bool { return t.upsert(c, prepare(&c)) }
+
+// upsert is Upsert, p being prepare(&c).
+func (t *CityIndex) upsert(c refdata.City, p prepared) bool {
+	fold := p.fold
 	h := t.hash(&c, fold)
 	if i, ok := t.find(h, &c, fold); ok {
 		r := &t.recs[i]
@@ -232,7 +263,7 @@ func (t *CityIndex) Upsert(c refdata.City) bool {
 			t.grams[g] = append(p, i)
 		}
 	})
-	for _, w := range strings.Fields(c.SearchText()) {
+	for _, w := range p.words {
 		t.words.add(w, i)
 	}
 	t.invalidateOrders()

@@ -419,15 +419,25 @@ func (s *Store) build(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Cities are indexed page by page while the next page is read; a
-	// write meanwhile, through s or another instance, ends the build (it
+	// Cities are read, prepared and indexed page by page, in three
+	// goroutines; a write meanwhile, through s or another instance, ends the build (it
 	// would be discarded), so an import elsewhere costs a page a batch.
 	var cities *CityIndex
-	pages, indexed := make(chan []refdata.City, 1), make(chan struct{})
+	type batch struct {
+		cities []refdata.City
+		ready  []prepared
+	}
+	pages, batches, indexed := make(chan []refdata.City, 1), make(chan batch, 1), make(chan struct{})
+	go func() { // prepares a page while the last is indexed
+		defer close(batches)
+		for page := range pages {
+			batches <- batch{page, prepareAll(page)}
+		}
+	}()
 	go func() {
 		defer close(indexed)
-		for page := range pages {
-			cities.upsertAll(page)
+		for b := range batches {
+			cities.upsertPrepared(b.cities, b.ready)
 		}
 	}()
 	err = readAll(s.opts.MaxCities, func(p refdata.Paging) ([]refdata.City, int, error) {
