@@ -172,6 +172,7 @@ type prepared struct {
 	words []string
 }
 
+// prepare returns what upserting c computes from c alone.
 func prepare(c *refdata.City) prepared {
 	return prepared{fold: refdata.Fold(c.Name), words: strings.Fields(c.SearchText())}
 }
@@ -506,10 +507,11 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 	}
 	// The checks of refdata.CityFilter.MatchFolded, by the cheapest means.
 	ck := cityChecks{t: t, f: &f, words: words,
-		codes: (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded,
-		name:  f.Name != "" && !(driver == byName && nameExact),
-		terms: len(f.Keywords) > 0 && (words == nil || t.staleWords)}
-	ck.inWords = words != nil && driver != byWords
+		codes:   (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded,
+		name:    f.Name != "" && !(driver == byName && nameExact),
+		inWords: words != nil && driver != byWords,
+		terms:   len(f.Keywords) > 0 && (words == nil || t.staleWords),
+	}
 	if !ck.codes && !ck.name && !ck.inWords && !ck.terms && (driver == byName || driver == byCode) {
 		if driver == byName { // an index's list is the answer: shared, read only
 			return names
