@@ -101,6 +101,10 @@ type snapshot struct {
 	countries  *refdata.CountryTable
 	cities     *CityIndex // nil: lists go to the store
 	failedAt   time.Time  // when cities is nil: the build failed then (zero: too many cities)
+	// read is set by the first list it answers: a write patches only a
+	// snapshot that lists read, so that an import nobody lists meanwhile
+	// costs one build after it, not a patch a batch.
+	read atomic.Bool
 }
 
 // build is one build of a snapshot.
@@ -197,6 +201,9 @@ func list[F, T any](ctx context.Context, s *Store, f F, store func(context.Conte
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
+	if !snap.read.Load() {
+		snap.read.Store(true)
+	}
 	items, total := fromSnapshot(snap)
 	return items, total, nil
 }
@@ -235,13 +242,14 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 }
 
 // write runs a write of the wrapped store, one at a time. When it
-// succeeds on the current snapshot and the store's revision then shows
-// that write and no other (one more than the snapshot's), patch makes the
-// snapshot of the new revision from the old one, and it is published
-// before write returns: an import does not cost a rebuild per batch. In
-// every other case (a failure, a write of another instance between, no
-// snapshot) the snapshot is dropped, as every write drops it first, and
-// the next List call starts a build.
+// succeeds on the current snapshot, lists have read that snapshot, and
+// the store's revision then shows that write and no other (one more than
+// the snapshot's), patch makes the snapshot of the new revision from the
+// old one, and it is published before write returns: an import that is
+// listed meanwhile does not cost a rebuild per batch. In every other case
+// (a failure, a write of another instance between, no snapshot, or one
+// nobody listed since the last write) the snapshot is dropped, as every
+// write drops it first, and the next List call starts a build.
 func (s *Store) write(ctx context.Context, write func() error, patch func(context.Context, *snapshot) (*snapshot, error)) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -262,7 +270,8 @@ func (s *Store) write(ctx context.Context, write func() error, patch func(contex
 		return nil
 	case rev == old.rev: // the write changed nothing
 		next = &snapshot{currencies: old.currencies, countries: old.countries, cities: old.cities}
-	case rev == old.rev+1:
+		next.read.Store(old.read.Load())
+	case rev == old.rev+1 && old.read.Load():
 		if next, err = patch(ctx, old); err != nil {
 			return nil // the next List call builds, and meets the error itself
 		}

@@ -333,8 +333,8 @@ func TestClose(t *testing.T) {
 }
 
 // TestWritesPatchTheSnapshot checks that writes through the Store patch
-// the snapshot instead of dropping it (no build reads the cities again,
-// and no list reaches the store), with the store's answers: new cities,
+// a snapshot that lists read instead of dropping it (no build reads the
+// cities again, and no list reaches the store), with the store's answers: new cities,
 // tags merged into a city's and a name respelled, currencies and
 // countries; and that a write of another instance between two of the
 // Store's makes the next build read the store again, with its answers.
@@ -350,11 +350,18 @@ func TestWritesPatchTheSnapshot(t *testing.T) {
 		{{CountryCode: "XA", StateCode: "ZZ", Name: "Patchville", Tags: "port"}},
 		{{CountryCode: "XA", StateCode: "ZZ", Name: "PATCHVILLE", Tags: "coastal"}}, // the same city
 	}
+	listed := func() { // a list between writes: the snapshot is read, so worth patching
+		t.Helper()
+		_, _, err := ix.ListCities(ctx, cityFilter(t, refdata.CityQuery{}))
+		require.NoError(t, err)
+	}
 	for _, b := range batches {
+		listed()
 		_, err := ix.UpsertCities(ctx, b)
 		require.NoError(t, err)
 	}
 	usd := refdata.Currency{Code: "XPT", Name: "Patch dollar", NamePlural: "Patch dollars", Symbol: "P$", SymbolNative: "P$", DecimalDigits: 2}
+	listed()
 	require.NoError(t, ix.UpsertCurrencies(ctx, []refdata.Currency{usd}))
 	queries := append(slices.Clone(cityQueries), refdata.CityQuery{Name: ptr("patchville")},
 		refdata.CityQuery{Keywords: ptr("coastal port"), CountryCode: ptr("XA")})
@@ -371,6 +378,7 @@ func TestWritesPatchTheSnapshot(t *testing.T) {
 	// patched onto a snapshot that misses it.
 	_, err = m.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "ZZ", Name: "Elsewhereton"}})
 	require.NoError(t, err)
+	listed()
 	_, err = ix.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "ZZ", Name: "Afterton"}})
 	require.NoError(t, err)
 	require.NoError(t, ix.Ready(ctx))
@@ -402,4 +410,23 @@ func TestBuildStopsAtAWriteElsewhere(t *testing.T) {
 	assert.Equal(t, int64(3+5), sp.reads.Load(), "a build stopped after its first page of cities (3 reads), then one read all three (5)")
 	assert.Equal(t, uint64(1), ix.Builds())
 	assertSameAnswer(t, m.ListCities, ix.ListCities, cityFilter(t, refdata.CityQuery{Name: ptr("elsewhereville")}))
+}
+
+// TestUnlistedWritesAreNotPatched checks that writes with no list between
+// them (an import nobody lists) patch the snapshot at most once, then drop
+// it: one build follows the import, not a patch a batch.
+func TestUnlistedWritesAreNotPatched(t *testing.T) {
+	t.Parallel()
+	sp, m := newSpy(t)
+	ctx := t.Context()
+	ix := refindex.New(sp, refindex.Options{Wait: true, Logger: quiet})
+	require.NoError(t, ix.Ready(ctx))
+	cities := refdatatest.Cities(3000, 31)
+	for i := 0; i < len(cities); i += 500 {
+		_, err := ix.UpsertCities(ctx, cities[i:i+500])
+		require.NoError(t, err)
+	}
+	assert.Equal(t, uint64(1), ix.Builds(), "nothing built during the import")
+	assertSameAnswer(t, m.ListCities, ix.ListCities, cityFilter(t, refdata.CityQuery{SortDataField: ptr("name")}))
+	assert.Equal(t, uint64(2), ix.Builds(), "one build after it, for the first list")
 }
