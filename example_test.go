@@ -31,6 +31,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
+	defer app.Close() // before store.Close: stops the reference-data index
 	if _, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"}); err != nil {
 		panic(err)
 	}
@@ -77,6 +78,7 @@ func Example_sqlite() {
 	if _, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop", DefaultCurrency: "EUR"}); err != nil {
 		panic(err)
 	}
+	app.Close()
 	store.Close()
 
 	// A restart: the brand is still there.
@@ -89,6 +91,7 @@ func Example_sqlite() {
 	if err != nil {
 		panic(err)
 	}
+	defer app.Close()
 	brand, err := app.Auth.ResolveBrand(ctx, "https://Shop.Example.com/")
 	fmt.Println(brand.Name, brand.DefaultCurrency, err)
 	_, err = app.Auth.ResolveBrand(ctx, "nobody.example.com")
@@ -113,6 +116,7 @@ func ExampleApp_Handler() {
 	if err != nil {
 		panic(err)
 	}
+	defer app.Close()                       // before store.Close: stops the reference-data index
 	logger := slog.New(slog.DiscardHandler) // the host's logger
 	api, err := app.Handler(httpadapter.WithLogger(logger), httpadapter.WithoutRateLimits())
 	if err != nil {

@@ -47,6 +47,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer app.Close() // before store.Close: stops the reference-data index
 	brand, alice, err := showAuth(ctx, app, out)
 	if err != nil {
 		return err
