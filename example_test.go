@@ -116,7 +116,8 @@ func ExampleApp_Handler() {
 	if err != nil {
 		panic(err)
 	}
-	defer app.Close()                       // before store.Close: stops the reference-data index
+	defer app.Close() // before store.Close: stops the reference-data index
+
 	logger := slog.New(slog.DiscardHandler) // the host's logger
 	api, err := app.Handler(httpadapter.WithLogger(logger), httpadapter.WithoutRateLimits())
 	if err != nil {
