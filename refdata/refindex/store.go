@@ -79,15 +79,17 @@ type Store struct {
 	refdata.Store
 	opts Options
 
-	snap   atomic.Pointer[snapshot]
-	gen    atomic.Uint64 // writes through this Store
-	builds atomic.Uint64 // snapshots built (Builds)
+	snap    atomic.Pointer[snapshot]
+	gen     atomic.Uint64 // writes through this Store
+	builds  atomic.Uint64 // snapshots built (Builds)
+	patches atomic.Uint64 // snapshots patched from the store's changes (Patches)
 
 	writeMu sync.Mutex // serialises writes, so that each patch starts from the last
 
 	mu       sync.Mutex
-	building *build // the running build, or nil
-	closed   bool   // set by Close: no build starts again
+	building *build                   // the running build, or nil
+	stale    atomic.Pointer[snapshot] // what startBuild left the build to patch
+	closed   bool                     // set by Close: no build starts again
 
 	life context.Context // ended by Close, which ends a running build
 	end  context.CancelFunc
@@ -167,6 +169,10 @@ func (s *Store) Close() error {
 // measure of what the index costs. Writes through s that patched the
 // snapshot are not counted.
 func (s *Store) Builds() uint64 { return s.builds.Load() }
+
+// Patches returns the number of snapshots s has patched with the cities
+// another instance's writes changed (CityChanges), rather than built.
+func (s *Store) Patches() uint64 { return s.patches.Load() }
 
 // RefDataInMemory implements InMemory: a Store answers lists from memory.
 func (s *Store) RefDataInMemory() bool { return true }
@@ -255,6 +261,12 @@ func (s *Store) write(ctx context.Context, write func() error, patch func(contex
 	defer s.writeMu.Unlock()
 	old := s.snap.Load()
 	current := old != nil && old.cities != nil && old.gen == s.gen.Load()
+	patched := false
+	defer func() {
+		if current && !patched {
+			s.stale.CompareAndSwap(nil, old) // the next build may patch it (patchFromStore)
+		}
+	}()
 	if err := write(); err != nil {
 		s.invalidate()
 		return err
@@ -285,6 +297,7 @@ func (s *Store) write(ctx context.Context, write func() error, patch func(contex
 	// write: this snapshot is what it would publish.
 	next.rev, next.gen = rev, s.gen.Add(1)
 	s.snap.Store(next)
+	patched = true
 	return nil
 }
 
@@ -317,16 +330,17 @@ func (s *Store) Ready(ctx context.Context) error {
 			return err
 		}
 		gen := s.gen.Load()
-		if snap := s.snap.Load(); snap != nil {
+		snap := s.snap.Load()
+		if snap != nil {
 			if snap.rev == rev && snap.gen == gen && snap.failedAt.IsZero() {
 				if snap.cities == nil {
 					return ErrTooManyCities
 				}
 				return nil
 			}
-			s.snap.CompareAndSwap(snap, nil) // stale: free it before the next is built
+			s.snap.CompareAndSwap(snap, nil) // stale: the build patches it, or frees it first
 		}
-		b := s.startBuild(ctx, rev, gen)
+		b := s.startBuild(ctx, rev, gen, snap)
 		select {
 		case <-b.done:
 		case <-ctx.Done():
@@ -347,7 +361,8 @@ func (s *Store) current(ctx context.Context) (*snapshot, error) {
 		return nil, err
 	}
 	gen := s.gen.Load()
-	if snap := s.snap.Load(); snap != nil {
+	snap := s.snap.Load()
+	if snap != nil {
 		if snap.rev == rev && snap.gen == gen {
 			switch {
 			case snap.cities != nil:
@@ -356,9 +371,9 @@ func (s *Store) current(ctx context.Context) (*snapshot, error) {
 				return nil, nil
 			}
 		}
-		s.snap.CompareAndSwap(snap, nil) // stale: free it before the next is built
+		s.snap.CompareAndSwap(snap, nil) // stale: the build patches it, or frees it first
 	}
-	b := s.startBuild(ctx, rev, gen)
+	b := s.startBuild(ctx, rev, gen, snap)
 	if !s.opts.Wait {
 		return nil, nil
 	}
@@ -375,8 +390,10 @@ func (s *Store) current(ctx context.Context) (*snapshot, error) {
 
 // startBuild starts a build unless one is running, and returns the running
 // one; after Close, a build that is already done with ErrClosed. rev and
-// gen label the failure of a build that cannot read the revision itself.
-func (s *Store) startBuild(ctx context.Context, rev, gen uint64) *build {
+// gen label the failure of a build that cannot read the revision itself;
+// stale, when not nil, is the snapshot the build may patch (see
+// patchFromStore).
+func (s *Store) startBuild(ctx context.Context, rev, gen uint64, stale *snapshot) *build {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.building != nil {
@@ -389,6 +406,9 @@ func (s *Store) startBuild(ctx context.Context, rev, gen uint64) *build {
 		return b
 	}
 	s.building = b
+	if stale != nil && stale.cities != nil {
+		s.stale.Store(stale)
+	}
 	go func() {
 		defer func() {
 			s.mu.Lock()
@@ -417,13 +437,20 @@ func (s *Store) startBuild(ctx context.Context, rev, gen uint64) *build {
 
 // build reads the store's reference data between two reads of its
 // revision and publishes the snapshot, unless the revision or the writes
-// through s changed meanwhile.
+// through s changed meanwhile. When startBuild left it a stale snapshot
+// that the store can tell the changes since, it patches that instead
+// (patchFromStore).
 func (s *Store) build(ctx context.Context) error {
+	stale := s.stale.Swap(nil)
 	gen := s.gen.Load()
 	rev, err := s.Store.RefDataRevision(ctx)
 	if err != nil {
 		return err
 	}
+	if s.patchFromStore(ctx, stale, rev, gen) {
+		return nil
+	}
+	stale = nil // not patched: freed before the whole store is read
 	currencies, countries, err := s.readTables(ctx)
 	if err != nil {
 		return err
@@ -484,6 +511,62 @@ func (s *Store) build(ctx context.Context) error {
 	s.snap.Store(snap)
 	s.builds.Add(1)
 	return nil
+}
+
+// CityChanges is the optional capability of a refdata.Store that tells
+// which cities the writes after a revision inserted or changed (the SQL
+// stores of this module have it): a Store then patches a snapshot that
+// another instance's write made stale with those cities alone, instead of
+// reading every city again.
+type CityChanges interface {
+	// CitiesChangedSince returns the cities that a write after revision
+	// rev inserted or changed, in the order of storage (insertion), the
+	// page p of them, and how many there are.
+	CitiesChangedSince(ctx context.Context, rev uint64, p refdata.Paging) ([]refdata.City, int, error)
+}
+
+// patchFromStore publishes the snapshot of revision rev made from stale
+// and the cities changed since stale's revision (CityChanges), and
+// reports whether it did, or found the patch superseded by a write: a
+// build is then not needed. It does nothing, and reports false, when the
+// store cannot tell the changes, stale is missing or not older than rev,
+// the changes are more than a quarter of the cities (reading them all
+// costs less), or a read fails. The changes since stale's revision are
+// every write's, through s or not.
+func (s *Store) patchFromStore(ctx context.Context, stale *snapshot, rev, gen uint64) bool {
+	changes, ok := s.Store.(CityChanges)
+	if !ok || stale == nil || stale.cities == nil || stale.rev >= rev {
+		return false
+	}
+	var changed []refdata.City
+	err := readAll(stale.cities.Len()/4+1, func(p refdata.Paging) ([]refdata.City, int, error) {
+		if s.superseded(ctx, rev, gen) {
+			return nil, 0, errSuperseded
+		}
+		return changes.CitiesChangedSince(ctx, stale.rev, p)
+	}, func(page []refdata.City, _ int) { changed = append(changed, page...) })
+	switch {
+	case errors.Is(err, errSuperseded):
+		return true
+	case err != nil:
+		return false
+	}
+	currencies, countries, err := s.readTables(ctx)
+	if err != nil {
+		return false
+	}
+	cities := stale.cities.Clone()
+	cities.upsertAll(changed)
+	if s.opts.MaxCities > 0 && cities.Len() > s.opts.MaxCities {
+		return false
+	}
+	cities.Freeze()
+	if s.superseded(ctx, rev, gen) {
+		return true
+	}
+	s.snap.Store(&snapshot{rev: rev, gen: gen, currencies: currencies, countries: countries, cities: cities})
+	s.patches.Add(1)
+	return true
 }
 
 // errSuperseded ends a build that a write made useless.

@@ -163,8 +163,8 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 	var added int64
 	err := s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
 		added = 0
-		var base int64
-		if err := tx.QueryRow(ctx, `SELECT cities FROM refdata_state WHERE id = 1 FOR UPDATE`).Scan(&base); err != nil {
+		var base, rev int64 // rev: the revision this write bumps to, each written city's
+		if err := tx.QueryRow(ctx, `SELECT cities, revision + 1 FROM refdata_state WHERE id = 1 FOR UPDATE`).Scan(&base, &rev); err != nil {
 			return false, err
 		}
 		merged, err := withStoredTags(ctx, tx, cs)
@@ -175,17 +175,17 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 			return false, err
 		}
 		updated, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, tags_key = i.tags_key,
-				prefixes = i.prefixes
+				prefixes = i.prefixes, rev = $1
 			FROM city_in i
 			WHERE c.country_code = i.country_code AND c.state_code = i.state_code AND c.name_fold = i.name_fold
-				AND (c.name <> i.name OR c.tags <> i.tags)`)
+				AND (c.name <> i.name OR c.tags <> i.tags)`, rev)
 		if err != nil {
 			return false, err
 		}
 		if err := tx.QueryRow(ctx, `WITH ins AS (
-				INSERT INTO cities (seq, country_code, state_code, name, tags, name_fold, tags_key, grams, prefixes)
+				INSERT INTO cities (seq, country_code, state_code, name, tags, name_fold, tags_key, grams, prefixes, rev)
 				SELECT $1::bigint + row_number() OVER (ORDER BY i.ord), i.country_code, i.state_code, i.name, i.tags,
-					i.name_fold, i.tags_key, i.grams, i.prefixes
+					i.name_fold, i.tags_key, i.grams, i.prefixes, $2::bigint
 				FROM city_in i
 				WHERE NOT EXISTS (SELECT 1 FROM cities c WHERE c.country_code = i.country_code
 					AND c.state_code = i.state_code AND c.name_fold = i.name_fold)
@@ -196,7 +196,7 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 				SELECT g, count(*) FROM ins, unnest(ins.grams) g GROUP BY g
 				ON CONFLICT (gram) DO UPDATE SET n = cities_grams_n.n + excluded.n
 			)
-			SELECT count(*) FROM ins`, base).Scan(&added); err != nil {
+			SELECT count(*) FROM ins`, base, rev).Scan(&added); err != nil {
 			return false, err
 		}
 		changed := added > 0 || updated.RowsAffected() > 0
@@ -275,4 +275,15 @@ func citiesChanged(ctx context.Context, tx pgx.Tx, changed bool, added, base int
 		}
 	}
 	return nil
+}
+
+// CitiesChangedSince implements refindex.CityChanges: the cities that a
+// write after revision rev inserted or changed, in the order of storage,
+// the page p of them, and how many there are.
+func (s *Store) CitiesChangedSince(ctx context.Context, rev uint64, p refdata.Paging) ([]refdata.City, int, error) {
+	return list(ctx, s, listQuery{
+		count: `SELECT count(*) FROM cities WHERE rev > $1`, countArgs: []any{int64(rev)},
+		page:     `SELECT ` + sqlstore.CityColumns + ` FROM cities WHERE rev > $1 ORDER BY seq LIMIT $2 OFFSET $3`,
+		pageArgs: []any{int64(rev), p.Size, p.Offset()},
+	}, p, false, sqlstore.ScanCity)
 }

@@ -191,7 +191,11 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 	added := 0
 	err := s.writeRefData(ctx, func(tx *sql.Tx) error {
 		ctx, done := bulk(ctx)
-		w, err := newCityWriter(ctx, tx)
+		rev, err := nextRevision(ctx, tx)
+		if err != nil {
+			return err
+		}
+		w, err := newCityWriter(ctx, tx, rev)
 		if err != nil {
 			return err
 		}
@@ -220,6 +224,7 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 // statements, and the rows it sets in the search indexes, written last
 // (see searchRows).
 type cityWriter struct {
+	rev                  int64 // the revision this write bumps to: each written city's rev
 	find, insert, update *sql.Stmt
 	closeAll             func()
 	kw, tri, grams       searchRows
@@ -228,18 +233,19 @@ type cityWriter struct {
 	changed              bool           // whether anything was written
 }
 
-// newCityWriter prepares a cityWriter's statements in tx.
-func newCityWriter(ctx context.Context, tx *sql.Tx) (*cityWriter, error) {
+// newCityWriter prepares a cityWriter's statements in tx, for a write
+// that bumps the revision to rev.
+func newCityWriter(ctx context.Context, tx *sql.Tx, rev int64) (*cityWriter, error) {
 	stmts, closeAll, err := prepare(ctx, tx,
 		`SELECT seq, name, tags FROM cities WHERE country_code = ? AND state_code = ? AND name_fold = ?`,
-		`INSERT INTO cities (country_code, state_code, name, tags, name_fold, tags_key)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq`,
-		`UPDATE cities SET name = ?, tags = ?, tags_key = ? WHERE seq = ?`)
+		`INSERT INTO cities (country_code, state_code, name, tags, name_fold, tags_key, rev)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq`,
+		`UPDATE cities SET name = ?, tags = ?, tags_key = ?, rev = ? WHERE seq = ?`)
 	if err != nil {
 		return nil, err
 	}
 	return &cityWriter{
-		find: stmts[0], insert: stmts[1], update: stmts[2], closeAll: closeAll,
+		rev: rev, find: stmts[0], insert: stmts[1], update: stmts[2], closeAll: closeAll,
 		kw:         searchRows{table: "cities_kw", column: "kw"},
 		tri:        searchRows{table: "cities_tri", column: "name_fold"},
 		grams:      searchRows{table: "cities_grams", column: "grams"},
@@ -255,7 +261,7 @@ func (w *cityWriter) close() { w.closeAll() }
 // changes them.
 func (w *cityWriter) upsert(ctx context.Context, c refdata.City) error {
 	fold := refdata.Fold(c.Name)
-	seq, err := scanColumn[int64](w.insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags)))
+	seq, err := scanColumn[int64](w.insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags), w.rev))
 	if err == nil {
 		w.tri.set(seq, fold, false)
 		w.grams.set(seq, nameGrams(fold, w.gramCounts), false)
@@ -275,7 +281,7 @@ func (w *cityWriter) upsert(ctx context.Context, c refdata.City) error {
 	if name == c.Name && tags == c.Tags {
 		return nil
 	}
-	if _, err := w.update.ExecContext(ctx, c.Name, c.Tags, refdata.TagKey(c.Tags), seq); err != nil {
+	if _, err := w.update.ExecContext(ctx, c.Name, c.Tags, refdata.TagKey(c.Tags), w.rev, seq); err != nil {
 		return err
 	}
 	if tags != c.Tags {
@@ -297,4 +303,13 @@ func (w *cityWriter) writeIndexes(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	return w.kw.write(ctx, tx)
+}
+
+// CitiesChangedSince implements refindex.CityChanges: the cities that a
+// write after revision rev inserted or changed, in the order of storage,
+// the page p of them, and how many there are.
+func (s *Store) CitiesChangedSince(ctx context.Context, rev uint64, p refdata.Paging) ([]refdata.City, int, error) {
+	return list(ctx, s, countOf(ctx, `SELECT count(*) FROM cities WHERE rev > ?`, []any{int64(rev)}),
+		pageOf(`SELECT country_code, state_code, name, tags FROM cities WHERE rev > ? ORDER BY seq`, []any{int64(rev)}, p),
+		sqlstore.ScanCity)
 }

@@ -7,6 +7,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -37,6 +39,23 @@ type cachedRevision struct {
 	n      uint64
 	at     time.Time
 	writes uint64 // refState.writes before n was read
+}
+
+// nextRevision returns, inside a write transaction of writeRefData, the
+// revision that bumpRevision will bump to (writes are serialised).
+func nextRevision(ctx context.Context, tx *sql.Tx) (int64, error) {
+	v, err := scanColumn[string](tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaRefDataRevision))
+	if errors.Is(err, sql.ErrNoRows) {
+		return 1, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: reference-data revision %q: %w", v, err)
+	}
+	return n + 1, nil
 }
 
 // bumpRevision records, inside a write transaction of writeRefData, that

@@ -26,6 +26,121 @@ func RunIndexed(t *testing.T, newStore NewStore) {
 		t.Parallel()
 		testWritesPatchTheIndex(t, newStore)
 	})
+	t.Run("CitiesChangedSince", func(t *testing.T) {
+		t.Parallel()
+		testCitiesChangedSince(t, newStore)
+	})
+	t.Run("WritesElsewherePatchTheIndex", func(t *testing.T) {
+		t.Parallel()
+		testWritesElsewherePatchTheIndex(t, newStore)
+	})
+}
+
+// changesOf returns s as a refindex.CityChanges, or skips t when s cannot
+// tell its changes.
+func changesOf(t *testing.T, s storage.Storage) refindex.CityChanges {
+	t.Helper()
+	c, ok := s.(refindex.CityChanges)
+	if !ok {
+		t.Skip("the store does not implement refindex.CityChanges")
+	}
+	return c
+}
+
+// testCitiesChangedSince checks CityChanges: the cities a write after a
+// revision inserted or changed, as stored (tags merged), in the order of
+// storage, paged; none for a write that changed nothing or changed only
+// currencies.
+func testCitiesChangedSince(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	changes := changesOf(t, s)
+	ctx := t.Context()
+	rev0, err := s.RefDataRevision(ctx)
+	require.NoError(t, err)
+	_, err = s.UpsertCities(ctx, []refdata.City{
+		{CountryCode: "XA", StateCode: "AA", Name: "Changeville", Tags: "port"},
+		{CountryCode: "XA", StateCode: "AB", Name: "Otherton"},
+	})
+	require.NoError(t, err)
+	rev1, err := s.RefDataRevision(ctx)
+	require.NoError(t, err)
+	_, err = s.UpsertCities(ctx, []refdata.City{
+		{CountryCode: "XA", StateCode: "AB", Name: "Otherton"}, // unchanged
+		{CountryCode: "XA", StateCode: "AA", Name: "CHANGEVILLE", Tags: "coastal"},
+		{CountryCode: "XB", StateCode: "AA", Name: "Lateburg"},
+	})
+	require.NoError(t, err)
+	rev2, err := s.RefDataRevision(ctx)
+	require.NoError(t, err)
+	require.NoError(t, s.UpsertCurrencies(ctx, []refdata.Currency{{ID: refdata.CurrencyID("XPT"), Code: "XPT",
+		Name: "Patch dollar", NamePlural: "Patch dollars", Symbol: "P$", SymbolNative: "P$", DecimalDigits: 2}}))
+	rev3, err := s.RefDataRevision(ctx)
+	require.NoError(t, err)
+	require.Less(t, rev2, rev3)
+
+	changed := func(rev uint64, p refdata.Paging) ([]refdata.City, int) {
+		t.Helper()
+		cs, total, err := changes.CitiesChangedSince(ctx, rev, p)
+		require.NoError(t, err)
+		return cs, total
+	}
+	all := refdata.Paging{Size: 100}
+	cs, total := changed(rev0, all)
+	assert.Equal(t, []refdata.City{
+		{CountryCode: "XA", StateCode: "AA", Name: "CHANGEVILLE", Tags: "port,coastal"},
+		{CountryCode: "XA", StateCode: "AB", Name: "Otherton"},
+		{CountryCode: "XB", StateCode: "AA", Name: "Lateburg"},
+	}, cs, "every city written since rev0, as stored, in the order of storage")
+	assert.Equal(t, 3, total)
+	cs, total = changed(rev1, all)
+	assert.Equal(t, []refdata.City{
+		{CountryCode: "XA", StateCode: "AA", Name: "CHANGEVILLE", Tags: "port,coastal"},
+		{CountryCode: "XB", StateCode: "AA", Name: "Lateburg"},
+	}, cs, "Otherton was written again unchanged: not a change")
+	assert.Equal(t, 2, total)
+	cs, total = changed(rev1, refdata.Paging{Number: 1, Size: 1})
+	assert.Equal(t, []refdata.City{{CountryCode: "XB", StateCode: "AA", Name: "Lateburg"}}, cs, "paged")
+	assert.Equal(t, 2, total)
+	cs, total = changed(rev2, all)
+	assert.Empty(t, cs, "a currency is not a city")
+	assert.Zero(t, total)
+}
+
+// testWritesElsewherePatchTheIndex writes cities to the store directly,
+// as another instance would: the index then reads only the cities changed
+// since its revision (CityChanges) to answer them, and is not rebuilt.
+func testWritesElsewherePatchTheIndex(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	changesOf(t, s)
+	ctx := t.Context()
+	ix := refindex.New(s, refindex.Options{Wait: true})
+	t.Cleanup(func() { ix.Close() })
+	require.NoError(t, ix.Ready(ctx))
+	_, err := s.UpsertCities(ctx, []refdata.City{
+		{CountryCode: "XA", StateCode: "AA", Name: "Elsewhereville", Tags: "port"},
+		{CountryCode: "DE", StateCode: "BE", Name: "Berlin", Tags: "elsewhere"}, // a stored city, tagged
+	})
+	require.NoError(t, err)
+	require.NoError(t, s.UpsertCurrencies(ctx, []refdata.Currency{{ID: refdata.CurrencyID("XPT"), Code: "XPT",
+		Name: "Patch dollar", NamePlural: "Patch dollars", Symbol: "P$", SymbolNative: "P$", DecimalDigits: 2}}))
+	for _, q := range []refdata.CityQuery{{Name: new("elsewhere")}, {Keywords: new("elsewhere")}, {CountryCode: new("DE"),
+		SortDataField: new("tags"), SortOrder: new("desc")}, {}} {
+		f, err := q.Filter()
+		require.NoError(t, err)
+		want, wantTotal, err := s.ListCities(ctx, f)
+		require.NoError(t, err)
+		got, total, err := ix.ListCities(ctx, f)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "%+v", q)
+		assert.Equal(t, wantTotal, total, "%+v", q)
+	}
+	uf, err := refdata.CurrencyQuery{Code: new("XPT")}.Filter("USD")
+	require.NoError(t, err)
+	_, total, err := ix.ListCurrencies(ctx, uf)
+	require.NoError(t, err)
+	assert.Equal(t, 1, total)
+	assert.Equal(t, uint64(1), ix.Builds(), "not rebuilt")
+	assert.Equal(t, uint64(1), ix.Patches(), "patched with the changed cities")
 }
 
 // Indexed returns s with its reference-data lists and writes going through
