@@ -281,9 +281,14 @@ func citiesChanged(ctx context.Context, tx pgx.Tx, changed bool, added, base int
 // write after revision rev inserted or changed, in the order of storage,
 // the page p of them, and how many there are.
 func (s *Store) CitiesChangedSince(ctx context.Context, rev uint64, p refdata.Paging) ([]refdata.City, int, error) {
-	return list(ctx, s, listQuery{
+	return list(ctx, s, changedSince(rev, p), p, false, sqlstore.ScanCity)
+}
+
+// changedSince returns the queries of CitiesChangedSince.
+func changedSince(rev uint64, p refdata.Paging) listQuery {
+	return listQuery{
 		count: `SELECT count(*) FROM cities WHERE rev > $1`, countArgs: []any{int64(rev)},
 		page:     `SELECT ` + sqlstore.CityColumns + ` FROM cities WHERE rev > $1 ORDER BY seq LIMIT $2 OFFSET $3`,
 		pageArgs: []any{int64(rev), p.Size, p.Offset()},
-	}, p, false, sqlstore.ScanCity)
+	}
 }

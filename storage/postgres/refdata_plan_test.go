@@ -88,4 +88,13 @@ func TestCityQueryPlans(t *testing.T) {
 			}
 		}
 	}
+	rev, err := s.RefDataRevision(ctx)
+	require.NoError(t, err)
+	changed := changedSince(rev, refdata.Paging{Size: 200})
+	for _, sq := range []struct {
+		query string
+		args  []any
+	}{{changed.count, changed.countArgs}, {changed.page, changed.pageArgs}} {
+		assert.NotContains(t, explain(readTx, sq.query, sq.args), "Seq Scan on cities", "CitiesChangedSince: %s", sq.query)
+	}
 }

@@ -305,11 +305,18 @@ func (w *cityWriter) writeIndexes(ctx context.Context, tx *sql.Tx) error {
 	return w.kw.write(ctx, tx)
 }
 
+// The queries of CitiesChangedSince, with the revision as their argument:
+// the count, and the page (then its limit and offset). The page reads the
+// index of revisions and sorts the few it finds; left to itself, SQLite
+// would scan the table in seq order.
+const (
+	changedCount = `SELECT count(*) FROM cities WHERE rev > ?`
+	changedPage  = `SELECT country_code, state_code, name, tags FROM cities INDEXED BY cities_rev WHERE rev > ? ORDER BY seq`
+)
+
 // CitiesChangedSince implements refindex.CityChanges: the cities that a
 // write after revision rev inserted or changed, in the order of storage,
 // the page p of them, and how many there are.
 func (s *Store) CitiesChangedSince(ctx context.Context, rev uint64, p refdata.Paging) ([]refdata.City, int, error) {
-	return list(ctx, s, countOf(ctx, `SELECT count(*) FROM cities WHERE rev > ?`, []any{int64(rev)}),
-		pageOf(`SELECT country_code, state_code, name, tags FROM cities WHERE rev > ? ORDER BY seq`, []any{int64(rev)}, p),
-		sqlstore.ScanCity)
+	return list(ctx, s, countOf(ctx, changedCount, []any{int64(rev)}), pageOf(changedPage, []any{int64(rev)}, p), sqlstore.ScanCity)
 }

@@ -101,6 +101,31 @@ func TestCityQueryPlans(t *testing.T) {
 	}
 }
 
+// TestChangedSincePlans checks that the queries of CitiesChangedSince read
+// the index of revisions, not the table.
+func TestChangedSincePlans(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "plans.db"))
+	require.NoError(t, err)
+	defer s.Close()
+	for _, q := range []struct {
+		query string
+		args  []any
+	}{{changedCount, []any{5}}, {changedPage + ` LIMIT ? OFFSET ?`, []any{5, 200, 0}}} {
+		rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q.query, q.args...)
+		require.NoError(t, err)
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+			assert.NotRegexp(t, tableScan, detail, q.query)
+			assert.NotContains(t, detail, "SCAN cities", q.query)
+		}
+		require.NoError(t, rows.Err())
+		require.NoError(t, rows.Close())
+	}
+}
+
 // TestWalkCheaper checks when a Name filter alone walks the sort index.
 func TestWalkCheaper(t *testing.T) {
 	t.Parallel()
