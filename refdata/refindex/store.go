@@ -236,12 +236,10 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		added, err = s.Store.UpsertCities(ctx, cs)
 		return err
 	}, func(_ context.Context, old *snapshot) (*snapshot, error) {
-		cities := old.cities.Clone()
-		cities.upsertAll(cs)
-		if s.opts.MaxCities > 0 && cities.Len() > s.opts.MaxCities {
+		cities, ok := s.patchCities(old.cities, cs)
+		if !ok {
 			return nil, ErrTooManyCities
 		}
-		cities.Freeze()
 		return &snapshot{currencies: old.currencies, countries: old.countries, cities: cities}, nil
 	})
 	return added, err
@@ -299,6 +297,19 @@ func (s *Store) write(ctx context.Context, write func() error, patch func(contex
 	s.snap.Store(next)
 	patched = true
 	return nil
+}
+
+// patchCities returns a frozen copy of the frozen index base with cs
+// upserted, as the memory store upserts them; false when it would hold
+// more than Options.MaxCities.
+func (s *Store) patchCities(base *CityIndex, cs []refdata.City) (*CityIndex, bool) {
+	cities := base.Clone()
+	cities.upsertAll(cs)
+	if s.opts.MaxCities > 0 && cities.Len() > s.opts.MaxCities {
+		return nil, false
+	}
+	cities.Freeze()
+	return cities, true
 }
 
 // patchTables returns old with its currencies and countries read again
@@ -555,12 +566,10 @@ func (s *Store) patchFromStore(ctx context.Context, stale *snapshot, rev, gen ui
 	if err != nil {
 		return false
 	}
-	cities := stale.cities.Clone()
-	cities.upsertAll(changed)
-	if s.opts.MaxCities > 0 && cities.Len() > s.opts.MaxCities {
+	cities, ok := s.patchCities(stale.cities, changed)
+	if !ok {
 		return false
 	}
-	cities.Freeze()
 	if s.superseded(ctx, rev, gen) {
 		return true
 	}
