@@ -125,7 +125,7 @@ type App struct {
 	Integrations *integrations.Service
 
 	clock       func() time.Time // Config.Clock, for the adapter
-	ref         refdata.Store    // what RefData reads: store, or its index
+	index       *refindex.Store  // the reference-data index in front of the store, or nil
 	unsubscribe func()           // from the store's changes; nil when it has none
 }
 
@@ -163,13 +163,14 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if !cfg.NoRefDataIndex {
 		ref = refindex.Wrap(store, refindex.Options{})
 	}
+	index, _ := ref.(*refindex.Store)
 	a := &App{
 		Store:        store,
 		Auth:         auth.NewService(store, authOpts...),
 		RefData:      refdata.NewService(ref),
 		Integrations: integ,
 		clock:        cfg.Clock,
-		ref:          ref,
+		index:        index,
 	}
 	if feed, ok := store.(ChangeFeed); ok {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
@@ -186,8 +187,8 @@ func (a *App) Close() error {
 	if a.unsubscribe != nil {
 		a.unsubscribe()
 	}
-	if ix, ok := a.ref.(*refindex.Store); ok {
-		return ix.Close()
+	if a.index != nil {
+		return a.index.Close()
 	}
 	return nil
 }
@@ -196,8 +197,8 @@ func (a *App) Close() error {
 // the first list (see refindex.Store.Ready, whose errors it returns); it
 // does nothing when the store needs none or Config.NoRefDataIndex is set.
 func (a *App) WarmUp(ctx context.Context) error {
-	if ix, ok := a.ref.(*refindex.Store); ok {
-		return ix.Ready(ctx)
+	if a.index != nil {
+		return a.index.Ready(ctx)
 	}
 	return nil
 }

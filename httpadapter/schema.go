@@ -178,7 +178,6 @@ type jsonField struct {
 	// index is the field's index sequence from the outer struct
 	// (reflect.Value.FieldByIndex); its length less one is the depth.
 	index     []int
-	depth     int
 	optional  bool // omitempty or omitzero
 	asString  bool // the ",string" option
 	ambiguous bool // two fields of this name at the same depth: json drops both
@@ -220,7 +219,6 @@ func collectFields(t reflect.Type, prefix []int, fs map[string]jsonField, order 
 		jf := jsonField{
 			typ:      ft,
 			index:    index,
-			depth:    depth,
 			optional: hasOption(opts, "omitempty") || hasOption(opts, "omitzero"),
 			asString: hasOption(opts, "string") && isScalar(ft),
 		}
@@ -229,9 +227,9 @@ func collectFields(t reflect.Type, prefix []int, fs map[string]jsonField, order 
 		case !seen:
 			*order = append(*order, name)
 			fs[name] = jf
-		case depth < prev.depth:
+		case depth < len(prev.index)-1:
 			fs[name] = jf
-		case depth == prev.depth:
+		case depth == len(prev.index)-1:
 			prev.ambiguous = true
 			fs[name] = prev
 		}

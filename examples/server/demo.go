@@ -54,18 +54,20 @@ func demoFile(keyFile string) string {
 	if keyFile == "" {
 		return ""
 	}
-	return filepath.Join(filepath.Dir(keyFile), strings.TrimSuffix(filepath.Base(keyFile), filepath.Ext(keyFile))+".demo.json")
+	return sibling(keyFile, ".demo.json")
 }
 
-// loadOrSeedDemo seeds the demo data into a store that has no brand yet and
-// saves the demo object at path (mode 0600); on a store that has brands it
-// reads the object back from path.
-func loadOrSeedDemo(ctx context.Context, app *brandbase.App, path string, pw demoPasswords) (demoInfo, error) {
-	brands, err := app.Auth.Brands(ctx)
-	if err != nil {
-		return demoInfo{}, err
-	}
-	if len(brands) > 0 {
+// sibling returns the path beside path named like it with ext for its
+// extension (a/b.db, ".key" → a/b.key).
+func sibling(path, ext string) string {
+	return filepath.Join(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+ext)
+}
+
+// loadOrSeedDemo seeds the demo data into a store that has no brand yet
+// (seeded false) and saves the demo object at path (mode 0600); on a store
+// that has brands it reads the object back from path.
+func loadOrSeedDemo(ctx context.Context, app *brandbase.App, seeded bool, path string, pw demoPasswords) (demoInfo, error) {
+	if seeded {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return demoInfo{}, fmt.Errorf("the database has data but its demo file cannot be read (delete both to start over): %w", err)

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
@@ -36,7 +35,7 @@ func keyFile(db, keyring string) string {
 	case brandbase.IsPostgresURL(db):
 		return defaultKeyFile
 	}
-	return filepath.Join(filepath.Dir(db), strings.TrimSuffix(filepath.Base(db), filepath.Ext(db))+".key")
+	return sibling(db, ".key")
 }
 
 // loadOrCreateKeys reads the key ring at path (see integrations.ParseKeyRing:

@@ -185,7 +185,7 @@ func setUp(ctx context.Context, o options, store storage.Storage, stderr io.Writ
 			return nil, demoInfo{}, err
 		}
 	}
-	demo, err := loadOrSeedDemo(ctx, app, demoFile(keyPath), o.passwords)
+	demo, err := loadOrSeedDemo(ctx, app, len(brands) > 0, demoFile(keyPath), o.passwords)
 	if err != nil {
 		app.Close()
 		return nil, demoInfo{}, fmt.Errorf("demo data: %w", err)

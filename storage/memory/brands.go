@@ -11,9 +11,6 @@ type brandRecord struct {
 	seq int64 // insertion order, to list stably
 }
 
-// brandNotFound returns auth.ErrBrandNotFound (integrations.go names it so).
-func brandNotFound() error { return auth.ErrBrandNotFound }
-
 // CreateBrand implements auth.Store.
 func (s *Store) CreateBrand(ctx context.Context, b auth.Brand) error {
 	if err := ctx.Err(); err != nil {

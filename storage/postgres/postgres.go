@@ -65,7 +65,6 @@ var migrations embed.FS
 // use, by several goroutines and by several processes sharing a database.
 type Store struct {
 	pool    *pgxpool.Pool
-	schema  string    // current_schema() at Open
 	channel string    // the NOTIFY channel of the schema
 	multi   instances // listener and shared limiter (listen.go)
 }
@@ -152,13 +151,14 @@ func (s *Store) setUp(ctx context.Context) error {
 		return fmt.Errorf("postgres: connect: %w", err)
 	}
 	defer conn.Release()
-	if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&s.schema); err != nil {
+	var schema string
+	if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		return fmt.Errorf("postgres: current schema: %w", err)
 	}
-	if s.schema == "" {
+	if schema == "" {
 		return errors.New("postgres: no schema of the search_path exists")
 	}
-	s.channel = channelName(s.schema)
+	s.channel = channelName(schema)
 	const lock = `SELECT pg_advisory_lock(hashtextextended('brandbase.setup.' || current_schema(), 0))`
 	if _, err := conn.Exec(ctx, lock); err != nil {
 		return fmt.Errorf("postgres: migration lock: %w", err)

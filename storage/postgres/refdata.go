@@ -206,6 +206,12 @@ func (s *Store) writeRefData(ctx context.Context, fn func(tx pgx.Tx) (changed bo
 	})
 }
 
+// The statements of UpsertCurrencies and UpsertCountries.
+var (
+	upsertCurrency = upsertSQL("currencies", sqlstore.CurrencyColumns)
+	upsertCountry  = upsertSQL("countries", sqlstore.CountryColumns)
+)
+
 // upsertSQL returns the statement that inserts a row of table (columns,
 // then its prefixes) or, when its id is stored, replaces it if any column
 // differs.
@@ -295,7 +301,7 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 // seqs in the order given. It bumps the revision and notifies ChangeRefData
 // when a row changed.
 func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
-	query := upsertSQL("currencies", sqlstore.CurrencyColumns)
+	query := upsertCurrency
 	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
 		var rows [][]any
 		for _, c := range refdata.NewCurrencyTable(cs).RecordsByCreation() {
@@ -322,7 +328,7 @@ func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]r
 // seqs in the order given. It bumps the revision and notifies ChangeRefData
 // when a row changed.
 func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
-	query := upsertSQL("countries", sqlstore.CountryColumns)
+	query := upsertCountry
 	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
 		var rows [][]any
 		for _, c := range refdata.NewCountryTable(cs).RecordsByCreation() {

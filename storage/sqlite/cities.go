@@ -46,7 +46,7 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 	terms, ok := searchTerms(f.Keywords)
 	if f.Nothing || !ok {
 		return list(ctx, s, countOf(ctx, `SELECT 0`, nil),
-			pageOf(`SELECT country_code, state_code, name, tags FROM cities WHERE 0`, nil, f.Page), sqlstore.ScanCity)
+			pageOf(`SELECT `+sqlstore.CityColumns+` FROM cities WHERE 0`, nil, f.Page), sqlstore.ScanCity)
 	}
 	f.Keywords = terms
 	if f.Unfiltered() {
@@ -163,7 +163,7 @@ func walkCheaper(f refdata.CityFilter, total, cities int) bool {
 // triggers. In insertion order with seq dense (1..n, as cities are never
 // deleted), a page starts at a known seq instead of skipping rows.
 func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
-	const columns = `SELECT country_code, state_code, name, tags FROM cities`
+	const columns = `SELECT ` + sqlstore.CityColumns + ` FROM cities`
 	dense := false
 	count := func(q querier) (int, error) {
 		var n, last int
@@ -311,7 +311,7 @@ func (w *cityWriter) writeIndexes(ctx context.Context, tx *sql.Tx) error {
 // would scan the table in seq order.
 const (
 	changedCount = `SELECT count(*) FROM cities WHERE rev > ?`
-	changedPage  = `SELECT country_code, state_code, name, tags FROM cities INDEXED BY cities_rev WHERE rev > ? ORDER BY seq`
+	changedPage  = `SELECT ` + sqlstore.CityColumns + ` FROM cities INDEXED BY cities_rev WHERE rev > ? ORDER BY seq`
 )
 
 // CitiesChangedSince implements refindex.CityChanges: the cities that a
