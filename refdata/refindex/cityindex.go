@@ -34,8 +34,10 @@ type cityOrder struct {
 // place in that order) with the indexes that keep filtered queries from
 // scanning: by natural key; by country, state and both; the runes, bigrams
 // and trigrams of folded names (Name); the prefixes of the words of the
-// search text (Keywords). Posting lists hold positions in ascending order, except word
-// postings after a city's tags changed (see staleWords).
+// search text (Keywords). Posting lists hold positions in ascending order,
+// except word postings after tags were added to a stored city: its
+// position is then appended to the lists of its new words (which the
+// Keywords filter reads into a bitset, in any order).
 type CityIndex struct {
 	// shared is set by Freeze (on the default index that memory Stores
 	// share); its owner clones it before the first write. Every slice of a shared index is
@@ -56,11 +58,7 @@ type CityIndex struct {
 	byBoth    map[string][]int32 // country "-" state
 	grams     map[uint64][]int32 // runes, bigrams and trigrams of folded names
 	words     wordIndex
-	// staleWords is set once a city's tags changed: the words of its old
-	// tags stay in the word index (removing them would cost a scan), so
-	// keyword matches must then be checked against the city itself.
-	staleWords bool
-	interned   map[string]string // codes and tags, stored once
+	interned  map[string]string // codes and tags, stored once
 
 	orderMu sync.Mutex // serialises building orders and countrySets
 	orders  [len(sortSlots)]atomic.Pointer[cityOrder]
@@ -117,7 +115,7 @@ func (t *CityIndex) Clone() *CityIndex {
 	return &CityIndex{
 		recs: slices.Clone(t.recs), folds: t.folds, foldAt: t.foldAt, seed: t.seed, byKey: maps.Clone(t.byKey), collided: maps.Clone(t.collided),
 		byCountry: maps.Clone(t.byCountry), byState: maps.Clone(t.byState), byBoth: maps.Clone(t.byBoth),
-		grams: maps.Clone(t.grams), staleWords: t.staleWords, interned: maps.Clone(t.interned),
+		grams: maps.Clone(t.grams), interned: maps.Clone(t.interned),
 		words: wordIndex{
 			ids: maps.Clone(t.words.ids), keys: t.words.keys, post: slices.Clone(t.words.post),
 			sorted: t.words.sorted, fresh: t.words.fresh, long: t.words.long,
@@ -232,11 +230,13 @@ func (t *CityIndex) upsert(c refdata.City, p prepared) bool {
 	if i, ok := t.find(h, &c, fold); ok {
 		r := &t.recs[i]
 		if c.Tags = refdata.MergeTags(r.Tags, c.Tags); r.Tags != c.Tags {
-			for _, w := range refdata.Words(c.Tags) {
+			// MergeTags only adds tags, after the stored ones: the
+			// words of the added ones are indexed (all of them when the
+			// stored tags were blank, and so not kept as the prefix).
+			for _, w := range refdata.Words(strings.TrimPrefix(c.Tags, r.Tags)) {
 				t.words.add(w, i)
 			}
 			r.Tags = t.intern(c.Tags)
-			t.staleWords = true
 			t.invalidateOrders()
 		}
 		if r.Name != c.Name { // the same folded name: no index changes
@@ -510,7 +510,7 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 		codes:   (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded,
 		name:    f.Name != "" && !(driver == byName && nameExact),
 		inWords: words != nil && driver != byWords,
-		terms:   len(f.Keywords) > 0 && (words == nil || t.staleWords),
+		terms:   len(f.Keywords) > 0 && words == nil,
 	}
 	if !ck.codes && !ck.name && !ck.inWords && !ck.terms && (driver == byName || driver == byCode) {
 		if driver == byName { // an index's list is the answer: shared, read only

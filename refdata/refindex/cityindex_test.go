@@ -65,8 +65,8 @@ func TestLongKeywords(t *testing.T) {
 		}
 	}
 	check(t, cities)
-	// New tags on some cities: the words of the old ones stay indexed, so
-	// every match is checked (staleWords); new cities with long words.
+	// New tags on some cities (their words indexed for them); new cities
+	// with long words.
 	changed := slices.Clone(cities)
 	for i := 0; i < len(changed); i += 50 {
 		c := changed[i]
