@@ -69,12 +69,14 @@ type Options struct {
 // List call sees every write that returned before it, on this instance at
 // once and on any other as soon as the store's revision shows it (within
 // 1 s on SQLite and PostgreSQL). A write through this Store (Upsert*)
-// drops the snapshot before it returns. When the snapshot is missing or
-// stale, one build reads the whole reference data through the store's own
-// List methods (pages in the order of storage, between two reads of the revision that
-// must agree) and indexes it; meanwhile calls are answered by the store
-// (or wait, with Options.Wait). At most one snapshot is held (a stale one
-// is dropped before the next is built), plus the one being built.
+// patches the snapshot or drops it before it returns (see write). When the
+// snapshot is missing or stale, one build patches the stale one with the
+// cities changed since (CityChanges), or reads the whole reference data
+// through the store's own List methods (pages in the order of storage,
+// between two reads of the revision that must agree) and indexes it;
+// meanwhile calls are answered by the store (or wait, with Options.Wait).
+// At most one snapshot is held (current, or stale and kept for the next
+// build to patch), plus the one being built.
 type Store struct {
 	refdata.Store
 	opts Options
@@ -119,13 +121,10 @@ var _ refdata.Store = (*Store)(nil)
 
 // Wrap returns store with its lists answered from an in-process snapshot
 // (a *Store), or store itself when it already answers them from memory
-// (InMemory) or is a *Store.
+// (InMemory, as a *Store does).
 func Wrap(store refdata.Store, opts Options) refdata.Store {
 	if m, ok := store.(InMemory); ok && m.RefDataInMemory() {
 		return store
-	}
-	if s, ok := store.(*Store); ok {
-		return s
 	}
 	return New(store, opts)
 }
@@ -152,6 +151,8 @@ func New(store refdata.Store, opts Options) *Store {
 // store, so that no build reads a closed store. It returns nil, and may be
 // called more than once.
 func (s *Store) Close() error {
+	s.writeMu.Lock() // a write under way publishes its patch first
+	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	s.closed = true
 	b := s.building
@@ -161,6 +162,7 @@ func (s *Store) Close() error {
 		<-b.done
 	}
 	s.snap.Store(nil)
+	s.stale.Store(nil)
 	return nil
 }
 
@@ -257,6 +259,9 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 func (s *Store) write(ctx context.Context, write func() error, patch func(context.Context, *snapshot) (*snapshot, error)) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if s.life.Err() != nil { // closed: the store alone answers
+		return write()
+	}
 	old := s.snap.Load()
 	current := old != nil && old.cities != nil && old.gen == s.gen.Load()
 	patched := false
@@ -461,7 +466,6 @@ func (s *Store) build(ctx context.Context) error {
 	if s.patchFromStore(ctx, stale, rev, gen) {
 		return nil
 	}
-	stale = nil // not patched: freed before the whole store is read
 	currencies, countries, err := s.readTables(ctx)
 	if err != nil {
 		return err

@@ -329,6 +329,13 @@ func TestClose(t *testing.T) {
 	assert.Equal(t, want, got)
 	assert.Equal(t, queries+1, sp.queries.Load(), "answered by the store")
 	assert.Equal(t, reads, sp.reads.Load(), "no build after Close")
+	_, err = ix.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "ZZ", Name: "Closedville"}})
+	require.NoError(t, err)
+	queries = sp.queries.Load()
+	_, total, err := ix.ListCities(ctx, cityFilter(t, refdata.CityQuery{Name: ptr("closedville")}))
+	require.NoError(t, err)
+	assert.Equal(t, 1, total, "a write after Close reaches the store")
+	assert.Equal(t, queries+1, sp.queries.Load(), "and is answered by it")
 	assert.NoError(t, ix.Close(), "a second Close")
 }
 
