@@ -288,9 +288,12 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 
 	q := listQuery{count: `SELECT count(*) FROM currencies` + w.where(), countArgs: w.args}
 	key := sqlstore.CurrencyOrder[f.Sort]
-	if f.Sort == refdata.FieldIsDefault {
-		w.nothing = w.nothing || !storable(f.DefaultCode)
+	switch {
+	case f.Sort != refdata.FieldIsDefault:
+	case storable(f.DefaultCode):
 		key = "(code = " + w.arg(f.DefaultCode) + ")"
+	default: // a code no currency can have: none is the default, all tie
+		key = ""
 	}
 	q.page, q.pageArgs = `SELECT `+strings.Join(sqlstore.CurrencyColumns[:sqlstore.CurrencyScanned], ", ")+` FROM currencies`+w.where()+orderBy(key, "id", f.Desc), w.args
 	return list(ctx, s, paged(q, f.Page), f.Page, w.nothing, sqlstore.ScanCurrency)

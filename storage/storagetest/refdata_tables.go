@@ -113,6 +113,12 @@ func testSortEveryField(t *testing.T, newStore NewStore) {
 			f := currencyFilter(t, refdata.CurrencyQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: 1, Size: 50}})
 			assertAsReference(t, s.ListCurrencies, ref.currencies, f, "currencies by %s %s", field, order)
 		}
+		// A default code that no currency has, nor any store can hold,
+		// sorts by isDefault as one that no currency has: every currency,
+		// none the default.
+		f := currencyFilter(t, refdata.CurrencyQuery{SortDataField: refPtr("isDefault"), SortOrder: &order, Page: refdata.Paging{Size: 50}})
+		f.DefaultCode = "X\x00\xff"
+		assertAsReference(t, s.ListCurrencies, ref.currencies, f, "currencies by isDefault %s, an unstorable default", order)
 		for _, field := range []string{"id", "region", "subregion", "codeAlpha2", "codeAlpha3", "codeNumeric",
 			"codePhone", "name", "capital", "currency", "tld", "native", "tags"} {
 			f := countryFilter(t, refdata.CountryQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: 1, Size: 50}})
