@@ -103,13 +103,13 @@ func CityKey(c City) string { return c.CountryCode + "\x00" + c.StateCode + "\x0
 // removed, so an import never degrades the stored data: a city imported
 // without tags keeps its own.
 func MergeTags(stored, added string) string {
-	switch {
-	case strings.TrimSpace(added) == "":
+	if strings.TrimSpace(added) == "" {
 		return stored
-	case TagKey(stored) == "":
+	}
+	have := TagKey(stored) // ",a,b,"
+	if have == "" {
 		return added
 	}
-	have := TagKey(stored)
 	out := stored
 	for t := range strings.SplitSeq(added, ",") {
 		t = strings.TrimSpace(t)
@@ -117,18 +117,9 @@ func MergeTags(stored, added string) string {
 		if k == "" || strings.Contains(have, ","+k+",") {
 			continue
 		}
-		next := t
-		if strings.TrimSpace(out) != "" {
-			next = out + "," + t
+		if next := out + "," + t; len(next) <= maxCityTags {
+			out, have = next, have+k+","
 		}
-		if len(next) > maxCityTags {
-			continue
-		}
-		out = next
-		if have == "" {
-			have = ","
-		}
-		have += k + ","
 	}
 	return out
 }

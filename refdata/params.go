@@ -334,7 +334,7 @@ func parseFloat(name string, get func(string) (string, bool), v *envelope.Valida
 		return nil
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f != f || f > 1e308 || f < -1e308 {
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 		v.Add(name, "invalid_type", name+" must be a number.")
 		return nil
 	}

@@ -81,6 +81,8 @@ func TestParseQuery(t *testing.T) {
 		{name: "not an integer", in: map[string]string{"PageSize": "ten"}, errs: []string{"PageSize:invalid_type"}},
 		{name: "not a finite number", in: map[string]string{"Rounding": "NaN"}, errs: []string{"Rounding:invalid_type"}},
 		{name: "infinite", in: map[string]string{"Rounding": "1e309"}, errs: []string{"Rounding:invalid_type"}},
+		{name: "the largest finite number", in: map[string]string{"Rounding": "1.7976931348623157e308"},
+			want: refdata.CurrencyQuery{Rounding: ptr(math.MaxFloat64)}},
 		{name: "not a flag", in: map[string]string{"IsCoin": "yes"}, errs: []string{"IsCoin:invalid_type"}},
 		{name: "parse errors first, then what Filter finds in the rest",
 			in:   map[string]string{"SortOrder": "up", "IsCoin": "maybe", "Name": long, "PageNumber": "-1"},
