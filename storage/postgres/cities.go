@@ -160,6 +160,10 @@ func runePairs(needle string) []string {
 // notifies ChangeRefData when a city changed.
 func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
 	cs = refdata.DedupCities(cs)
+	folds := make([]string, len(cs))
+	for i := range cs {
+		folds[i] = refdata.Fold(cs[i].Name)
+	}
 	var added int64
 	err := s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
 		added = 0
@@ -167,11 +171,11 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		if err := tx.QueryRow(ctx, `SELECT cities, revision + 1 FROM refdata_state WHERE id = 1 FOR UPDATE`).Scan(&base, &rev); err != nil {
 			return false, err
 		}
-		merged, err := withStoredTags(ctx, tx, cs)
+		merged, err := withStoredTags(ctx, tx, cs, folds)
 		if err != nil {
 			return false, err
 		}
-		if err := stageCities(ctx, tx, merged); err != nil {
+		if err := stageCities(ctx, tx, merged, folds); err != nil {
 			return false, err
 		}
 		updated, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, tags_key = i.tags_key,
@@ -209,18 +213,18 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 }
 
 // withStoredTags returns cs with the tags of each city already stored
-// merged in front of its own (refdata.MergeTags). The caller holds the
-// lock of city upserts, so that they stay the stored ones until it
-// commits.
-func withStoredTags(ctx context.Context, tx pgx.Tx, cs []refdata.City) ([]refdata.City, error) {
-	cc, sc, nf := make([]string, len(cs)), make([]string, len(cs)), make([]string, len(cs))
+// merged in front of its own (refdata.MergeTags); folds[i] is
+// refdata.Fold(cs[i].Name). The caller holds the lock of city upserts, so
+// that they stay the stored ones until it commits.
+func withStoredTags(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []string) ([]refdata.City, error) {
+	cc, sc := make([]string, len(cs)), make([]string, len(cs))
 	for i, c := range cs {
-		cc[i], sc[i], nf[i] = c.CountryCode, c.StateCode, refdata.Fold(c.Name)
+		cc[i], sc[i] = c.CountryCode, c.StateCode
 	}
 	rows, err := tx.Query(ctx, `SELECT k.i, c.tags
 		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY k(cc, sc, nf, i)
 		JOIN cities c ON c.country_code = k.cc COLLATE "C" AND c.state_code = k.sc COLLATE "C"
-			AND c.name_fold = k.nf COLLATE "C"`, cc, sc, nf)
+			AND c.name_fold = k.nf COLLATE "C"`, cc, sc, folds)
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +239,8 @@ func withStoredTags(ctx context.Context, tx pgx.Tx, cs []refdata.City) ([]refdat
 }
 
 // stageCities copies cs, with their derived columns, into a new temporary
-// table city_in, dropped when tx ends.
-func stageCities(ctx context.Context, tx pgx.Tx, cs []refdata.City) error {
+// table city_in, dropped when tx ends; folds[i] is refdata.Fold(cs[i].Name).
+func stageCities(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []string) error {
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE city_in (ord integer, country_code text COLLATE "C",
 		state_code text COLLATE "C", name text, tags text, name_fold text COLLATE "C", tags_key text COLLATE "C",
 		grams text[], prefixes text[]) ON COMMIT DROP`); err != nil {
@@ -245,8 +249,7 @@ func stageCities(ctx context.Context, tx pgx.Tx, cs []refdata.City) error {
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"city_in"},
 		[]string{"ord", "country_code", "state_code", "name", "tags", "name_fold", "tags_key", "grams", "prefixes"},
 		pgx.CopyFromSlice(len(cs), func(i int) ([]any, error) {
-			c := cs[i]
-			fold := refdata.Fold(c.Name)
+			c, fold := cs[i], folds[i]
 			return []any{int32(i), c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags),
 				nameGrams(fold), wordPrefixes(c.SearchText())}, nil
 		}))
