@@ -2,14 +2,10 @@ package postgres
 
 import (
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
@@ -73,7 +69,7 @@ func scanApp(row scanner) (integrations.AppIntegration, error) {
 func scanConfig(row scanner) (integrations.ConfigRecord, error) {
 	var r integrations.ConfigRecord
 	var kind, status, body string
-	var secrets pgtype.Text
+	var secrets []byte
 	if err := row.Scan(&r.ID, &kind, &r.BrandID, &r.AppIntegrationID, &r.IsDefault, &status, &r.Version,
 		&body, &secrets, &r.CreatedAt, &r.UpdatedAt); err != nil {
 		return r, err
@@ -81,45 +77,18 @@ func scanConfig(row scanner) (integrations.ConfigRecord, error) {
 	r.Kind, r.Status, r.Body = integrations.RecordKind(kind), auth.Status(status), []byte(body)
 	r.CreatedAt, r.UpdatedAt = fromTime(r.CreatedAt), fromTime(r.UpdatedAt)
 	var err error
-	r.Secrets, err = decodeSecrets(secrets)
+	r.Secrets, err = sqlstore.DecodeSecrets(secrets)
 	return r, err
 }
 
-// encodeSecrets returns the secrets column of m: NULL when empty, else a
-// JSON object mapping each name to its ciphertext in hex.
+// encodeSecrets returns the secrets column of m (sqlstore.EncodeSecrets)
+// as text, NULL when empty.
 func encodeSecrets(m map[string][]byte) (any, error) {
-	if len(m) == 0 {
-		return nil, nil
+	b, err := sqlstore.EncodeSecrets(m)
+	if b == nil {
+		return nil, err
 	}
-	enc := make(map[string]string, len(m))
-	for name, ct := range m {
-		enc[name] = hex.EncodeToString(ct)
-	}
-	b, err := json.Marshal(enc)
 	return string(b), err
-}
-
-// decodeSecrets reads what encodeSecrets wrote.
-func decodeSecrets(t pgtype.Text) (map[string][]byte, error) {
-	if !t.Valid {
-		return nil, nil
-	}
-	var enc map[string]string
-	if err := json.Unmarshal([]byte(t.String), &enc); err != nil {
-		return nil, fmt.Errorf("postgres: the secrets column: %w", err)
-	}
-	if len(enc) == 0 {
-		return nil, nil
-	}
-	m := make(map[string][]byte, len(enc))
-	for name, h := range enc {
-		ct, err := hex.DecodeString(h)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: the secret %s: %w", name, err)
-		}
-		m[name] = ct
-	}
-	return m, nil
 }
 
 // --- revisions ---

@@ -3,10 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/brandbase/brandbase/auth"
@@ -54,44 +51,18 @@ func scanConfig(row scanner) (integrations.ConfigRecord, error) {
 	r.Kind, r.Status, r.Body = integrations.RecordKind(kind), auth.Status(status), []byte(body)
 	r.CreatedAt, r.UpdatedAt = fromMicro(created), fromMicro(updated)
 	var err error
-	r.Secrets, err = decodeSecrets(secrets)
+	r.Secrets, err = sqlstore.DecodeSecrets(secrets)
 	return r, err
 }
 
-// encodeSecrets returns the secrets column of m: NULL when empty, else a
-// JSON object mapping each name to its ciphertext in hex.
+// encodeSecrets returns the secrets column of m (sqlstore.EncodeSecrets),
+// NULL when empty.
 func encodeSecrets(m map[string][]byte) (any, error) {
-	if len(m) == 0 {
-		return nil, nil
-	}
-	enc := make(map[string]string, len(m))
-	for name, ct := range m {
-		enc[name] = hex.EncodeToString(ct)
-	}
-	return json.Marshal(enc)
-}
-
-// decodeSecrets reads what encodeSecrets wrote.
-func decodeSecrets(b []byte) (map[string][]byte, error) {
+	b, err := sqlstore.EncodeSecrets(m)
 	if b == nil {
-		return nil, nil
+		return nil, err
 	}
-	var enc map[string]string
-	if err := json.Unmarshal(b, &enc); err != nil {
-		return nil, fmt.Errorf("sqlite: the secrets column: %w", err)
-	}
-	m := make(map[string][]byte, len(enc))
-	for name, h := range enc {
-		ct, err := hex.DecodeString(h)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: the secret %s: %w", name, err)
-		}
-		m[name] = ct
-	}
-	if len(m) == 0 {
-		return nil, nil
-	}
-	return m, nil
+	return b, err
 }
 
 // --- revisions ---
