@@ -100,14 +100,15 @@ func queryOne[T any](ctx context.Context, q querier, scan func(scanner) (T, erro
 	return v, nil
 }
 
-// queryAll runs a query and scans every row with scan.
+// queryAll runs a query and scans every row with scan; no row is an empty
+// slice, not nil.
 func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return nil, storeError(ctx, err)
 	}
 	defer rows.Close()
-	var out []T
+	out := []T{}
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {

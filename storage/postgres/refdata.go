@@ -164,23 +164,22 @@ func list[T any](ctx context.Context, s *Store, q listQuery, p refdata.Paging, n
 	if nothing {
 		return []T{}, 0, storeError(ctx, ctx.Err())
 	}
-	out := []T{}
+	var out []T
 	total := 0
 	begin := q.begin
 	if begin == "" {
 		begin = readTx
 	}
 	err := s.inTx(ctx, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
+		out = []T{}
 		if err := tx.QueryRow(ctx, q.count, q.countArgs...).Scan(&total); err != nil {
 			return err
 		}
 		if p.Offset() >= total {
 			return nil
 		}
-		page, err := queryAll(ctx, tx, scan, q.page, q.pageArgs...)
-		if page != nil {
-			out = page
-		}
+		var err error
+		out, err = queryAll(ctx, tx, scan, q.page, q.pageArgs...)
 		return err
 	})
 	if err != nil {
