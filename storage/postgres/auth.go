@@ -260,7 +260,7 @@ func (s *Store) revokeKeys(ctx context.Context, tx pgx.Tx, sel auth.KeySelector,
 			where = append(where, f.col+" = $"+itoa(len(args)))
 		}
 	}
-	users, err := queryAll(ctx, tx, scanString,
+	users, err := queryAll(ctx, tx, sqlstore.ScanColumn[string],
 		`UPDATE key_pairs SET revoked_at = $1 WHERE `+strings.Join(where, " AND ")+` RETURNING user_id`, args...)
 	if err != nil {
 		return 0, err
@@ -275,13 +275,6 @@ func (s *Store) revokeKeys(ctx context.Context, tx pgx.Tx, sel auth.KeySelector,
 		}
 	}
 	return len(users), nil
-}
-
-// scanString scans a row of one text column.
-func scanString(row scanner) (string, error) {
-	var v string
-	err := row.Scan(&v)
-	return v, err
 }
 
 // RevokeKeyPairs implements auth.Store: auth.ErrEmptySelector for an empty

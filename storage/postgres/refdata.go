@@ -350,11 +350,7 @@ var migrationSteps = map[int]func(context.Context, pgx.Tx) error{6: numberStored
 // migration gave the others.
 func numberStored(ctx context.Context, tx pgx.Tx) error {
 	for _, table := range []string{"currencies", "countries"} {
-		rows, err := tx.Query(ctx, `SELECT id FROM `+table+` ORDER BY seq`)
-		if err != nil {
-			return err
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		ids, err := queryAll(ctx, tx, sqlstore.ScanColumn[string], `SELECT id FROM `+table+` ORDER BY seq`)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // TestCityQueryPlans checks, with EXPLAIN after ANALYZE over the default
@@ -43,7 +44,7 @@ func TestCityQueryPlans(t *testing.T) {
 		var lines []string
 		err := s.inTx(ctx, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
 			var err error
-			lines, err = queryAll(ctx, tx, scanString, "EXPLAIN "+query, args...)
+			lines, err = queryAll(ctx, tx, sqlstore.ScanColumn[string], "EXPLAIN "+query, args...)
 			return err
 		})
 		require.NoError(t, err, query)

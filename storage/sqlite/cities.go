@@ -261,7 +261,7 @@ func (w *cityWriter) close() { w.closeAll() }
 // changes them.
 func (w *cityWriter) upsert(ctx context.Context, c refdata.City) error {
 	fold := refdata.Fold(c.Name)
-	seq, err := scanColumn[int64](w.insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags), w.rev))
+	seq, err := sqlstore.ScanColumn[int64](w.insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags), w.rev))
 	if err == nil {
 		w.tri.set(seq, fold, false)
 		w.grams.set(seq, nameGrams(fold, w.gramCounts), false)

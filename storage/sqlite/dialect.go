@@ -37,13 +37,6 @@ import (
 // scanner is a *sql.Row or *sql.Rows.
 type scanner = sqlstore.Scanner
 
-// scanColumn reads a row of one column.
-func scanColumn[T any](row scanner) (T, error) {
-	var v T
-	err := row.Scan(&v)
-	return v, err
-}
-
 // querier runs reads: the reader pool, the writer, or a transaction.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)

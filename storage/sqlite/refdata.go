@@ -111,7 +111,7 @@ func list[T any](ctx context.Context, s *Store, count func(querier) (int, error)
 
 // countOf returns a count function that runs query.
 func countOf(ctx context.Context, query string, args []any) func(querier) (int, error) {
-	return func(q querier) (int, error) { return scanColumn[int](q.QueryRowContext(ctx, query, args...)) }
+	return func(q querier) (int, error) { return sqlstore.ScanColumn[int](q.QueryRowContext(ctx, query, args...)) }
 }
 
 // pageOf returns a page function that runs query with args and then the

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 const (
@@ -44,7 +46,7 @@ type cachedRevision struct {
 // nextRevision returns, inside a write transaction of writeRefData, the
 // revision that bumpRevision will bump to (writes are serialised).
 func nextRevision(ctx context.Context, tx *sql.Tx) (int64, error) {
-	v, err := scanColumn[string](tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaRefDataRevision))
+	v, err := sqlstore.ScanColumn[string](tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaRefDataRevision))
 	if errors.Is(err, sql.ErrNoRows) {
 		return 1, nil
 	}

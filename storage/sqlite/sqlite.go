@@ -24,6 +24,7 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 var _ storage.Storage = (*Store)(nil)
@@ -123,7 +124,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return err
 		}
 		err = s.write(ctx, func(tx *sql.Tx) error {
-			n, err := scanColumn[int](tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version))
+			n, err := sqlstore.ScanColumn[int](tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version))
 			if err != nil || n > 0 {
 				return err
 			}
@@ -198,7 +199,7 @@ func (s *Store) setMeta(ctx context.Context, key, value string) error {
 // reads the whole file: use it after a crash or in a health check, not per
 // request.
 func (s *Store) Check(ctx context.Context) error {
-	lines, err := queryAll(ctx, s.r, scanColumn[string], `PRAGMA integrity_check`)
+	lines, err := queryAll(ctx, s.r, sqlstore.ScanColumn[string], `PRAGMA integrity_check`)
 	if err != nil {
 		return err
 	}

@@ -94,14 +94,14 @@ var migrationSteps = map[int]func(context.Context, *sql.Tx) error{7: numberStore
 // embedded dataset's order (refdata.DatasetOrder), then in rowid order.
 func numberStored(ctx context.Context, tx *sql.Tx) error {
 	for _, table := range []string{"currencies", "countries"} {
-		ids, err := queryAll(ctx, tx, scanColumn[string], `SELECT id FROM `+table+` WHERE seq IS NULL ORDER BY rowid`)
+		ids, err := queryAll(ctx, tx, sqlstore.ScanColumn[string], `SELECT id FROM `+table+` WHERE seq IS NULL ORDER BY rowid`)
 		if err != nil {
 			return err
 		}
 		if ids, err = refdata.DatasetOrder(ids); err != nil {
 			return err
 		}
-		last, err := scanColumn[int64](tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM `+table))
+		last, err := sqlstore.ScanColumn[int64](tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM `+table))
 		if err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ func upsertSearchable[T interface{ SearchText() string }](ctx context.Context, s
 			if err := done(); err != nil {
 				return err
 			}
-			rowid, err := scanColumn[int64](stmts[0].QueryRowContext(ctx, args(r)...))
+			rowid, err := sqlstore.ScanColumn[int64](stmts[0].QueryRowContext(ctx, args(r)...))
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,13 @@ import "github.com/brandbase/brandbase/refdata"
 // Scanner reads a row: *sql.Row, *sql.Rows, pgx.Row, pgx.Rows.
 type Scanner interface{ Scan(dest ...any) error }
 
+// ScanColumn reads a row of one column.
+func ScanColumn[T any](row Scanner) (T, error) {
+	var v T
+	err := row.Scan(&v)
+	return v, err
+}
+
 // Conditions builds the WHERE clause of a list query in a store's
 // dialect; every method adds one condition joined by AND, or none.
 type Conditions interface {
