@@ -44,16 +44,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 var _ storage.Storage = (*Store)(nil)
@@ -179,37 +176,6 @@ func (s *Store) setUp(ctx context.Context) error {
 	return nil
 }
 
-// migration is one embedded migration file.
-type migration struct {
-	version int
-	name    string
-	body    string
-}
-
-// embeddedMigrations returns the embedded migrations in version order.
-func embeddedMigrations() ([]migration, error) {
-	names, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(names)
-	out := make([]migration, 0, len(names))
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, _ := strings.Cut(base, "_")
-		version, err := strconv.Atoi(num)
-		if err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a number", base)
-		}
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: version, name: base, body: string(body)})
-	}
-	return out, nil
-}
-
 // migrate applies on conn, in order and each in its own transaction, the
 // embedded migrations up to version upTo (all when upTo is 0) that the
 // schema has not applied yet. The caller holds the schema's lock.
@@ -218,33 +184,33 @@ func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
 		return fmt.Errorf("postgres: migrations table: %w", err)
 	}
-	all, err := embeddedMigrations()
+	all, err := sqlstore.Migrations(migrations, "migrations")
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
 	for _, m := range all {
-		if upTo > 0 && m.version > upTo {
+		if upTo > 0 && m.Version > upTo {
 			break
 		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			var done bool
 			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`,
-				m.version).Scan(&done); err != nil || done {
+				m.Version).Scan(&done); err != nil || done {
 				return err
 			}
-			if _, err := tx.Exec(ctx, m.body); err != nil {
+			if _, err := tx.Exec(ctx, m.Body); err != nil {
 				return err
 			}
-			if step := migrationSteps[m.version]; step != nil {
+			if step := migrationSteps[m.Version]; step != nil {
 				if err := step(ctx, tx); err != nil {
 					return err
 				}
 			}
-			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name)
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("postgres: migration %s: %w", m.name, err)
+			return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 		}
 	}
 	return nil

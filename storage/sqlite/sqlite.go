@@ -15,10 +15,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/brandbase/brandbase/envelope"
@@ -107,28 +105,18 @@ func (s *Store) migrate(ctx context.Context) error {
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT`); err != nil {
 		return fmt.Errorf("sqlite: migrations table: %w", err)
 	}
-	names, err := fs.Glob(migrations, "migrations/*.sql")
+	all, err := sqlstore.Migrations(migrations, "migrations")
 	if err != nil {
-		return err
+		return fmt.Errorf("sqlite: %w", err)
 	}
-	slices.Sort(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
-		num, _, _ := strings.Cut(base, "_")
-		version, err := strconv.Atoi(num)
-		if err != nil {
-			return fmt.Errorf("sqlite: migration %s: name must start with a number", base)
-		}
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		err = s.write(ctx, func(tx *sql.Tx) error {
+	for _, m := range all {
+		version, base := m.Version, m.Name
+		err := s.write(ctx, func(tx *sql.Tx) error {
 			n, err := sqlstore.ScanColumn[int](tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version))
 			if err != nil || n > 0 {
 				return err
 			}
-			if _, err := exec(ctx, tx, nil, string(body)); err != nil {
+			if _, err := exec(ctx, tx, nil, m.Body); err != nil {
 				return err
 			}
 			if step := migrationSteps[version]; step != nil {

@@ -1,0 +1,42 @@
+package sqlstore
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Migration is one embedded migration file, named "NNNN_what.sql".
+type Migration struct {
+	Version int    // NNNN
+	Name    string // the file's name
+	Body    string // its SQL
+}
+
+// Migrations returns the migrations of the *.sql files of dir in fsys, in
+// version order.
+func Migrations(fsys fs.FS, dir string) ([]Migration, error) {
+	names, err := fs.Glob(fsys, path.Join(dir, "*.sql"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	out := make([]Migration, 0, len(names))
+	for _, name := range names {
+		base := path.Base(name)
+		num, _, _ := strings.Cut(base, "_")
+		version, err := strconv.Atoi(num)
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number", base)
+		}
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Migration{Version: version, Name: base, Body: string(body)})
+	}
+	return out, nil
+}
