@@ -39,6 +39,9 @@ type Error struct {
 	Message string
 	// Fields lists the request fields that were wrong, one item each.
 	Fields []ErrorItem
+	// RetryAfter, when above 0, is the number of seconds after which a
+	// retry may succeed; the HTTP adapter sends it as Retry-After.
+	RetryAfter int
 	// Err is the underlying cause, if any. It is never sent to clients.
 	Err error
 }
@@ -58,6 +61,30 @@ func NotFound(message string) *Error { return New(KindNotFound, "not_found", mes
 
 // Conflict returns a [KindConflict] error with code "conflict".
 func Conflict(message string) *Error { return New(KindConflict, "conflict", message) }
+
+// DefaultRetryAfter is the wait, in seconds, that an [Unavailable] error
+// advises when its caller names none.
+const DefaultRetryAfter = 2
+
+// Unavailable returns a [KindUnavailable] error with code "unavailable":
+// a dependency (the store, the password-hash queue) cannot serve the
+// request now, and a retry after retryAfter seconds (DefaultRetryAfter when
+// retryAfter < 1) may succeed. cause is kept for logs, never sent. The HTTP
+// adapter answers it 503 with a Retry-After header.
+func Unavailable(cause error, retryAfter int) *Error {
+	if retryAfter < 1 {
+		retryAfter = DefaultRetryAfter
+	}
+	return &Error{Kind: KindUnavailable, Code: "unavailable", Message: "The service is unavailable for a moment; retry after the number of seconds in the Retry-After header.", RetryAfter: retryAfter, Err: cause}
+}
+
+// IsUnavailable reports whether err's chain holds an error made by
+// [Unavailable]: a dependency that cannot serve now, as opposed to a bad
+// request or a fault.
+func IsUnavailable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == KindUnavailable && e.Code == "unavailable"
+}
 
 // Internal wraps cause as a [KindInternal] error with a generic message.
 func Internal(cause error) *Error {

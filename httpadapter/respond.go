@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/brandbase/brandbase/envelope"
@@ -55,6 +56,9 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		if e.Kind == envelope.KindInternal {
 			e = envelope.Internal(nil)
 		}
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	h.writeEnvelope(w, r, envelope.Failure(status, e))
 }
