@@ -1,0 +1,4 @@
+package pgtest
+
+// StatPPID exposes statPPID to the external tests.
+var StatPPID = statPPID
