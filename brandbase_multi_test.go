@@ -26,7 +26,7 @@ import (
 )
 
 // staleness is how soon a change made through one instance must be seen by
-// the others (DESIGN.md section 10).
+// the others (docs/several-instances.md: within about a second).
 const staleness = time.Second
 
 // instance is one brandbase App on a store of its own, served over real
@@ -119,7 +119,7 @@ func within(t *testing.T, start time.Time, what string, check func() bool) {
 }
 
 // TestSeveralInstances runs three instances on one database and checks
-// that they behave as one (DESIGN.md section 10).
+// that they behave as one (docs/several-instances.md).
 func TestSeveralInstances(t *testing.T) {
 	t.Parallel()
 	nodes := cluster(t, 3)

@@ -12,15 +12,15 @@ import (
 // proves no identity (see [Service.ActingIdentity]).
 const CodeAccessDenied = "access_denied"
 
-// Acting is the identity an update acts as (spec 5.4): the brand it works
+// Acting is the identity an update acts as: the brand it works
 // in and the principal whose permissions authorize it.
 type Acting struct {
 	Brand     Brand
 	Principal Principal
 }
 
-// ActingAs names, from a request body, who an update acts as (spec 5.4). An
-// empty field is absent.
+// ActingAs names, from a request body (authKey, brandUrl), who an update
+// acts as. An empty field is absent.
 type ActingAs struct {
 	// AuthKey is an authKey of the acting user, valid in the acting brand.
 	AuthKey string
@@ -29,8 +29,8 @@ type ActingAs struct {
 	BrandURL string
 }
 
-// ActingIdentity settles the identity an update acts as (spec 5.4,
-// DESIGN.md 5). brand and p are the request's own (header) brand and
+// ActingIdentity settles the identity an update acts as (see
+// docs/integrations.md). brand and p are the request's own (header) brand and
 // principal, already authenticated: the header key always authenticates.
 // Authorization uses body's brand and key where present, else the
 // request's: a body BrandURL is resolved as [Service.ResolveBrand] does

@@ -10,8 +10,9 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// TestActingIdentity covers spec 5.4 in-process: the body's brandUrl and
-// authKey, where present, replace the request's brand and principal.
+// TestActingIdentity covers the acting identity in-process: the body's
+// brandUrl and authKey, where present, replace the request's brand and
+// principal.
 func TestActingIdentity(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {

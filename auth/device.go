@@ -12,7 +12,7 @@ import (
 )
 
 // Device is a device a user logged in from, registered from the X-Device-*
-// headers of a login (spec 5.5) and identified by its code per user.
+// headers of a login and identified by its code per user.
 type Device struct {
 	// ID is the device's identifier, assigned at registration.
 	ID string `json:"id"`
@@ -41,8 +41,8 @@ type Device struct {
 // Revoked reports whether the device was revoked.
 func (d Device) Revoked() bool { return !d.RevokedAt.IsZero() }
 
-// DeviceInfo is what a login says about its device: the X-Device-* headers
-// of spec 5.5. Without a Code, nothing is registered.
+// DeviceInfo is what a login says about its device: its X-Device-*
+// headers. Without a Code, nothing is registered.
 type DeviceInfo struct {
 	Code       string // X-Device-Code, at most 200 bytes
 	Token      string // X-Device-Token, at most 4096 bytes

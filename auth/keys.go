@@ -71,7 +71,7 @@ type Session struct {
 	Device Device
 }
 
-// Codes of authentication failures (DESIGN.md section 3).
+// Codes of authentication failures (docs/http-api.md gives their statuses).
 const (
 	CodeInvalidCredentials = "invalid_credentials"
 	CodeUserInactive       = "user_inactive"
@@ -150,7 +150,7 @@ type LoginRequest struct {
 	// Password is required.
 	Password string
 	// Device, when its Code is not empty, registers or updates the device
-	// the login comes from (spec 5.5).
+	// the login comes from (the X-Device-* headers).
 	Device DeviceInfo
 }
 

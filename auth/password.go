@@ -41,7 +41,7 @@ type Argon2Params struct {
 // 19 MiB of memory, 3 passes, 1 lane, a 16-byte salt and a 32-byte key. This
 // is OWASP's minimum configuration for argon2id (m=19456, t=2, p=1) with one
 // more pass, so that one hash costs about 30 ms on a current server core
-// (the README gives the measured figure). At most MaxConcurrentHashes run at
+// (docs/performance.md gives the measured figure). At most MaxConcurrentHashes run at
 // once, so the memory they take is bounded by that many times 19 MiB.
 var DefaultArgon2Params = Argon2Params{Memory: 19 * 1024, Iterations: 3, Parallelism: 1, SaltLen: 16, KeyLen: 32}
 

@@ -37,5 +37,5 @@ func (p Principal) Can(perm Permission) bool {
 	return slices.Contains(p.Permissions, perm) || slices.Contains(p.Permissions, PermAll)
 }
 
-// CodeUnauthenticated is the code of every failed key check (DESIGN.md 3).
+// CodeUnauthenticated is the code of every failed key check (HTTP 401).
 const CodeUnauthenticated = "unauthenticated"

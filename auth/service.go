@@ -206,7 +206,7 @@ func NewService(store Store, opts ...Option) *Service {
 	return s
 }
 
-// Error codes of brand resolution, as DESIGN.md section 3 fixes them.
+// Error codes of brand resolution (docs/http-api.md gives their statuses).
 const (
 	CodeBrandURLRequired = "brand_url_required"
 	CodeBrandNotFound    = "brand_not_found"

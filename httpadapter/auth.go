@@ -7,7 +7,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 )
 
-// LoginRequest is the body of POST /api/v1/users/auth (spec 4.1). At least
+// LoginRequest is the body of POST /api/v1/users/auth. At least
 // one of username and emailAddress is required; when both are given they
 // must name the same user.
 type LoginRequest struct {
@@ -21,7 +21,7 @@ type RefreshRequest struct {
 	RefreshAuthKey string `json:"refreshAuthKey"`
 }
 
-// AuthResult is the data of a successful login or refresh (spec 2.5).
+// AuthResult is the data of a successful login or refresh.
 type AuthResult struct {
 	ID             string `json:"id"`
 	Username       string `json:"username"`
@@ -46,7 +46,7 @@ func (h *Handler) okNoStore(w http.ResponseWriter, r *http.Request, data any) {
 	h.ok(w, r, data)
 }
 
-// login answers POST /api/v1/users/auth: the device headers of spec 5.5
+// login answers POST /api/v1/users/auth: the X-Device-* headers
 // register the device the login comes from.
 func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 	var body LoginRequest

@@ -53,7 +53,7 @@ func newAuthFixture(t testing.TB, newStore func(t testing.TB) storage.Storage) *
 	return f
 }
 
-// authData is the data of a login or refresh answer (spec 2.5).
+// authData is the data of a login or refresh answer.
 type authData struct {
 	ID             string `json:"id"`
 	Username       string `json:"username"`
@@ -143,7 +143,7 @@ func TestLoginHTTP(t *testing.T) {
 				var data map[string]any
 				require.NoError(t, json.Unmarshal(e.Data, &data))
 				assert.ElementsMatch(t, []string{"id", "username", "emailAddress", "phoneNumber", "authKey", "refreshAuthKey", "expiresIn"},
-					keysOf(data), "the fields of spec 2.5")
+					keysOf(data), "the fields of a login answer")
 				var d authData
 				require.NoError(t, json.Unmarshal(e.Data, &d))
 				assert.Len(t, d.AuthKey, 43)

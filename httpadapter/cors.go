@@ -53,7 +53,7 @@ func WithCORS(origins ...string) Option {
 
 // WithCORSHeaders adds request headers that a preflight allows, beyond
 // those the routes read (Brand-URL, Auth-Key, Content-Type, If-Match,
-// If-None-Match, Device-Code and the X-Device-* headers of spec 5.5): those
+// If-None-Match, Device-Code and the X-Device-* headers of a login): those
 // the host's own middleware reads. It has no effect without [WithCORS].
 func WithCORSHeaders(headers ...string) Option {
 	return func(h *Handler) {

@@ -26,7 +26,7 @@ import (
 //
 //	go test -run '^$' -fuzz FuzzLogin -fuzztime 60s ./httpadapter
 
-// listPaths are the list routes (spec 4.2 to 4.4) whose query parsing the
+// listPaths are the list routes whose query parsing the
 // list fuzz target exercises.
 var listPaths = []string{"/api/v1/currencies", "/api/v1/countries", "/api/v1/cities"}
 
@@ -182,7 +182,7 @@ func fuzzUpdate(t *testing.T, fx *integFixture, path, body, ifMatch string) {
 	if ifMatch != "" {
 		req.Header.Set("If-Match", ifMatch)
 	}
-	// 403 and 404 come from a body authKey or brandUrl (spec 5.4); 412 from
+	// 403 and 404 come from a body authKey or brandUrl; 412 from
 	// a stale If-Match.
 	rec, e := fuzzAnswer(t, fx.fixture, req, http.StatusOK, http.StatusBadRequest, http.StatusForbidden,
 		http.StatusNotFound, http.StatusPreconditionFailed)

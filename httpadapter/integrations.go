@@ -22,7 +22,7 @@ func putAnalytics(h *Handler) http.HandlerFunc {
 }
 
 // putPaymentGateway answers PUT
-// /api/v1/app-integrations/payment-gateway/{id} (spec 4.6); the route table
+// /api/v1/app-integrations/payment-gateway/{id}; the route table
 // mounts it only with an integrations service.
 func putPaymentGateway(h *Handler) http.HandlerFunc {
 	return putRecord(h,
@@ -32,7 +32,7 @@ func putPaymentGateway(h *Handler) http.HandlerFunc {
 }
 
 // BodyIdentity is the part of an update body that names who the update acts
-// as (spec 5.4): when present, authKey and brandUrl replace the Auth-Key and
+// as: when present, authKey and brandUrl replace the Auth-Key and
 // Brand-URL headers for authorization (the headers still authenticate the
 // request), and the integration is looked up in that brand.
 type BodyIdentity struct {
@@ -56,14 +56,15 @@ func (id BodyIdentity) actingAs() auth.ActingAs {
 }
 
 // AnalyticsUpdateRequest is the body of PUT
-// /api/v1/app-integrations/analytics/{id} (spec 2.7 and 5.4).
+// /api/v1/app-integrations/analytics/{id}: the configuration and who acts.
 type AnalyticsUpdateRequest struct {
 	integrations.AnalyticsInput
 	BodyIdentity
 }
 
 // PaymentGatewayUpdateRequest is the body of PUT
-// /api/v1/app-integrations/payment-gateway/{id} (spec 2.8 and 5.4).
+// /api/v1/app-integrations/payment-gateway/{id}: the configuration and who
+// acts.
 type PaymentGatewayUpdateRequest struct {
 	integrations.PaymentGatewayInput
 	BodyIdentity

@@ -219,7 +219,7 @@ func TestIntegrationUpdateScenarios(t *testing.T) {
 			body:   func(f *integFixture) string { return analyticsBody(f.otherAnalytics.AppIntegration.ID, nil) },
 			status: 400, errs: []string{"appIntegrationId:unknown_reference"}},
 
-		// Body authKey and brandUrl (spec 5.4).
+		// Body authKey and brandUrl: who acts, in which brand.
 		{name: "body key without permission", method: "PUT", path: an, role: "admin",
 			body: func(f *integFixture) string {
 				return analyticsBody(f.analytics.AppIntegration.ID, map[string]any{"authKey": f.keys["viewer"]})

@@ -293,7 +293,7 @@ func (c *loadClient) update(ctx context.Context, path string) {
 	marker := fmt.Sprintf("m-%d-%d", c.id, c.n)
 	var body string
 	if strings.Contains(path, "/analytics/") {
-		// apiKey is required (spec 2.7): the masked value a read answered
+		// apiKey is required on every update: the masked value a read answered
 		// keeps the stored key.
 		body = fmt.Sprintf(`{"appIntegrationId":%q,"trackingId":%q,"apiKey":%q,"isDefault":true,"status":"Active"}`,
 			c.f.analytics.AppIntegration.ID, marker, c.f.analytics.APIKey)

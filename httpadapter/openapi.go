@@ -61,15 +61,15 @@ var fieldDocs = map[string]map[string]string{
 		"updatedDate": "RFC 3339 with a numeric offset.",
 	},
 	"AnalyticsUpdateRequest": {
-		"apiKey":    "Required (spec 2.7), at least 1 character; sent back masked (as a GET answers it): the stored key is kept.",
+		"apiKey":    "Required on every update, at least 1 character; sent back masked (as a GET answers it): the stored key is kept.",
 		"apiSecret": "Not sent, or sent back masked: kept; empty: cleared.",
-		"authKey":   "Spec 5.4: an authKey of the acting user, valid in the acting brand.",
-		"brandUrl":  "Spec 5.4: the acting brand, as Brand-URL names it.",
+		"authKey":   "Optional: an authKey of the acting user, valid in the acting brand; authorizes the update in place of Auth-Key (which still authenticates).",
+		"brandUrl":  "Optional: the acting brand, as Brand-URL names it; the integration is looked up in it.",
 	},
 	"PaymentGatewayUpdateRequest": {
 		"privateKey": "Not sent, or sent back masked: kept; empty: cleared.",
-		"authKey":    "Spec 5.4: an authKey of the acting user, valid in the acting brand.",
-		"brandUrl":   "Spec 5.4: the acting brand, as Brand-URL names it.",
+		"authKey":    "Optional: an authKey of the acting user, valid in the acting brand; authorizes the update in place of Auth-Key (which still authenticates).",
+		"brandUrl":   "Optional: the acting brand, as Brand-URL names it; the integration is looked up in it.",
 	},
 	"ErrorItem": {
 		"code":    "A stable machine-readable code: the rule broken for a field error, else the condition.",
@@ -81,7 +81,7 @@ var fieldDocs = map[string]map[string]string{
 
 // headerDocs describe the request headers of routes.
 var headerDocs = map[string]string{
-	"X-Device-Code":        "Unique identifier of the device; with it the login registers or updates the device (spec 5.5).",
+	"X-Device-Code":        "Unique identifier of the device; with it the login registers or updates the device.",
 	"X-Device-Token":       "Push-notification token of the device.",
 	"X-Device-Name":        "Name or model of the device.",
 	"X-App-Version-Number": "Version of the calling application.",

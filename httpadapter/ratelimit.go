@@ -57,7 +57,7 @@ type RateLimits struct {
 }
 
 // DefaultRateLimits returns the policies the adapter applies unless told
-// otherwise (DESIGN.md 7): login 10 per minute per (brand, identifier), per
+// otherwise (docs/rate-limits.md): login 10 per minute per (brand, identifier), per
 // user and 30 per minute per client IP; refresh 30 per minute per client
 // IP; lists 50 per second with bursts of 100 per
 // (brand, client IP); updates 5 per second per user.

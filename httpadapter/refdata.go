@@ -14,9 +14,9 @@ import (
 // depends on the brand (isDefault), so shared caches must not reuse it.
 const cacheReferenceData = "private, max-age=300"
 
-// serveList answers a list route (spec 4.2-4.4) with the page list
-// computes, from h's list cache when the same query was answered since the
-// reference data last changed. perBrand says the answer depends on the
+// serveList answers a list route (currencies, countries, cities) with the
+// page list computes, from h's list cache when the same query was answered
+// since the reference data last changed. perBrand says the answer depends on the
 // brand's default currency.
 func (h *Handler) serveList(perBrand bool, list func(r *http.Request) (any, error)) http.HandlerFunc {
 	cache := h.lists
@@ -67,7 +67,7 @@ func listQuery[Q refdata.Query, T any](list func(ctx context.Context, q Q) (T, e
 	}
 }
 
-// listCurrencies lists currencies (spec 4.2); isDefault marks the brand's
+// listCurrencies lists currencies; isDefault marks the brand's
 // default currency.
 func (h *Handler) listCurrencies(ctx context.Context, q refdata.CurrencyQuery) (refdata.Page[refdata.Currency], error) {
 	return h.svc.RefData.ListCurrencies(ctx, brandFrom(ctx).DefaultCurrency, q)

@@ -80,7 +80,7 @@ var routes = []route{
 	{
 		pattern: "GET /api/v1/currencies", id: "listCurrencies", tag: tagRefData,
 		summary:     "List currencies",
-		description: "A page of the ISO 4217 currencies and common cryptocurrencies (spec 4.2). isDefault marks the brand's default currency.",
+		description: "A page of the ISO 4217 currencies and common cryptocurrencies. isDefault marks the brand's default currency.",
 		access:      accessBrand, query: refdata.Params[refdata.CurrencyQuery](),
 		data: reflect.TypeFor[refdata.Page[refdata.Currency]](), etag: etagRead, limit: limitLists,
 		serve: func(h *Handler) http.HandlerFunc { return h.serveList(true, listQuery(h.listCurrencies)) },
@@ -88,7 +88,7 @@ var routes = []route{
 	{
 		pattern: "GET /api/v1/countries", id: "listCountries", tag: tagRefData,
 		summary:     "List countries",
-		description: "A page of the ISO 3166-1 countries (spec 4.3).",
+		description: "A page of the ISO 3166-1 countries.",
 		access:      accessBrand, query: refdata.Params[refdata.CountryQuery](),
 		data: reflect.TypeFor[refdata.Page[refdata.Country]](), etag: etagRead, limit: limitLists,
 		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, listQuery(h.svc.RefData.ListCountries)) },
@@ -96,7 +96,7 @@ var routes = []route{
 	{
 		pattern: "GET /api/v1/cities", id: "listCities", tag: tagRefData,
 		summary:     "List cities",
-		description: "A page of cities (spec 4.4); without SortDataField in the order they were loaded. A city has no id.",
+		description: "A page of cities; without SortDataField in the order they were loaded. A city has no id.",
 		access:      accessBrand, query: refdata.Params[refdata.CityQuery](),
 		data: reflect.TypeFor[refdata.Page[refdata.City]](), etag: etagRead, limit: limitLists,
 		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, listQuery(h.svc.RefData.ListCities)) },
@@ -104,7 +104,7 @@ var routes = []route{
 	{
 		pattern: "POST /api/v1/users/auth", id: "login", tag: tagAuth,
 		summary: "Log in",
-		description: "Checks a username or emailAddress (case-insensitive) and password and answers a new key pair (spec 4.1). " +
+		description: "Checks a username or emailAddress (case-insensitive) and password and answers a new key pair. " +
 			"A wrong identifier and a wrong password get the same answer. The X-Device-* headers register the device the login comes from.",
 		access: accessBrand, headers: []string{"X-Device-Code", "X-Device-Token", "X-Device-Name", "X-App-Version-Number", "X-Os-Device"},
 		body: reflect.TypeFor[LoginRequest](), data: reflect.TypeFor[AuthResult](), limit: limitLoginIP,
@@ -147,10 +147,10 @@ var routes = []route{
 	{
 		pattern: "PUT /api/v1/app-integrations/analytics/{id}", id: "updateAnalytics", tag: tagIntegrations,
 		summary: "Update an analytics integration",
-		description: "Replaces the configuration (spec 4.5); needs integrations.analytics.write. A secret not sent, or sent back masked, " +
+		description: "Replaces the configuration; needs integrations.analytics.write. A secret not sent, or sent back masked, " +
 			"keeps the stored one; a status not sent keeps the stored status. The status is Inactive while the app integration is. " +
 			"Setting isDefault clears it on the brand's other analytics integrations. The body's authKey and brandUrl, when present, " +
-			"name who acts and in which brand (spec 5.4).",
+			"name who acts and in which brand.",
 		access: accessAuthKey, integrations: true, headers: []string{"If-Match"},
 		body: reflect.TypeFor[AnalyticsUpdateRequest](), data: reflect.TypeFor[integrations.Analytics](), etag: etagWrite, limit: limitUpdates,
 		errors: map[int][]string{
@@ -171,9 +171,9 @@ var routes = []route{
 	{
 		pattern: "PUT /api/v1/app-integrations/payment-gateway/{id}", id: "updatePaymentGateway", tag: tagIntegrations,
 		summary: "Update a payment-gateway integration",
-		description: "Replaces the configuration (spec 4.6); needs integrations.payment-gateway.write. Every link is an absolute http(s) URL, " +
+		description: "Replaces the configuration; needs integrations.payment-gateway.write. Every link is an absolute http(s) URL, " +
 			"https unless testMode or the host is localhost. privateKey not sent, or sent back masked, keeps the stored one. " +
-			"The body's authKey and brandUrl, when present, name who acts and in which brand (spec 5.4).",
+			"The body's authKey and brandUrl, when present, name who acts and in which brand.",
 		access: accessAuthKey, integrations: true, headers: []string{"If-Match"},
 		body: reflect.TypeFor[PaymentGatewayUpdateRequest](), data: reflect.TypeFor[integrations.PaymentGateway](), etag: etagWrite, limit: limitUpdates,
 		errors: map[int][]string{

@@ -19,7 +19,7 @@ type analyticsFields struct {
 }
 
 // validate checks in, with a field error for every bad field. apiKey is
-// required (spec 2.7) on create and on every update; on update, the masked
+// required on create and on every update; on update, the masked
 // value a GET answered keeps the stored one.
 func (in AnalyticsInput) validate(v *envelope.Validation) analyticsFields {
 	var f analyticsFields

@@ -31,7 +31,7 @@ func TestAnalyticsValidation(t *testing.T) {
 		{"apiKey sent empty on update", true, func(_ *world, in *integrations.AnalyticsInput) {
 			in.APIKey = ptr("")
 		}, map[string]string{"apiKey": "too_short"}},
-		{"apiKey not sent on update (spec 2.7)", true, func(_ *world, in *integrations.AnalyticsInput) {
+		{"apiKey not sent on update", true, func(_ *world, in *integrations.AnalyticsInput) {
 			in.APIKey = nil
 		}, map[string]string{"apiKey": "required"}},
 		{"bad status", false, func(_ *world, in *integrations.AnalyticsInput) {
@@ -154,7 +154,7 @@ func TestAnalyticsSecretsOnUpdate(t *testing.T) {
 		update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = &a.APIKey, nil })
 		assert.Equal(t, orig, secrets(), "the masked apiKey and an omitted apiSecret are kept")
 
-		// Spec 2.7: apiKey is required on every update, not only on create.
+		// apiKey is required on every update, not only on create.
 		in := w.analyticsInput(w.analyticsApp.ID)
 		in.APIKey = nil
 		_, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)

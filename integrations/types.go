@@ -34,7 +34,7 @@ const DateLayout = "2006-01-02T15:04:05.999999-07:00"
 // formatDate writes t in DateLayout, in UTC.
 func formatDate(t time.Time) string { return t.UTC().Format(DateLayout) }
 
-// AppIntegration is an integration instance of a brand (spec 2.6). Its JSON
+// AppIntegration is an integration instance of a brand. Its JSON
 // form is the appIntegration object nested in configuration answers.
 type AppIntegration struct {
 	// Type is Analytics or PaymentGateway; it never changes.
@@ -185,7 +185,7 @@ type Revision struct {
 	Fields []string `json:"fields"`
 }
 
-// Analytics is an analytics configuration as answered (spec 2.7): secrets
+// Analytics is an analytics configuration as answered over HTTP: secrets
 // masked, dates in [DateLayout].
 type Analytics struct {
 	// AppIntegration is the app integration the configuration belongs to.
@@ -225,7 +225,7 @@ type Analytics struct {
 // answer does (the configuration or its app integration changes).
 func (a Analytics) ETag() string { return etag(a.Version, a.AppIntegration.Version) }
 
-// PaymentGateway is a payment-gateway configuration as answered (spec 2.8):
+// PaymentGateway is a payment-gateway configuration as answered over HTTP:
 // the private key masked, dates in [DateLayout].
 type PaymentGateway struct {
 	// AppIntegration is the app integration the configuration belongs to.
@@ -315,7 +315,7 @@ type AppIntegrationInput struct {
 	Status auth.Status
 }
 
-// AnalyticsInput is the body of an analytics create or update (spec 2.7).
+// AnalyticsInput is the body of an analytics create or update.
 // A nil field is one the request did not send.
 //
 // An update replaces the configuration: an optional field not sent becomes
@@ -328,7 +328,7 @@ type AnalyticsInput struct {
 	AppIntegrationID *string `json:"appIntegrationId"`
 	// TrackingID is required, at least one character.
 	TrackingID *string `json:"trackingId"`
-	// APIKey is required on create and on every update (spec 2.7), at least
+	// APIKey is required on create and on every update, at least
 	// one character; on update the masked value a read answered keeps the
 	// stored key.
 	APIKey *string `json:"apiKey"`
@@ -344,8 +344,8 @@ type AnalyticsInput struct {
 	Status *auth.Status `json:"status"`
 }
 
-// PaymentGatewayInput is the body of a payment-gateway create or update
-// (spec 2.8). A nil field is one the request did not send; an update
+// PaymentGatewayInput is the body of a payment-gateway create or update.
+// A nil field is one the request did not send; an update
 // replaces the configuration as [AnalyticsInput] describes (privateKey is
 // the secret).
 type PaymentGatewayInput struct {

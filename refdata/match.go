@@ -7,9 +7,9 @@ import (
 )
 
 // This file is the reference implementation of the filters and sort orders
-// of DESIGN.md section 4: Match and the sort keys below define them, the
-// in-memory tables run them, and storage/storagetest checks every store
-// against them.
+// of the lists (docs/reference-data.md): Match and the sort keys below
+// define them, the in-memory tables run them, and storage/storagetest
+// checks every store against them.
 
 // sortKey is the value a record sorts by for one field: text fields by s
 // (their folded or normalised form), numbers and flags by n.

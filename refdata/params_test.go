@@ -28,15 +28,15 @@ func TestParamsDeclared(t *testing.T) {
 		params []refdata.Param
 		want   []string
 	}{
-		{"currencies (spec 4.2)", refdata.Params[refdata.CurrencyQuery](), []string{
+		{"currencies", refdata.Params[refdata.CurrencyQuery](), []string{
 			"Code:code", "Name:substring", "NamePlural:substring", "Symbol:substring", "SymbolNative:substring",
 			"DecimalDigits:exact", "Rounding:exact", "Tags:tags", "IsCoin:exact", "Keywords:keywords",
 			"SortDataField:sort", "SortOrder:order", "PageNumber:page", "PageSize:page"}},
-		{"countries (spec 4.3)", refdata.Params[refdata.CountryQuery](), []string{
+		{"countries", refdata.Params[refdata.CountryQuery](), []string{
 			"Region:substring", "Subregion:substring", "CodeAlpha2:code", "CodeAlpha3:code", "CodeNumeric:exact",
 			"CodePhone:phone", "Name:substring", "Capital:substring", "Currency:code", "Tld:tld", "Native:substring",
 			"Tags:tags", "Keywords:keywords", "SortDataField:sort", "SortOrder:order", "PageNumber:page", "PageSize:page"}},
-		{"cities (spec 4.4)", refdata.Params[refdata.CityQuery](), []string{
+		{"cities", refdata.Params[refdata.CityQuery](), []string{
 			"Keywords:keywords", "CountryCode:code", "StateCode:code", "Name:substring",
 			"SortDataField:sort", "SortOrder:order", "PageNumber:page", "PageSize:page"}},
 	}

@@ -225,10 +225,10 @@ func NormalizePhone(s string) string {
 	return "+" + s
 }
 
-// CurrencyQuery selects currencies (spec 4.2). Nil fields are not filtered
-// on; see DESIGN.md section 4 for how each one matches. Each field is a
-// query parameter of the same name, declared by its `query` tag (see
-// Match).
+// CurrencyQuery selects currencies (GET /api/v1/currencies). Nil fields are
+// not filtered on; docs/reference-data.md says how each one matches.
+// Each field is a query parameter of the same name, declared by its
+// `query` tag (see Match).
 type CurrencyQuery struct {
 	Code          *string  `query:"code"`      // exact, case-insensitive
 	Name          *string  `query:"substring"` // case- and accent-insensitive substring
@@ -283,8 +283,8 @@ func (q CurrencyQuery) Filter(defaultCurrency string) (CurrencyFilter, error) {
 	return f, err
 }
 
-// CountryQuery selects countries (spec 4.3). Nil fields are not filtered
-// on; see DESIGN.md section 4 for how each one matches.
+// CountryQuery selects countries (GET /api/v1/countries). Nil fields are
+// not filtered on; docs/reference-data.md says how each one matches.
 //
 // Each field is a query parameter of the same name, declared by its
 // `query` tag (see ParamKind).
@@ -337,7 +337,8 @@ func (q CountryQuery) Filter() (CountryFilter, error) {
 	return f, err
 }
 
-// CityQuery selects cities (spec 4.4). Nil fields are not filtered on.
+// CityQuery selects cities (GET /api/v1/cities). Nil fields are not
+// filtered on; docs/reference-data.md says how each one matches.
 // Each field is a query parameter of the same name, declared by its
 // `query` tag (see ParamKind).
 type CityQuery struct {

@@ -25,7 +25,8 @@ func CountryID(alpha2 string) string {
 	return uuid.NewSHA1(Namespace, []byte("country:"+alpha2)).String()
 }
 
-// Currency is one currency or cryptocurrency (spec 2.2).
+// Currency is one currency or cryptocurrency, as the currency list answers
+// it.
 type Currency struct {
 	ID            string  `json:"id"`
 	Code          string  `json:"code"`
@@ -46,7 +47,7 @@ type Currency struct {
 	Keywords string `json:"-"`
 }
 
-// Page is the data of every list endpoint (spec 2.1).
+// Page is the data of every list endpoint.
 type Page[T any] struct {
 	// Items are the records of this page, never nil.
 	Items []T `json:"items"`
@@ -58,7 +59,7 @@ type Page[T any] struct {
 	PageSize int `json:"pageSize"`
 }
 
-// Country is one ISO 3166-1 country (spec 2.3).
+// Country is one ISO 3166-1 country, as the country list answers it.
 type Country struct {
 	ID          string `json:"id"`
 	Region      string `json:"region"`
@@ -82,7 +83,7 @@ type Country struct {
 	Keywords string `json:"-"`
 }
 
-// City is one city (spec 2.4). Cities have no public ID.
+// City is one city, as the city list answers it. Cities have no public ID.
 type City struct {
 	// CountryCode is the ISO 3166-1 alpha-2 code of the city's country.
 	CountryCode string `json:"countryCode"`

@@ -20,7 +20,8 @@ const (
 	otherBrandURL = "other.brandbase.test"
 )
 
-// demoInfo is the object of the "demo {...}" line (DESIGN.md section 8).
+// demoInfo is the object of the "demo {...}" line (docs/operations.md lists
+// its keys).
 type demoInfo struct {
 	BrandURL                       string `json:"brandUrl"`
 	Username                       string `json:"username,omitempty"`

@@ -7,7 +7,7 @@
 //	go run ./examples/server -db postgres://user@host/db -addr :8081
 //
 // On every start it prints one line to stdout, "demo " followed by a JSON
-// object with the demo credentials and ids (see DESIGN.md section 8).
+// object with the demo credentials and ids (docs/operations.md lists them).
 // Integration secrets are encrypted with the key ring in brandbase.key
 // beside the SQLite database, or in the working directory for PostgreSQL
 // (created on first start, mode 0600; random per process for :memory:);
@@ -15,8 +15,8 @@
 // file. After the first start the demo object is read back from the file
 // beside the key ring named like it, with .demo.json (brandbase.demo.json).
 //
-// Several servers may share one PostgreSQL database (see "Running several
-// instances" in the README): the first to start seeds it, under an
+// Several servers may share one PostgreSQL database (see
+// docs/several-instances.md): the first to start seeds it, under an
 // advisory lock, and every one prints the same demo line as long as they
 // share the key ring and demo files (started in one working directory,
 // they do with nothing more to do). It stops cleanly on SIGINT or SIGTERM.

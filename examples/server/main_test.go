@@ -258,7 +258,7 @@ func TestServerIntegrations(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	assert.Regexp(t, `^\*+[A-Za-z0-9]{4}$`, a["apiKey"], "apiKey masked")
 	assert.Equal(t, true, a["isDefault"])
-	// apiKey is required (spec 2.7): the masked value the GET answered
+	// apiKey is required on every update: the masked value the GET answered
 	// keeps the stored key.
 	body := `{"appIntegrationId":"` + d.AnalyticsAppIntegrationID + `","trackingId":"G-UPDATED","apiKey":"` +
 		a["apiKey"].(string) + `","status":"active"}`
@@ -295,8 +295,8 @@ func TestServerIntegrations(t *testing.T) {
 }
 
 // The password flags given on a later start set the demo users' passwords,
-// and the demo line and file say the new ones (the README's walkthrough
-// names them on every start).
+// and the demo line and file say the new ones (the walkthroughs of
+// docs/authentication.md and docs/integrations.md name them on every start).
 func TestServerPasswordFlagsOnALaterStart(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "brandbase.db")

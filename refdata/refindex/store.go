@@ -46,7 +46,7 @@ type Options struct {
 	// the background, so no call waits longer than the store takes.
 	Wait bool
 	// MaxCities bounds the memory a snapshot takes (about 320 bytes a city,
-	// see README): a store holding more cities is not indexed and answers
+	// see docs/performance.md): a store holding more cities is not indexed and answers
 	// its lists itself. 0 means no limit.
 	MaxCities int
 	// RetryDelay is how long after a failed build lists are answered by
