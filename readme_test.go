@@ -1,7 +1,7 @@
 package brandbase_test
 
 import (
-	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,15 +23,55 @@ import (
 	"github.com/brandbase/brandbase"
 )
 
-// The README is the adopters' manual; these tests keep it in step with the
-// code: every error code, every option and flag, and a quick start that
-// compiles.
+// The README and the pages under docs/ are the adopters' manual; these
+// tests keep them in step with the code: every error code, every option
+// and flag, the runnable examples they name, the demo line's keys, a quick
+// start that compiles in a module of its own, links that lead somewhere,
+// and no citation of a document that does not ship with the repository.
+// A name may be documented on any page (README.md or docs/*.md): the
+// checks read them all, so that text can move between pages.
 
+// readme returns README.md.
 func readme(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	return string(b)
+}
+
+// docPages returns the text of README.md and of every docs/*.md page, by
+// path.
+func docPages(t *testing.T) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths, "the reference pages under docs/")
+	pages := map[string]string{}
+	for _, p := range append([]string{"README.md"}, paths...) {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		pages[p] = string(b)
+	}
+	return pages
+}
+
+// docs returns the text of README.md and every docs/*.md page together:
+// what a name must appear in.
+func docs(t *testing.T) string {
+	t.Helper()
+	pages := docPages(t)
+	var b strings.Builder
+	for _, p := range slices.Sorted(func(yield func(string) bool) {
+		for p := range pages {
+			if !yield(p) {
+				return
+			}
+		}
+	}) {
+		b.WriteString(pages[p])
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // sourceFiles parses every non-test Go file of the module.
@@ -159,7 +200,7 @@ func TestReadmeListsEveryErrorCode(t *testing.T) {
 	for _, c := range []string{"brand_url_required", "invalid_credentials", "required", "rate_limited", "internal_error"} {
 		require.Contains(t, codes, c, "the scan finds the codes it must")
 	}
-	text := readme(t)
+	text := docs(t)
 	for _, c := range slices.Sorted(func(yield func(string) bool) {
 		for c := range codes {
 			if !yield(c) {
@@ -167,7 +208,7 @@ func TestReadmeListsEveryErrorCode(t *testing.T) {
 			}
 		}
 	}) {
-		assert.True(t, strings.Contains(text, "`"+c+"`"), "the README does not name the error code %s (made in %s)", c, codes[c])
+		assert.True(t, strings.Contains(text, "`"+c+"`"), "the documentation (README.md, docs/*.md) does not name the error code %s (made in %s)", c, codes[c])
 	}
 }
 
@@ -207,10 +248,10 @@ func flagNames(t *testing.T, dir string) []string {
 
 func TestReadmeListsEveryOption(t *testing.T) {
 	t.Parallel()
-	text := readme(t)
+	text := docs(t)
 	cfg := reflect.TypeFor[brandbase.Config]()
 	for i := range cfg.NumField() {
-		assert.True(t, strings.Contains(text, "`"+cfg.Field(i).Name+"`"), "the README does not name Config.%s", cfg.Field(i).Name)
+		assert.True(t, strings.Contains(text, "`"+cfg.Field(i).Name+"`"), "the documentation (README.md, docs/*.md) does not name Config.%s", cfg.Field(i).Name)
 	}
 	// Every exported function of httpadapter and auth that returns an Option.
 	for path, f := range sourceFiles(t) {
@@ -224,7 +265,7 @@ func TestReadmeListsEveryOption(t *testing.T) {
 				continue
 			}
 			if id, ok := fn.Type.Results.List[0].Type.(*ast.Ident); ok && id.Name == "Option" {
-				assert.True(t, regexp.MustCompile("`"+regexp.QuoteMeta(dir+"."+fn.Name.Name)+"[(`]").MatchString(text), "the README does not name the option %s.%s", dir, fn.Name.Name)
+				assert.True(t, regexp.MustCompile("`"+regexp.QuoteMeta(dir+"."+fn.Name.Name)+"[(`]").MatchString(text), "the documentation (README.md, docs/*.md) does not name the option %s.%s", dir, fn.Name.Name)
 			}
 		}
 	}
@@ -232,13 +273,27 @@ func TestReadmeListsEveryOption(t *testing.T) {
 		names := flagNames(t, dir)
 		require.NotEmpty(t, names, dir)
 		for _, name := range names {
-			assert.True(t, strings.Contains(text, "`-"+name+"`"), "the README does not name the flag -%s of %s", name, dir)
+			assert.True(t, strings.Contains(text, "`-"+name+"`"), "the documentation (README.md, docs/*.md) does not name the flag -%s of %s", name, dir)
 		}
 	}
 }
 
-// TestReadmeQuickStartBuilds compiles the quick start's program as if it
-// were pasted into a main package of a module that requires brandbase.
+// quickStart returns the README's Quick start section.
+func quickStart(t *testing.T) string {
+	t.Helper()
+	_, after, ok := strings.Cut(readme(t), "\n## Quick start\n")
+	require.True(t, ok, "the README has a Quick start section")
+	after, _, _ = strings.Cut(after, "\n## ")
+	return after
+}
+
+// TestReadmeQuickStartBuilds compiles the quick start's program as a
+// newcomer would: in a module of its own that uses a local copy of
+// brandbase (this repository) in each of the two ways the README gives,
+// running the README's own go work / go mod edit lines with ../brandbase
+// pointing here. The go mod tidy the README asks for needs the network;
+// the test lets go build add the requirements instead (-mod=mod), from the
+// module cache only (GOPROXY=off).
 func TestReadmeQuickStartBuilds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
@@ -248,22 +303,256 @@ func TestReadmeQuickStartBuilds(t *testing.T) {
 		t.Skip("no go command on PATH")
 	}
 	t.Parallel()
-	text := readme(t)
-	_, after, ok := strings.Cut(text, "\n## Quick start\n")
-	require.True(t, ok, "the README has a Quick start section")
-	after, _, _ = strings.Cut(after, "\n## ")
-	m := regexp.MustCompile("(?s)```go\n(package main\n.*?)```").FindStringSubmatch(after)
+	section := quickStart(t)
+	m := regexp.MustCompile("(?s)```go\n(package main\n.*?)```").FindStringSubmatch(section)
 	require.NotNil(t, m, "the Quick start holds a ```go block with a main package")
-	dir := t.TempDir()
-	src := filepath.Join(dir, "main.go")
-	require.NoError(t, os.WriteFile(src, []byte(m[1]), 0o644))
+	program := m[1]
+	assert.NotContains(t, section, "\ngo get ", "go get fails: the module is not published")
+	assert.Contains(t, section, "\nrequire github.com/brandbase/brandbase v0.0.0\nreplace github.com/brandbase/brandbase => ../brandbase\n",
+		"the Quick start gives the go.mod lines of a local copy")
 	root, err := os.Getwd()
 	require.NoError(t, err)
-	overlay, err := json.Marshal(map[string]any{"Replace": map[string]string{
-		filepath.Join(root, "internal", "readmequickstart", "main.go"): src,
-	}})
+	// command returns the Quick start's command line that starts with
+	// prefix, split into words, ../brandbase replaced by this repository.
+	command := func(prefix string) []string {
+		line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(prefix) + `.*$`).FindString(section)
+		require.NotEmpty(t, line, "the Quick start has a %q line", prefix)
+		words := strings.Fields(strings.ReplaceAll(line, "../brandbase", root))
+		return words[1:] // without "go"
+	}
+	for _, way := range []struct {
+		name string
+		args []string // the README's line
+		env  []string
+	}{
+		{"workspace", command("go work init "), nil},
+		{"replace", command("go mod edit "), []string{"GOFLAGS=-mod=mod " + os.Getenv("GOFLAGS"), "GOSUMDB=off"}},
+	} {
+		t.Run(way.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := append(os.Environ(), "GOWORK=", "GOPROXY=off")
+			run := func(env []string, args ...string) {
+				t.Helper()
+				cmd := exec.Command(goTool, args...)
+				cmd.Dir, cmd.Env = dir, env
+				out, err := cmd.CombinedOutput()
+				require.NoError(t, err, "go %s:\n%s", strings.Join(args, " "), out)
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(program), 0o644))
+			run(env, "mod", "init", "example.com/app")
+			run(env, way.args...)
+			run(append(env, way.env...), "build", "-o", os.DevNull, ".")
+		})
+	}
+}
+
+func TestReadmeIsShort(t *testing.T) {
+	t.Parallel()
+	n := strings.Count(readme(t), "\n")
+	assert.Less(t, n, 300, "README.md has %d lines: keep it under 300, the reference belongs in docs/", n)
+}
+
+// headingAnchors returns the anchors GitHub gives a Markdown page's
+// headings: lower case, punctuation dropped, spaces as hyphens, a repeated
+// one numbered (-1, -2, ...). Lines inside code fences are not headings.
+func headingAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	fenced := false
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		m := regexp.MustCompile(`^#{1,6} +(.*?) *#*$`).FindStringSubmatch(line)
+		if fenced || m == nil {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(m[1]) {
+			switch {
+			case unicode.IsLetter(r), unicode.IsDigit(r), r == '-', r == '_':
+				b.WriteRune(r)
+			case r == ' ':
+				b.WriteRune('-')
+			}
+		}
+		a := b.String()
+		if n := seen[a]; n > 0 {
+			seen[a]++
+			a = fmt.Sprintf("%s-%d", a, n)
+		} else {
+			seen[a] = 1
+		}
+		anchors[a] = true
+	}
+	return anchors
+}
+
+// markdownLinks returns the targets of a page's inline links and images,
+// outside code fences and code spans.
+func markdownLinks(text string) []string {
+	var links []string
+	fenced := false
+	for line := range strings.SplitSeq(text, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		line = regexp.MustCompile("`[^`]*`").ReplaceAllString(line, "code")
+		for _, m := range regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatch(line, -1) {
+			links = append(links, m[1])
+		}
+	}
+	return links
+}
+
+func TestDocsLinksResolve(t *testing.T) {
+	t.Parallel()
+	pages := docPages(t)
+	checked := 0
+	for page, text := range pages {
+		for _, link := range markdownLinks(text) {
+			if regexp.MustCompile(`^[a-z][a-z0-9+.-]*:`).MatchString(link) {
+				continue // https:, mailto:: not a file of the repository
+			}
+			checked++
+			file, anchor, _ := strings.Cut(link, "#")
+			target := page
+			if file != "" {
+				target = filepath.Join(filepath.Dir(page), filepath.FromSlash(file))
+				if _, err := os.Stat(target); err != nil {
+					assert.Failf(t, "a link leads nowhere", "%s links %s: %v", page, link, err)
+					continue
+				}
+			}
+			if anchor == "" {
+				continue
+			}
+			b, err := os.ReadFile(target)
+			if !assert.NoError(t, err, "%s links %s", page, link) {
+				continue
+			}
+			assert.True(t, headingAnchors(string(b))[anchor], "%s links %s: %s has no heading #%s", page, link, target, anchor)
+		}
+	}
+	assert.Greater(t, checked, 20, "the pages link each other")
+}
+
+// TestHeadingAnchors checks the anchor rule the link check relies on.
+func TestHeadingAnchors(t *testing.T) {
+	t.Parallel()
+	got := headingAnchors("# Mount the adapter on your own mux\n```sh\n# not a heading\n```\n## The stores' own list queries\n" +
+		"## `auth` options\n## Figures (2 shared cores, PostgreSQL 15)\n## Notes\n## Notes\n")
+	assert.Equal(t, map[string]bool{
+		"mount-the-adapter-on-your-own-mux": true, "the-stores-own-list-queries": true, "auth-options": true,
+		"figures-2-shared-cores-postgresql-15": true, "notes": true, "notes-1": true,
+	}, got)
+}
+
+// missingDocument matches a citation of a document that does not ship
+// with the repository: the design notes and the numbered sections of the
+// interface specification the code was written from.
+var missingDocument = regexp.MustCompile(`DESIGN\.md|\b[Ss]pec(ification)? (section )?[0-9]+(\.[0-9]+)?\b`)
+
+// TestNoCitationOfMissingDocuments fails when a Go file (test or not), the
+// README or a page under docs/ cites a document a reader of the
+// repository or of go doc cannot open: the rule must be said where it is
+// cited, or a page under docs/ linked.
+func TestNoCitationOfMissingDocuments(t *testing.T) {
+	t.Parallel()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := missingDocument.FindString(line); m != "" {
+				assert.Failf(t, "a citation of a document that does not ship", "%s:%d cites %q: say the rule, or link a page under docs/", path, i+1, m)
+			}
+		}
+		return nil
+	})
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "overlay.json"), overlay, 0o644))
-	out, err := exec.Command(goTool, "build", "-overlay", filepath.Join(dir, "overlay.json"), "-o", os.DevNull, "./internal/readmequickstart").CombinedOutput()
-	assert.NoError(t, err, "go build of the quick start:\n%s", out)
+}
+
+// TestReadmeNamesRunnableExamples checks that every runnable example the
+// documentation names (`pkg.ExampleX`) exists, in a test file of package
+// pkg.
+func TestReadmeNamesRunnableExamples(t *testing.T) {
+	t.Parallel()
+	examples := map[string]bool{} // "pkg.ExampleX"
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		pkg := strings.TrimSuffix(f.Name.Name, "_test")
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Example") {
+				examples[pkg+"."+fn.Name.Name] = true
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Contains(t, examples, "brandbase.Example", "the scan finds the examples")
+	named := regexp.MustCompile("`([a-z]+\\.Example[A-Za-z0-9_]*)`").FindAllStringSubmatch(docs(t), -1)
+	require.NotEmpty(t, named)
+	for _, m := range named {
+		assert.True(t, examples[m[1]], "the documentation names the example %s, which does not exist", m[1])
+	}
+}
+
+// TestDocsNameTheDemoLineKeys checks that docs/operations.md names every
+// key of the demo server's "demo {...}" line (the JSON names of demoInfo).
+func TestDocsNameTheDemoLineKeys(t *testing.T) {
+	t.Parallel()
+	var keys []string
+	for path, f := range sourceFiles(t) {
+		if filepath.Dir(path) != filepath.Join("examples", "server") {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || ts.Name.Name != "demoInfo" {
+				return true
+			}
+			for _, field := range ts.Type.(*ast.StructType).Fields.List {
+				if field.Tag != nil {
+					tag, _ := strconv.Unquote(field.Tag.Value)
+					name, _, _ := strings.Cut(reflect.StructTag(tag).Get("json"), ",")
+					keys = append(keys, name)
+				}
+			}
+			return false
+		})
+	}
+	require.NotEmpty(t, keys, "the scan finds demoInfo")
+	page := docPages(t)[filepath.Join("docs", "operations.md")]
+	for _, k := range keys {
+		assert.Contains(t, page, "`"+k+"`", "docs/operations.md does not name the demo line's key %s", k)
+	}
 }
