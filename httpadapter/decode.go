@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/brandbase/brandbase/envelope"
 )
@@ -27,7 +28,9 @@ const MaxBodyBytes = 1 << 20
 // 413 body_too_large past MaxBodyBytes, 400 malformed_json for a body that
 // is not one JSON object, and 400 with one item per bad field: invalid_type
 // for a value of the wrong type, duplicate_field for two keys that name one
-// field (names match case-insensitively). Unknown fields are ignored.
+// field (names match case-insensitively), invalid_format for a string that
+// does not hold the text it seems to (see [rawText]). Unknown fields are
+// ignored.
 func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" && bodyEmpty(r) {
@@ -129,12 +132,68 @@ func decodeObject(body []byte, dst any) error {
 			continue
 		}
 		seen[name] = m.key
+		if !rawText(m.raw) {
+			// encoding/json would store U+FFFD in place of the bad bytes
+			// without a word.
+			bad.Add(name, "invalid_format", "The field "+name+
+				" must be UTF-8 text; a \\u escape must not name a lone UTF-16 surrogate (\\ud800 to \\udfff).")
+			continue
+		}
 		fv := fieldByIndex(v.Elem(), fields[name].index)
 		if err := json.Unmarshal(m.raw, fv.Addr().Interface()); err != nil {
 			bad.Add(name, "invalid_type", fieldTypeError(name, fields[name].typ, err))
 		}
 	}
 	return bad.Err()
+}
+
+// rawText reports whether every string in raw, one well-formed JSON value,
+// decodes to exactly the text it was sent as: its bytes are valid UTF-8, and
+// no \u escape names a UTF-16 surrogate outside a high-low pair. Both
+// would become U+FFFD when decoded (an escaped U+FFFD itself is text).
+func rawText(raw []byte) bool {
+	if !utf8.Valid(raw) {
+		return false
+	}
+	// In well-formed JSON a backslash only starts an escape inside a
+	// string, and \u is followed by four hex digits.
+	for i := 0; i < len(raw)-1; i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character
+		if raw[i] != 'u' {
+			continue
+		}
+		r := hex4(raw[i+1 : i+5])
+		i += 4
+		switch {
+		case r < 0xd800 || r > 0xdfff:
+		case r < 0xdc00 && i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' &&
+			hex4(raw[i+3:i+7]) >= 0xdc00 && hex4(raw[i+3:i+7]) <= 0xdfff:
+			i += 6 // a high surrogate and its low one: one character
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hex4 returns the value of four hex digits.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // fieldTypeError returns the details of a value of the wrong type for the
