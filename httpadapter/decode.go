@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -25,7 +27,8 @@ const MaxBodyBytes = 1 << 20
 // decodeJSON decodes r's JSON body into dst, a pointer to a struct. It
 // fails with 415 unsupported_media_type when the Content-Type is not JSON
 // (a request with neither body nor Content-Type counts as an empty object),
-// 413 body_too_large past MaxBodyBytes, 400 malformed_json for a body that
+// 413 body_too_large past MaxBodyBytes, 408 request_timeout for a body
+// that did not arrive before the server's read deadline, 400 malformed_json for a body that
 // is not one JSON object, and 400 with one item per bad field: invalid_type
 // for a value of the wrong type, duplicate_field for two keys that name one
 // field (names match case-insensitively), invalid_format for a string that
@@ -263,13 +266,26 @@ func fieldByIndex(v reflect.Value, index []int) reflect.Value {
 	return v
 }
 
+// errRequestTimeout answers a body that did not arrive before the server's
+// read deadline.
+var errRequestTimeout = envelope.New(envelope.KindRequestTimeout, "request_timeout",
+	"The request body did not arrive in time.")
+
 // bodyError maps an error reading the body to the envelope error a client
-// gets: 413 past MaxBodyBytes, else malformed_json.
+// gets: 413 body_too_large past MaxBodyBytes; 408 request_timeout when the
+// read ran into a deadline (the server's ReadTimeout, whether the body
+// stalled or came after the handler had already waited past it: a
+// net.Error whose Timeout() is true, or os.ErrDeadlineExceeded); else 400
+// malformed_json. The read error stays the cause, for the log.
 func bodyError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return envelope.New(envelope.KindTooLarge, "body_too_large",
-			"The request body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes.")
+			"The request body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes.").WithCause(err)
+	}
+	var ne net.Error
+	if errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return errRequestTimeout.WithCause(err)
 	}
 	return malformed(err)
 }
