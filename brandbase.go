@@ -86,6 +86,13 @@ type Config struct {
 	// passwords) are computed at once; auth.DefaultMaxConcurrentHashes
 	// (2×GOMAXPROCS) when 0.
 	MaxConcurrentHashes int
+	// MaxHashWait bounds how long a login (or a new password) waits for a
+	// hashing slot: past it, or at once when the logins already waiting
+	// would keep it waiting longer, it fails with 503 unavailable and a
+	// Retry-After, whoever the user is, so that logins do not queue
+	// without bound under load. auth.DefaultMaxHashWait (1 s) when 0; no
+	// bound when below 0.
+	MaxHashWait time.Duration
 	// AuthKeyTTL and RefreshKeyTTL are the lifetimes of new key pairs;
 	// auth.DefaultAuthKeyTTL (24 h) and auth.DefaultRefreshKeyTTL (30 days)
 	// when 0.
@@ -146,6 +153,7 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	}
 	authOpts = append(authOpts,
 		auth.WithMaxConcurrentHashes(cfg.MaxConcurrentHashes),
+		auth.WithMaxHashWait(cfg.MaxHashWait),
 		auth.WithKeyLifetimes(cfg.AuthKeyTTL, cfg.RefreshKeyTTL),
 		auth.WithEventHook(cfg.OnAuthEvent))
 	switch {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/crypto/bcrypt"
@@ -62,6 +63,20 @@ func (p Argon2Params) validate() error {
 // password hash computations: twice GOMAXPROCS.
 func DefaultMaxConcurrentHashes() int { return 2 * runtime.GOMAXPROCS(0) }
 
+// DefaultMaxHashWait is how long a password check or hash waits at most for
+// a hashing slot before it is refused as unavailable (1 s). One hash costs
+// about 30 ms with the default parameters, so a wait of a second means the
+// hashing is oversubscribed some thirty times over: a client is better
+// served by a quick 503 with Retry-After than by a login that takes
+// seconds, and the wait stays far below usual client and server timeouts.
+const DefaultMaxHashWait = time.Second
+
+// hashShedRetryAfter is the Retry-After, in seconds, of a refused hash
+// wait: the hashing queue drains within about the wait bound.
+func hashShedRetryAfter(wait time.Duration) int {
+	return max(1, int(math.Ceil(wait.Seconds())))
+}
+
 // A failed password check costs the same KDF work whatever the stored hash
 // is, so that its time tells nothing about the user: an unknown user (the
 // dummy hash), an argon2id hash with the configured parameters or with
@@ -102,11 +117,20 @@ func padCostFor(p Argon2Params) int {
 const padBcryptSaltHash = "e6WSeCiQHj919vcHBrnj7u6l0STfEV0j/.HqWZ4Ap70WcInmfur2W"
 
 // hasher makes and checks password hashes, never more than cap(sem) at once.
+// A caller waits at most maxWait for a slot (not at all when that wait
+// would clearly exceed it: see acquire); maxWait below 0 waits as long as
+// the caller's context allows.
 type hasher struct {
-	params Argon2Params
-	sem    chan struct{}
-	rand   io.Reader
-	log    *slog.Logger
+	params  Argon2Params
+	sem     chan struct{}
+	maxWait time.Duration
+	// waiting counts the callers waiting for a slot; meanHold is the
+	// moving average of how long a slot is held, in nanoseconds (0 before
+	// the first hash).
+	waiting  atomic.Int64
+	meanHold atomic.Int64
+	rand     io.Reader
+	log      *slog.Logger
 	// padCost is the bcrypt cost of the reference work (padCostFor).
 	padCost int
 	// argon2 is argon2.IDKey and bcrypt is bcrypt.CompareHashAndPassword;
@@ -120,12 +144,21 @@ type hasher struct {
 
 func newHasher(p Argon2Params, maxConcurrent int, rand io.Reader, log *slog.Logger) *hasher {
 	return &hasher{
-		params: p, sem: make(chan struct{}, maxConcurrent), rand: rand, log: log, padCost: padCostFor(p),
+		params: p, sem: make(chan struct{}, maxConcurrent), maxWait: DefaultMaxHashWait,
+		rand: rand, log: log, padCost: padCostFor(p),
 		argon2: argon2.IDKey, bcrypt: bcrypt.CompareHashAndPassword,
 	}
 }
 
-// acquire takes a hashing slot, waiting until one is free or ctx is done.
+// errHashQueueFull is the cause of a refused wait for a hashing slot.
+var errHashQueueFull = errors.New("auth: every password hashing slot is busy past the wait bound")
+
+// acquire takes a hashing slot, waiting until one is free, ctx is done or
+// maxWait has run out. It does not wait at all when the callers already
+// waiting, at the measured time a slot is held, would keep it waiting past
+// maxWait. A wait refused either way is an envelope.Unavailable error
+// whose Retry-After is maxWait rounded up to seconds. Whether a wait is
+// refused depends only on the load, never on whose password it is.
 func (h *hasher) acquire(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -133,12 +166,57 @@ func (h *hasher) acquire(ctx context.Context) error {
 	select {
 	case h.sem <- struct{}{}:
 		return nil
+	default:
+	}
+	n := h.waiting.Add(1) // this caller included
+	defer h.waiting.Add(-1)
+	if h.maxWait < 0 {
+		select {
+		case h.sem <- struct{}{}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	slots := int64(cap(h.sem))
+	if expected := time.Duration((n + slots - 1) / slots * h.meanHold.Load()); expected > h.maxWait {
+		return h.shed(fmt.Errorf("%w: %d waiting for %d slots held about %v each", errHashQueueFull, n,
+			slots, time.Duration(h.meanHold.Load()).Round(time.Millisecond)))
+	}
+	timer := time.NewTimer(h.maxWait)
+	defer timer.Stop()
+	select {
+	case h.sem <- struct{}{}:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-timer.C:
+		return h.shed(fmt.Errorf("%w: no slot within %v", errHashQueueFull, h.maxWait))
 	}
 }
 
+// shed returns the error of a refused wait for a slot.
+func (h *hasher) shed(cause error) error {
+	return envelope.Unavailable(cause, hashShedRetryAfter(h.maxWait))
+}
+
 func (h *hasher) release() { <-h.sem }
+
+// done releases a slot taken at start and records how long it was held.
+func (h *hasher) done(start time.Time) {
+	held := int64(time.Since(start))
+	for { // moving average with weight 1/8 for the newest hold
+		old := h.meanHold.Load()
+		next := held
+		if old > 0 {
+			next = old + (held-old)/8
+		}
+		if h.meanHold.CompareAndSwap(old, next) {
+			break
+		}
+	}
+	h.release()
+}
 
 // hash returns the argon2id PHC string of password with a fresh salt.
 func (h *hasher) hash(ctx context.Context, password string) (string, error) {
@@ -149,7 +227,7 @@ func (h *hasher) hash(ctx context.Context, password string) (string, error) {
 	if err := h.acquire(ctx); err != nil {
 		return "", err
 	}
-	defer h.release()
+	defer h.done(time.Now())
 	p := h.params
 	key := h.argon2([]byte(password), salt, p.Iterations, p.Memory, p.Parallelism, p.KeyLen)
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.Memory, p.Iterations, p.Parallelism,
@@ -164,12 +242,13 @@ var b64 = base64.RawStdEncoding
 // current parameters. An unparsable hash never matches; nor does one beyond
 // the cost cap, which is logged and not computed. A failed check costs the
 // reference work whatever encoded is (see costCap). It fails only
-// when ctx ends while waiting for a hashing slot.
+// when ctx ends while waiting for a hashing slot, or when the wait is
+// refused (see acquire).
 func (h *hasher) verify(ctx context.Context, encoded, password string) (ok, rehash bool, err error) {
 	if err := h.acquire(ctx); err != nil {
 		return false, false, err
 	}
-	defer h.release()
+	defer h.done(time.Now())
 	ok, rehash, done := h.check(ctx, encoded, password)
 	if !ok {
 		h.pad(password, done)

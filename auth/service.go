@@ -18,7 +18,11 @@
 // ([DefaultArgon2Params]); bcrypt hashes of imported users are accepted and
 // replaced by argon2id on the next login. At most
 // [DefaultMaxConcurrentHashes] hashes are computed at once
-// ([WithMaxConcurrentHashes]); a login waits for a slot or for its context.
+// ([WithMaxConcurrentHashes]); a login waits for a slot at most
+// [DefaultMaxHashWait] ([WithMaxHashWait]), and not at all when the logins
+// already waiting would keep it waiting longer: it then fails at once with
+// an envelope.Unavailable error (503 with Retry-After over HTTP), whoever
+// the user is.
 // A login for an unknown user verifies against a dummy hash, so it costs
 // what a wrong password costs and gets the same answer.
 //
@@ -88,6 +92,7 @@ type Service struct {
 
 	argon2     Argon2Params
 	maxHashes  int
+	hashWait   time.Duration
 	authTTL    time.Duration
 	refreshTTL time.Duration
 	cacheTTL   time.Duration
@@ -147,13 +152,45 @@ func WithArgon2Params(p Argon2Params) Option {
 
 // WithMaxConcurrentHashes bounds how many password hashes are computed at
 // once (DefaultMaxConcurrentHashes by default); further logins wait for a
-// slot or for their context to end. Values below 1 are ignored.
+// slot, within the bound of WithMaxHashWait. Values below 1 are ignored.
 func WithMaxConcurrentHashes(n int) Option {
 	return func(s *Service) {
 		if n >= 1 {
 			s.maxHashes = n
 		}
 	}
+}
+
+// WithMaxHashWait bounds how long a password check or hash waits for a
+// hashing slot (DefaultMaxHashWait by default). When the wait runs out, or
+// when the callers already waiting would keep it waiting longer at the
+// measured time one hash takes, it fails at once with an
+// envelope.Unavailable error whose Retry-After is d rounded up to seconds:
+// Login, CreateUser and SetPassword return it. A d below 0 turns the bound
+// off (a caller waits as long as its context allows); 0 keeps the default.
+func WithMaxHashWait(d time.Duration) Option {
+	return func(s *Service) {
+		if d != 0 {
+			s.hashWait = d
+		}
+	}
+}
+
+// HashLoad is a snapshot of the password hashing slots ([Service.HashLoad]).
+type HashLoad struct {
+	// Slots is how many hashes may be computed at once.
+	Slots int
+	// InUse is how many are being computed.
+	InUse int
+	// Waiting is how many callers wait for a slot.
+	Waiting int
+}
+
+// HashLoad reports how busy password hashing is, for a host's metrics: when
+// InUse equals Slots, new logins wait (within WithMaxHashWait) or are
+// refused.
+func (s *Service) HashLoad() HashLoad {
+	return HashLoad{Slots: cap(s.hasher.sem), InUse: len(s.hasher.sem), Waiting: int(s.hasher.waiting.Load())}
 }
 
 // WithKeyLifetimes sets how long new authKeys and refreshAuthKeys are valid
@@ -192,7 +229,7 @@ func WithKeyCache(ttl time.Duration, size int) Option {
 func NewService(store Store, opts ...Option) *Service {
 	s := &Service{
 		store: store, now: time.Now, rand: rand.Reader, log: slog.Default(),
-		argon2: DefaultArgon2Params, maxHashes: DefaultMaxConcurrentHashes(),
+		argon2: DefaultArgon2Params, maxHashes: DefaultMaxConcurrentHashes(), hashWait: DefaultMaxHashWait,
 		authTTL: DefaultAuthKeyTTL, refreshTTL: DefaultRefreshKeyTTL,
 		cacheTTL: DefaultKeyCacheTTL, cacheSize: DefaultKeyCacheSize,
 	}
@@ -200,6 +237,7 @@ func NewService(store Store, opts ...Option) *Service {
 		o(s)
 	}
 	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand, s.log)
+	s.hasher.maxWait = s.hashWait
 	s.keys = newCache[[32]byte, cachedKey](s.cacheTTL, s.cacheSize)
 	s.devices = newCache[deviceKey, bool](s.cacheTTL, s.cacheSize)
 	s.brands = newCache[string, Brand](s.cacheTTL, s.cacheSize)

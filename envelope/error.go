@@ -21,6 +21,7 @@ const (
 	KindMethodNotAllowed     Kind = "method_not_allowed"     // 405
 	KindConflict             Kind = "conflict"               // 409
 	KindPreconditionFailed   Kind = "precondition_failed"    // 412
+	KindRequestTimeout       Kind = "request_timeout"        // 408: the request body did not arrive in time
 	KindTooLarge             Kind = "too_large"              // 413
 	KindUnsupportedMediaType Kind = "unsupported_media_type" // 415
 	KindRateLimited          Kind = "rate_limited"           // 429

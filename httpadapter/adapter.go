@@ -24,7 +24,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"path"
+	"strings"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
@@ -118,18 +120,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.root.ServeHTTP(w, r)
 }
 
-// dispatch routes r. A path that is not in canonical form is redirected
-// (307) to its cleaned form; a request that no pattern matches is answered
-// with the status the mux would give it (404, or 405 with its Allow
-// header). All three in the envelope.
+// dispatch routes r. A path that is not in canonical form (see
+// [redirectTarget]) is redirected (307) to its cleaned form when that
+// stays under /api/v1/, and answered 404 route_not_found otherwise; a
+// request that no pattern matches is answered with the status the mux
+// would give it (404, or 405 with its Allow header). All in the envelope,
+// none of them a success.
 func (h *Handler) dispatch(w http.ResponseWriter, r *http.Request) {
 	if clean := cleanPath(r.URL.Path); clean != r.URL.Path {
-		loc := clean
-		if r.URL.RawQuery != "" {
-			loc += "?" + r.URL.RawQuery
+		loc, ok := redirectTarget(clean, r.URL.RawQuery)
+		if !ok {
+			h.fail(w, r, errRouteNotFound)
+			return
 		}
 		w.Header().Set("Location", loc)
-		h.writeEnvelope(w, r, envelope.Success(http.StatusTemporaryRedirect, "The path is not canonical: use "+clean+".", nil))
+		h.writeEnvelope(w, r, envelope.Failure(http.StatusTemporaryRedirect, envelope.New("", "path_not_canonical",
+			"The path is not canonical: use "+loc+".")))
 		return
 	}
 	fallback, pattern := h.mux.Handler(r)
@@ -162,6 +168,27 @@ func cleanPath(p string) string {
 		np += "/"
 	}
 	return np
+}
+
+// apiPrefix is the path every route of the adapter is under.
+const apiPrefix = "/api/v1/"
+
+// redirectTarget returns the Location of the redirect from an unclean path
+// to clean, its cleaned form (with the raw query, when not empty), and
+// whether there may be one. A redirect never leaves this server and never
+// leaves the adapter's own routes: clean must be under /api/v1/ and hold no
+// backslash (which browsers read as a slash, so that "/\evil.example"
+// would be "//evil.example"), and the Location is the path escaped, so
+// it is a path on this host whatever bytes clean holds.
+func redirectTarget(clean, rawQuery string) (string, bool) {
+	if !strings.HasPrefix(clean, apiPrefix) || strings.ContainsRune(clean, '\\') {
+		return "", false
+	}
+	loc := (&url.URL{Path: clean, RawQuery: rawQuery}).String()
+	if len(loc) < 2 || loc[0] != '/' || loc[1] == '/' || loc[1] == '\\' {
+		return "", false // cannot happen after the checks above; kept as the rule itself
+	}
+	return loc, true
 }
 
 // statusProbe records what the mux's own fallback handler would answer.

@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/brandbase/brandbase/envelope"
 )
@@ -24,10 +27,13 @@ const MaxBodyBytes = 1 << 20
 // decodeJSON decodes r's JSON body into dst, a pointer to a struct. It
 // fails with 415 unsupported_media_type when the Content-Type is not JSON
 // (a request with neither body nor Content-Type counts as an empty object),
-// 413 body_too_large past MaxBodyBytes, 400 malformed_json for a body that
+// 413 body_too_large past MaxBodyBytes, 408 request_timeout for a body
+// that did not arrive before the server's read deadline, 400 malformed_json for a body that
 // is not one JSON object, and 400 with one item per bad field: invalid_type
 // for a value of the wrong type, duplicate_field for two keys that name one
-// field (names match case-insensitively). Unknown fields are ignored.
+// field (names match case-insensitively), invalid_format for a string that
+// does not hold the text it seems to (see [rawText]). Unknown fields are
+// ignored.
 func decodeJSON(w http.ResponseWriter, r *http.Request, dst any) error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" && bodyEmpty(r) {
@@ -129,12 +135,68 @@ func decodeObject(body []byte, dst any) error {
 			continue
 		}
 		seen[name] = m.key
+		if !rawText(m.raw) {
+			// encoding/json would store U+FFFD in place of the bad bytes
+			// without a word.
+			bad.Add(name, "invalid_format", "The field "+name+
+				" must be UTF-8 text; a \\u escape must not name a lone UTF-16 surrogate (\\ud800 to \\udfff).")
+			continue
+		}
 		fv := fieldByIndex(v.Elem(), fields[name].index)
 		if err := json.Unmarshal(m.raw, fv.Addr().Interface()); err != nil {
 			bad.Add(name, "invalid_type", fieldTypeError(name, fields[name].typ, err))
 		}
 	}
 	return bad.Err()
+}
+
+// rawText reports whether every string in raw, one well-formed JSON value,
+// decodes to exactly the text it was sent as: its bytes are valid UTF-8, and
+// no \u escape names a UTF-16 surrogate outside a high-low pair. Both
+// would become U+FFFD when decoded (an escaped U+FFFD itself is text).
+func rawText(raw []byte) bool {
+	if !utf8.Valid(raw) {
+		return false
+	}
+	// In well-formed JSON a backslash only starts an escape inside a
+	// string, and \u is followed by four hex digits.
+	for i := 0; i < len(raw)-1; i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++ // the escaped character
+		if raw[i] != 'u' {
+			continue
+		}
+		r := hex4(raw[i+1 : i+5])
+		i += 4
+		switch {
+		case r < 0xd800 || r > 0xdfff:
+		case r < 0xdc00 && i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' &&
+			hex4(raw[i+3:i+7]) >= 0xdc00 && hex4(raw[i+3:i+7]) <= 0xdfff:
+			i += 6 // a high surrogate and its low one: one character
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// hex4 returns the value of four hex digits.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 // fieldTypeError returns the details of a value of the wrong type for the
@@ -204,13 +266,26 @@ func fieldByIndex(v reflect.Value, index []int) reflect.Value {
 	return v
 }
 
+// errRequestTimeout answers a body that did not arrive before the server's
+// read deadline.
+var errRequestTimeout = envelope.New(envelope.KindRequestTimeout, "request_timeout",
+	"The request body did not arrive in time.")
+
 // bodyError maps an error reading the body to the envelope error a client
-// gets: 413 past MaxBodyBytes, else malformed_json.
+// gets: 413 body_too_large past MaxBodyBytes; 408 request_timeout when the
+// read ran into a deadline (the server's ReadTimeout, whether the body
+// stalled or came after the handler had already waited past it: a
+// net.Error whose Timeout() is true, or os.ErrDeadlineExceeded); else 400
+// malformed_json. The read error stays the cause, for the log.
 func bodyError(err error) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return envelope.New(envelope.KindTooLarge, "body_too_large",
-			"The request body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes.")
+			"The request body is larger than "+strconv.Itoa(MaxBodyBytes)+" bytes.").WithCause(err)
+	}
+	var ne net.Error
+	if errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+		return errRequestTimeout.WithCause(err)
 	}
 	return malformed(err)
 }

@@ -262,7 +262,12 @@ func hostileAttacks() []attack {
 			kindLogin:   "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
 			kindRefresh: "{\"refreshAuthKey\":\"\xff\xfe\"}",
 			kindPut:     "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\"}",
-		}), hit: with(onBodies(401), 400, kindPut)},
+		}), hit: onBodies(400), code: "invalid_format"},
+		{name: "lone surrogates in strings", req: bodies(map[routeKind]string{
+			kindLogin:   `{"username":"admin","password":"\ud800"}`,
+			kindRefresh: `{"refreshAuthKey":"\udc00"}`,
+			kindPut:     `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x"}`,
+		}), hit: onBodies(400), code: "invalid_format"},
 		{name: "2 MiB body", req: sameBody(twoMiB), hit: onBodies(413), code: "body_too_large"},
 		{name: "wrong content type", req: func(r hostileRoute) hostileRequest {
 			return hostileRequest{headers: map[string]string{"Content-Type": "text/plain"}}

@@ -99,11 +99,13 @@ var statusDocs = map[int]string{
 	401: "Not authenticated.",
 	403: "Forbidden.",
 	404: "Not found.",
+	408: "Request timeout: the request body did not arrive before the server's read timeout.",
 	412: "Precondition failed: the If-Match ETag is stale.",
 	413: "Request body over " + strconv.Itoa(MaxBodyBytes) + " bytes.",
 	415: "Request body not JSON.",
 	429: "Too many requests: retry after Retry-After seconds.",
 	500: "Internal error; the details are only in the server's log.",
+	503: "Unavailable for a moment: retry after Retry-After seconds.",
 }
 
 // errorCodes returns the error codes op may answer, by status.
@@ -126,7 +128,8 @@ func (op route) errorCodes() map[int][]string {
 		add(403, auth.CodeDeviceRevoked)
 	}
 	if op.body != nil {
-		add(400, "malformed_json", "invalid_type", "duplicate_field")
+		add(400, "malformed_json", "invalid_type", "duplicate_field", "invalid_format")
+		add(408, errRequestTimeout.Code)
 		add(413, "body_too_large")
 		add(415, "unsupported_media_type")
 	}
@@ -319,7 +322,7 @@ func (s *schemas) responses(op route) map[string]any {
 			"description": statusDocs[status] + " Codes: " + strings.Join(codes, ", ") + ".",
 			"content":     jsonContent(map[string]any{"$ref": componentRefStart + "ErrorEnvelope"}),
 		}
-		if status == http.StatusTooManyRequests {
+		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 			r["headers"] = map[string]any{"Retry-After": headerRef("Retry-After")}
 		}
 		responses[strconv.Itoa(status)] = r

@@ -3,13 +3,16 @@ package httpadapter_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -362,6 +365,9 @@ type sampleRequest struct {
 	path    string
 	headers map[string]string
 	body    string
+	// bodyErr, when set, is the error reading the body ends with after
+	// body, as a server's read deadline gives.
+	bodyErr error
 }
 
 // openAPISamples are successful requests of every documented route, by
@@ -390,6 +396,9 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 // serve sends one request of method to h and returns the answer.
 func serve(h http.Handler, method string, s sampleRequest) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, s.path, strings.NewReader(s.body))
+	if s.bodyErr != nil {
+		req.Body = io.NopCloser(io.MultiReader(strings.NewReader(s.body), iotest.ErrReader(s.bodyErr)))
+	}
 	for k, v := range s.headers {
 		req.Header.Set(k, v)
 	}
@@ -519,8 +528,17 @@ func TestOpenAPIErrorAnswersMatch(t *testing.T) {
 			continue
 		}
 		failure("not JSON", 415, func(s *sampleRequest) { s.headers["Content-Type"] = "text/plain" })
+		var e env
 		failure("malformed", 400, func(s *sampleRequest) { s.body = `{"x":` })
-		e := failure("empty object", 400, func(s *sampleRequest) { s.body = `{}` })
+		e = failure("invalid UTF-8", 400, func(s *sampleRequest) { s.body = strings.Replace(s.body, `":"`, "\":\"\xff", 1) })
+		if assert.NotEmpty(t, e.Errors, key) {
+			assert.Equal(t, "invalid_format", e.Errors[0].Code, key)
+		}
+		e = failure("body timed out", 408, func(s *sampleRequest) { s.body, s.bodyErr = s.body[:len(s.body)/2], os.ErrDeadlineExceeded })
+		if assert.NotEmpty(t, e.Errors, key) {
+			assert.Equal(t, "request_timeout", e.Errors[0].Code, key)
+		}
+		e = failure("empty object", 400, func(s *sampleRequest) { s.body = `{}` })
 		body := doc.deref(rb["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any))
 		var required, allowed []string
 		for _, r := range body["required"].([]any) {
@@ -641,4 +659,30 @@ func TestSchemaCheck(t *testing.T) {
 			assert.Equal(t, sc.ok, len(errs) == 0, "%v", errs)
 		})
 	}
+}
+
+// The document lists 408 request_timeout on every route that reads a body,
+// and 503 unavailable with its Retry-After header on login, which sheds
+// when password hashing is busy past its wait bound.
+func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, stores["memory"])
+	bodies := 0
+	for key, op := range fetchDoc(t, f.handler).operations() {
+		responses := op.op["responses"].(map[string]any)
+		if _, ok := op.op["requestBody"]; ok {
+			bodies++
+			r, ok := responses["408"].(map[string]any)
+			if assert.True(t, ok, "%s lists 408", key) {
+				assert.Contains(t, r["description"], "request_timeout", key)
+			}
+		}
+		if key == "POST /api/v1/users/auth" {
+			r, ok := responses["503"].(map[string]any)
+			require.True(t, ok, "login lists 503")
+			assert.Contains(t, r["description"], "unavailable")
+			assert.Contains(t, r["headers"], "Retry-After")
+		}
+	}
+	assert.Equal(t, 4, bodies, "login, refresh and both PUTs read a body")
 }

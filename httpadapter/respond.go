@@ -24,6 +24,7 @@ var statusByKind = map[envelope.Kind]int{
 	envelope.KindMethodNotAllowed:     http.StatusMethodNotAllowed,
 	envelope.KindConflict:             http.StatusConflict,
 	envelope.KindPreconditionFailed:   http.StatusPreconditionFailed,
+	envelope.KindRequestTimeout:       http.StatusRequestTimeout,
 	envelope.KindTooLarge:             http.StatusRequestEntityTooLarge,
 	envelope.KindUnsupportedMediaType: http.StatusUnsupportedMediaType,
 	envelope.KindRateLimited:          http.StatusTooManyRequests,

@@ -105,13 +105,15 @@ var routes = []route{
 		pattern: "POST /api/v1/users/auth", id: "login", tag: tagAuth,
 		summary: "Log in",
 		description: "Checks a username or emailAddress (case-insensitive) and password and answers a new key pair. " +
-			"A wrong identifier and a wrong password get the same answer. The X-Device-* headers register the device the login comes from.",
+			"A wrong identifier and a wrong password get the same answer. The X-Device-* headers register the device the login comes from. " +
+			"While password hashing is busy past its wait bound the answer is 503 unavailable with Retry-After, whoever the user is.",
 		access: accessBrand, headers: []string{"X-Device-Code", "X-Device-Token", "X-Device-Name", "X-App-Version-Number", "X-Os-Device"},
 		body: reflect.TypeFor[LoginRequest](), data: reflect.TypeFor[AuthResult](), limit: limitLoginIP,
 		errors: map[int][]string{
 			400: {"required", "too_long", "invalid_type"},
 			401: {auth.CodeInvalidCredentials},
 			403: {auth.CodeUserInactive, auth.CodeDeviceRevoked},
+			503: {"unavailable"}, // every password hashing slot busy past the wait bound
 		},
 		serve: func(h *Handler) http.HandlerFunc { return h.login },
 	},

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -170,5 +173,44 @@ func TestBadConfigurationIsRefused(t *testing.T) {
 			err := run(t.Context(), append([]string{"-addr", "127.0.0.1:0"}, sc.args...), env(sc.env), io.Discard, nil)
 			assert.Error(t, err)
 		})
+	}
+}
+
+// The host's mux (net/http.ServeMux) redirects a request target that is not
+// clean to its cleaned path (301), and brandbase answers unclean paths under
+// /api/v1/ itself; neither ever sends a Location that leaves this server,
+// whatever slashes, backslashes or escaped dots the target holds.
+func TestUncleanPathsNeverRedirectAway(t *testing.T) {
+	t.Parallel()
+	base, _, stop := start(t, env(nil), "-db", ":memory:")
+	defer stop()
+	addr := strings.TrimPrefix(base, "http://")
+	for _, path := range []string{
+		"/./%5Cevil.example/", "/.%2F%5Cevil.example", "/x/..%2F%5C%5Cevil.example/",
+		"//evil.example", "//evil.example/", "///evil.example/x", `/\evil`, `/\\evil.example`, `/.\evil.example`,
+		"/%5Cevil", "/%5C%5Cevil.example/", "/%2F%2Fevil", "/%2e/%2e%2e//evil.example", "/.%2e/%5Cevil.example",
+		"/api/v1/..//evil.example", "/api/v1/../%5Cevil.example", "/api/v1/x/..%2F%5C%5Cevil.example/",
+		"/api/v1/./%5C%5Cevil.example", "/api/v1//currencies",
+	} {
+		conn, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		_, err = io.WriteString(conn, "GET "+path+" HTTP/1.1\r\nHost: host.test\r\nConnection: close\r\n\r\n")
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err, path)
+		resp.Body.Close()
+		conn.Close()
+		assert.NotEqual(t, http.StatusOK, resp.StatusCode, path)
+		loc := resp.Header.Get("Location")
+		if loc == "" {
+			continue
+		}
+		// A browser reads a backslash in an http URL as a slash.
+		u, err := url.Parse("http://host.test/")
+		require.NoError(t, err)
+		u, err = u.Parse(strings.ReplaceAll(loc, `\`, "/"))
+		require.NoError(t, err, path)
+		assert.Equal(t, "host.test", u.Host, "%s: Location %q leaves the server", path, loc)
+		assert.NotRegexp(t, `^[/\\][/\\]`, loc, "%s: Location %q", path, loc)
 	}
 }

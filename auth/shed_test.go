@@ -1,0 +1,78 @@
+package auth_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// With every hashing slot busy, a login waits at most the hash wait bound
+// and then fails with an Unavailable error (Retry-After: the bound rounded
+// up to seconds), the same for a known user with a wrong or right password
+// and for an unknown one: shedding tells no user apart. Once a slot is
+// free, logins work again.
+func TestLoginShedsWhenHashingIsBusy(t *testing.T) {
+	t.Parallel()
+	const bound = 30 * time.Millisecond
+	e := newEnv(t, stores["memory"], auth.WithMaxConcurrentHashes(1), auth.WithMaxHashWait(bound))
+	_, err := e.svc.Login(t.Context(), e.brand, auth.LoginRequest{Username: "admin", Password: "wrong"})
+	require.Equal(t, auth.CodeInvalidCredentials, envelope.CodeOf(err), "makes the dummy hash")
+	release := auth.HoldHashSlots(e.svc)
+	assert.Equal(t, auth.HashLoad{Slots: 1, InUse: 1}, e.svc.HashLoad())
+
+	var answers []*envelope.Error
+	for _, req := range []auth.LoginRequest{
+		{Username: "admin", Password: adminPassword},
+		{Username: "admin", Password: "wrong password"},
+		{Username: "nobody", Password: "wrong password"},
+		{EmailAddress: "nobody@shop.example.com", Password: adminPassword},
+	} {
+		start := time.Now()
+		_, err := e.svc.Login(t.Context(), e.brand, req)
+		took := time.Since(start)
+		require.True(t, envelope.IsUnavailable(err), "%+v: %v", req, err)
+		assert.Less(t, took, bound+time.Second, "refused once the bound ran out, not after the slot came free")
+		got := envelope.As(err)
+		assert.Equal(t, 1, got.RetryAfter)
+		answers = append(answers, got)
+	}
+	for _, a := range answers[1:] {
+		assert.Equal(t, answers[0].Code, a.Code)
+		assert.Equal(t, answers[0].Message, a.Message)
+		assert.Equal(t, answers[0].RetryAfter, a.RetryAfter)
+		assert.Equal(t, answers[0].Items(), a.Items())
+	}
+	err = e.svc.SetPassword(t.Context(), e.admin.ID, "a new password 123")
+	assert.True(t, envelope.IsUnavailable(err), "a new password waits for a slot too: %v", err)
+	assert.Equal(t, 0, e.svc.HashLoad().Waiting)
+
+	release()
+	_, err = e.svc.Login(t.Context(), e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword})
+	assert.NoError(t, err, "a free slot serves logins again")
+}
+
+// A bound below 0 turns shedding off: a login waits for a slot as long as
+// its context allows, and gets it once one is free.
+func TestNoHashWaitBound(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, stores["memory"], auth.WithMaxConcurrentHashes(1), auth.WithMaxHashWait(-1))
+	release := auth.HoldHashSlots(e.svc)
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.svc.Login(t.Context(), e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword})
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return e.svc.HashLoad().Waiting == 1 }, 10*time.Second, time.Millisecond)
+	release()
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the login did not get the freed slot")
+	}
+}
