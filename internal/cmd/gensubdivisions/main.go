@@ -38,8 +38,9 @@ type addition struct {
 // additions are listed after the source's codes. Norway divided three of
 // its counties on 2024-01-01 and numbered the new ones; ISO 3166-2, whose
 // Norwegian codes are the official county numbers, has not published them
-// (iso-codes 4.20.1, and the ISO Online Browsing Platform's change history
-// as of 2025-07, still end with the 2020 counties). The divided counties'
+// (iso-codes 4.20.1, and the changes of ISO's Online Browsing Platform as
+// github.com/amckenna41/iso3166-updates collects them, latest 2025-07-22,
+// end with the 2020 counties). The divided counties'
 // codes (NO-30 Viken, NO-38 Vestfold og Telemark, NO-54 Troms og Finnmark)
 // stay listed, as the source lists them. When the source holds one of
 // these codes, the command fails: drop it from here.
