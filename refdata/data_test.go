@@ -1,7 +1,9 @@
 package refdata
 
 import (
+	"encoding/csv"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -444,4 +446,126 @@ func TestDataCountryCurrencies(t *testing.T) {
 		}
 		assert.Equalf(t, want, c.Currency, "%s: currency", c.CodeAlpha2)
 	}
+}
+
+// dataSubdivisionsAdded lists the codes of data/subdivisions.csv that its
+// source (iso-codes) does not hold, with the reason. The file marks them
+// with a note; internal/cmd/gensubdivisions adds them.
+var dataSubdivisionsAdded = map[string]string{
+	"NO-31": "Østfold, a county again since 2024-01-01 (Viken, NO-30, divided)",
+	"NO-32": "Akershus, a county again since 2024-01-01 (Viken, NO-30, divided)",
+	"NO-33": "Buskerud, a county again since 2024-01-01 (Viken, NO-30, divided)",
+	"NO-39": "Vestfold, a county again since 2024-01-01 (Vestfold og Telemark, NO-38, divided)",
+	"NO-40": "Telemark, a county again since 2024-01-01 (Vestfold og Telemark, NO-38, divided)",
+	"NO-55": "Troms, a county again since 2024-01-01 (Troms og Finnmark, NO-54, divided)",
+	"NO-56": "Finnmark, a county again since 2024-01-01 (Troms og Finnmark, NO-54, divided)",
+}
+
+// dataSubdivisionsDissolved lists codes still on the list (ISO 3166-2 has
+// not withdrawn them) whose subdivision no longer exists: no embedded city
+// may use them.
+var dataSubdivisionsDissolved = []string{"NO-30", "NO-38", "NO-54"}
+
+// TestDataSubdivisions checks data/subdivisions.csv: its header names the
+// source and the date of the conversion; rows are unique, sorted by country
+// and code, of listed countries, and their parents are listed; the rows not
+// from the source are exactly dataSubdivisionsAdded; and the changes of
+// ISO 3166-2 since 2017 that the cities depend on are in.
+func TestDataSubdivisions(t *testing.T) {
+	t.Parallel()
+	raw, err := data.ReadFile("data/subdivisions.csv")
+	require.NoError(t, err)
+	text := string(raw)
+	assert.Regexp(t, `(?m)^# Source: iso-codes \d+\.\d+\.\d+ \(\d{4}-\d{2}-\d{2}[;)].*https://salsa\.debian\.org/iso-codes-team/iso-codes$`, text)
+	assert.Regexp(t, `(?m)^# Converted: \d{4}-\d{2}-\d{2} by internal/cmd/gensubdivisions\.$`, text)
+
+	countries := map[string]bool{}
+	for _, c := range dataCountries(t) {
+		countries[c.CodeAlpha2] = true
+	}
+	cr := csv.NewReader(strings.NewReader(text))
+	cr.Comment = '#'
+	recs, err := cr.ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, subdivisionColumns, recs[0])
+	recs = recs[1:]
+	require.Greater(t, len(recs), 5000, "every level of every country")
+
+	code := regexp.MustCompile(`^[A-Z0-9]{1,3}$`)
+	listed := map[string]bool{}
+	for _, r := range recs {
+		listed[r[0]+"-"+r[1]] = true
+	}
+	added := map[string]string{}
+	var problems []string
+	for i, r := range recs {
+		full := r[0] + "-" + r[1]
+		if !countries[r[0]] {
+			problems = append(problems, full+": country is not listed")
+		}
+		if !code.MatchString(r[1]) {
+			problems = append(problems, full+": code is not 1 to 3 letters and digits")
+		}
+		if r[2] == "" || strings.TrimSpace(r[2]) != r[2] || r[3] == "" {
+			problems = append(problems, full+": bad name or category")
+		}
+		if r[4] != "" && !listed[r[0]+"-"+r[4]] {
+			problems = append(problems, full+": parent "+r[4]+" is not listed")
+		}
+		if i > 0 && (recs[i-1][0] > r[0] || recs[i-1][0] == r[0] && recs[i-1][1] >= r[1]) {
+			problems = append(problems, full+": out of order or listed twice")
+		}
+		if r[5] != "" {
+			added[full] = r[5]
+		}
+	}
+	assert.Empty(t, problems, "subdivisions:\n%s", strings.Join(problems, "\n"))
+	assert.ElementsMatch(t, slices.Collect(maps.Keys(dataSubdivisionsAdded)), slices.Collect(maps.Keys(added)),
+		"the rows with a note are the listed additions")
+
+	set, err := subdivisions()
+	require.NoError(t, err)
+	assert.Len(t, set, len(recs), "the embedded set holds every row")
+	for _, c := range []string{
+		"GT-01", "GT-22", "IN-CG", "IN-OD", "IN-TS", "IN-UK", "FR-20R", "FR-2A", "FR-2B",
+		"EE-37", "EE-39", "EE-45", "EE-50", "EE-52", "EE-56", "EE-60", "EE-64", "EE-68", "EE-71", "EE-74",
+		"EE-79", "EE-81", "EE-84", "EE-87", "EE-793", // Tartu, urban municipality
+		"KZ-10", "KZ-33", "KZ-62", "KZ-71", "KZ-75", "KZ-79", // 2022: numeric codes, Abai, Zhetysu, Ulytau
+		"ID-PD", "ID-PE", "ID-PS", "ID-PT", "ET-SI", "ET-SW",
+		"NO-03", "NO-11", "NO-15", "NO-18", "NO-31", "NO-32", "NO-33", "NO-34", "NO-39", "NO-40", "NO-42",
+		"NO-46", "NO-50", "NO-55", "NO-56",
+	} {
+		cc, sc, _ := strings.Cut(c, "-")
+		assert.Truef(t, set[subdivisionKey{cc, sc}], "%s is listed", c)
+	}
+	for _, c := range []string{
+		"GT-GU", "GT-AV", "IN-CT", "IN-OR", "IN-TG", "IN-UT", "FR-COR", "EE-44", "EE-78", "EE-86",
+		"KZ-AST", "KZ-ALA", "KZ-SHY", "NO-01", "NO-19",
+	} {
+		cc, sc, _ := strings.Cut(c, "-")
+		assert.Falsef(t, set[subdivisionKey{cc, sc}], "%s was replaced: not listed", c)
+	}
+}
+
+// TestDataCityStateCodes checks that every embedded city's stateCode is an
+// ISO 3166-2 code of its country on data/subdivisions.csv, and not the code
+// of a dissolved subdivision.
+func TestDataCityStateCodes(t *testing.T) {
+	t.Parallel()
+	set, err := subdivisions()
+	require.NoError(t, err)
+	cities, err := DefaultCities()
+	require.NoError(t, err)
+	var problems []string
+	for _, c := range cities {
+		full := c.CountryCode + "-" + c.StateCode
+		switch {
+		case c.StateCode == "":
+		case !set[subdivisionKey{c.CountryCode, c.StateCode}]:
+			problems = append(problems, fmt.Sprintf("%s %q: stateCode %s is not on the ISO 3166-2 list", c.CountryCode, c.Name, full))
+		case slices.Contains(dataSubdivisionsDissolved, full):
+			problems = append(problems, fmt.Sprintf("%s %q: stateCode %s names a dissolved subdivision", c.CountryCode, c.Name, full))
+		}
+	}
+	assert.Empty(t, problems, "cities:\n%s", strings.Join(problems, "\n"))
 }

@@ -16,12 +16,13 @@ import (
 
 // DatasetVersion names the version of the embedded default dataset. Stores
 // record it, so that a store opened by a newer release is brought up to date.
-const DatasetVersion = "2026.11.1"
+const DatasetVersion = "2026.11.2"
 
-// data holds the embedded dataset: currencies.csv, countries.csv and the
-// city files cities/*.csv, read in file-name order.
+// data holds the embedded dataset: currencies.csv, countries.csv, the
+// city files cities/*.csv, read in file-name order, and subdivisions.csv,
+// the ISO 3166-2 codes that city state codes are checked against.
 //
-//go:embed data/currencies.csv data/countries.csv data/cities/*.csv
+//go:embed data/currencies.csv data/countries.csv data/cities/*.csv data/subdivisions.csv
 var data embed.FS
 
 var defaultCurrencies = sync.OnceValues(func() ([]Currency, error) {
@@ -147,6 +148,9 @@ func readCSV(r io.Reader, required []string, fn func(row) error, onBad func(line
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return errors.New("the file is empty")
+	}
 	if err != nil {
 		return fmt.Errorf("header: %w", err)
 	}
@@ -162,7 +166,7 @@ func readCSV(r io.Reader, required []string, fn func(row) error, onBad func(line
 	}
 	for _, name := range required {
 		if _, ok := col[strings.ToLower(name)]; !ok {
-			return fmt.Errorf("header: missing column %q", name)
+			return fmt.Errorf("the header has no %q column", name)
 		}
 	}
 	for {

@@ -18,6 +18,7 @@ import (
 // new version's digest here.
 var datasetDigests = map[string]string{
 	"2026.11.1": "d234b805b4bfb6f34a0e82961811614bf8f49cfbad884d51e16450ade95f9a90",
+	"2026.11.2": "fbf8f21ce2cd847139a0f703ec651bb06861aea02f0eaaf4fd8f1d37c8987909",
 }
 
 func TestDatasetVersionPinsTheData(t *testing.T) {

@@ -191,7 +191,21 @@ type ImportReport struct {
 	// Errors lists the errors of the first bad rows, one per bad field
 	// (at most ImportOptions.MaxErrors).
 	Errors []RowError `json:"errors"`
+	// UnknownStateCodes is the number of rows stored (added or updated)
+	// whose stateCode is not an ISO 3166-2 code of their country on the
+	// list the library embeds (see docs/reference-data.md, "Subdivision
+	// codes"): a code ISO has replaced, or a dataset's own. Such rows are
+	// stored as given, and counted here so that the import can be checked.
+	UnknownStateCodes int `json:"unknownStateCodes"`
+	// UnknownStateSamples names the first of those rows (at most
+	// MaxUnknownStateSamples), each with its line and code
+	// (Code "unknown_state_code", Field "stateCode").
+	UnknownStateSamples []RowError `json:"unknownStateSamples"`
 }
+
+// MaxUnknownStateSamples is the number of rows with an unknown state code
+// that an ImportReport names.
+const MaxUnknownStateSamples = 10
 
 // importer collects good rows into batches and writes them to the store.
 type importer struct {
@@ -199,6 +213,7 @@ type importer struct {
 	store     Store
 	opts      ImportOptions
 	countries map[string]bool // known alpha-2 codes; nil: not checked
+	states    map[subdivisionKey]bool
 	batch     []City
 	report    ImportReport
 }
@@ -210,7 +225,11 @@ func (s *Service) newImporter(ctx context.Context, opts ImportOptions) (*importe
 	if opts.MaxErrors <= 0 {
 		opts.MaxErrors = 100
 	}
-	im := &importer{ctx: ctx, store: s.store, opts: opts, batch: make([]City, 0, opts.BatchSize)}
+	states, err := subdivisions()
+	if err != nil {
+		return nil, envelope.Internal(err)
+	}
+	im := &importer{ctx: ctx, store: s.store, opts: opts, states: states, batch: make([]City, 0, opts.BatchSize)}
 	cs, _, err := s.store.ListCountries(ctx, CountryFilter{Sort: FieldID, Page: Paging{Size: MaxPageSize}})
 	if err != nil {
 		return nil, err
@@ -240,6 +259,13 @@ func (im *importer) add(line int, c City) error {
 		im.bad(RowError{Line: line, Field: "countryCode", Code: "unknown_country",
 			Details: "countryCode " + c.CountryCode + " is not a known country."})
 		return nil
+	}
+	if c.StateCode != "" && !im.states[subdivisionKey{c.CountryCode, c.StateCode}] {
+		im.report.UnknownStateCodes++
+		if len(im.report.UnknownStateSamples) < MaxUnknownStateSamples {
+			im.report.UnknownStateSamples = append(im.report.UnknownStateSamples, RowError{Line: line, Field: "stateCode",
+				Code: "unknown_state_code", Details: c.CountryCode + "-" + c.StateCode + " is not an ISO 3166-2 code; the row is stored as given."})
+		}
 	}
 	im.batch = append(im.batch, c)
 	if len(im.batch) >= im.opts.BatchSize {
@@ -478,8 +504,9 @@ func (s *Service) ImportCitiesJSON(ctx context.Context, r io.Reader, opts Import
 	return im.report, importError(im.flush())
 }
 
-// importError makes a fatal input error a KindInvalid *envelope.Error; store
-// and context errors pass through.
+// importError makes a fatal input error an *inputError, whose text is one
+// sentence stating the cause once ("The cities file cannot be read: the
+// header has no "name" column."); store and context errors pass through.
 func importError(err error) error {
 	if err == nil {
 		return nil
@@ -488,8 +515,24 @@ func importError(err error) error {
 	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return envelope.New(envelope.KindInvalid, "invalid_import", "The cities file cannot be read: "+err.Error()+".").WithCause(err)
+	return &inputError{
+		env:   envelope.New(envelope.KindInvalid, "invalid_import", "The cities file cannot be read: "+err.Error()+"."),
+		cause: err,
+	}
 }
+
+// inputError is a fatal input error of an import. Its text is the message
+// of its KindInvalid *envelope.Error, which already states the cause; an
+// *envelope.Error holding the cause itself would state it a second time.
+// It unwraps to both, so errors.As finds the envelope error and errors.Is
+// the cause.
+type inputError struct {
+	env   *envelope.Error
+	cause error
+}
+
+func (e *inputError) Error() string   { return e.env.Message }
+func (e *inputError) Unwrap() []error { return []error{e.env, e.cause} }
 
 // lineReader counts the lines of what it reads, so that a byte offset of the
 // stream (as json.Decoder reports it) can be turned into a line number. It

@@ -2,6 +2,7 @@ package refdata_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -137,8 +138,8 @@ func TestImportFatalErrors(t *testing.T) {
 		file    string
 		details string
 	}{
-		"missing column": {"countryCode,name\nFR,Paris\n", `header: missing column "stateCode"`},
-		"empty":          {"", "header: EOF"},
+		"missing column": {"countryCode,name\nFR,Paris\n", `the header has no "stateCode" column`},
+		"empty":          {"", "the file is empty"},
 		"not an array":   {` {"countryCode": "FR"}`, "line 1: the input must be a JSON array of cities"},
 		"broken JSON": {"[\n {\"countryCode\": \"FR\", \"stateCode\": \"75\", \"name\": \"Paris\"},\n {\"countryCode\": \"FR\",, }\n]",
 			"line 3: invalid character ',' looking for beginning of object key string"},
@@ -148,8 +149,105 @@ func TestImportFatalErrors(t *testing.T) {
 		require.Error(t, err, name)
 		assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err), name)
 		assert.Contains(t, envelope.As(err).Message, sc.details, name)
+		assert.Equal(t, "The cities file cannot be read: "+sc.details+".", err.Error(), "%s: the cause is stated once", name)
 		assert.Zero(t, report.Added, name)
 	}
+}
+
+// failingReader fails every read with its error.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// An input that cannot be read is a KindInvalid error that names its cause
+// once and keeps it in its chain.
+func TestImportUnreadableInput(t *testing.T) {
+	t.Parallel()
+	s, err := memory.New(t.Context())
+	require.NoError(t, err)
+	errDisk := errors.New("disk on fire")
+	_, err = refdata.NewService(s).ImportCities(t.Context(), failingReader{errDisk}, refdata.ImportOptions{})
+	assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err))
+	assert.ErrorIs(t, err, errDisk)
+	assert.Equal(t, "The cities file cannot be read: header: disk on fire.", err.Error())
+	assert.Equal(t, err.Error(), envelope.As(err).Message, "the client is told what the log says")
+}
+
+// A row whose stateCode is not on the embedded ISO 3166-2 list is stored
+// as given, counted, and named among the first samples; an empty stateCode
+// is not counted, nor is a bad row (which is skipped).
+func TestImportUnknownStateCodes(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"csv": "countryCode,stateCode,name,tags\n" +
+			"GT,GU,Zetapa,\n" + // line 2: Guatemala's letter code, replaced by 01 in 2021
+			"GT,01,Zetanueva,\n" +
+			"IN,OR,Zetapur,\n" + // line 4: replaced by OD in 2023
+			"FR,20R,Zetaccio,\n" +
+			"NO,31,Zetastad,\n" + // Norway's 2024 county, on the list by its note
+			"EE,EE-78,Zetartu,\n" + // line 7: replaced by 79 in 2020, given with its prefix
+			"US,,Zetaville,\n" +
+			"IN,ZZ,,\n", // bad row: skipped, not counted
+		"json": `[
+{"countryCode": "GT", "stateCode": "GU", "name": "Zetapa"},
+{"countryCode": "GT", "stateCode": "01", "name": "Zetanueva"},
+{"countryCode": "IN", "stateCode": "OR", "name": "Zetapur"},
+{"countryCode": "FR", "stateCode": "20R", "name": "Zetaccio"},
+{"countryCode": "NO", "stateCode": "31", "name": "Zetastad"},
+{"countryCode": "EE", "stateCode": "EE-78", "name": "Zetartu"},
+{"countryCode": "US", "stateCode": "", "name": "Zetaville"},
+{"countryCode": "IN", "stateCode": "ZZ", "name": ""}
+]`,
+	}
+	for name, newStore := range importStores {
+		for format, file := range files {
+			t.Run(name+"/"+format, func(t *testing.T) {
+				t.Parallel()
+				s := newStore(t)
+				t.Cleanup(func() { s.Close() })
+				svc := refdata.NewService(s)
+				report, err := svc.ImportCities(t.Context(), strings.NewReader(file), refdata.ImportOptions{BatchSize: 3})
+				require.NoError(t, err)
+				assert.Equal(t, 8, report.Rows)
+				assert.Equal(t, 7, report.Added)
+				assert.Equal(t, 1, report.Skipped)
+				assert.Equal(t, 3, report.UnknownStateCodes)
+				assert.Equal(t, []refdata.RowError{
+					{Line: 2, Field: "stateCode", Code: "unknown_state_code", Details: "GT-GU is not an ISO 3166-2 code; the row is stored as given."},
+					{Line: 4, Field: "stateCode", Code: "unknown_state_code", Details: "IN-OR is not an ISO 3166-2 code; the row is stored as given."},
+					{Line: 7, Field: "stateCode", Code: "unknown_state_code", Details: "EE-78 is not an ISO 3166-2 code; the row is stored as given."},
+				}, report.UnknownStateSamples)
+				for _, c := range []refdata.City{
+					{CountryCode: "GT", StateCode: "GU", Name: "Zetapa"},
+					{CountryCode: "IN", StateCode: "OR", Name: "Zetapur"},
+					{CountryCode: "EE", StateCode: "78", Name: "Zetartu"},
+					{CountryCode: "GT", StateCode: "01", Name: "Zetanueva"},
+				} {
+					assert.Contains(t, citiesIn(t, svc, c.CountryCode), c, "stored as given")
+				}
+			})
+		}
+	}
+}
+
+// The report names at most MaxUnknownStateSamples rows with an unknown
+// state code, and counts them all.
+func TestImportUnknownStateSamplesBounded(t *testing.T) {
+	t.Parallel()
+	s, err := memory.New(t.Context())
+	require.NoError(t, err)
+	var file strings.Builder
+	file.WriteString("countryCode,stateCode,name\n")
+	const rows = refdata.MaxUnknownStateSamples + 5
+	for i := range rows {
+		fmt.Fprintf(&file, "FR,COR,Zeta %d\n", i)
+	}
+	report, err := refdata.NewService(s).ImportCitiesCSV(t.Context(), strings.NewReader(file.String()), refdata.ImportOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, rows, report.Added)
+	assert.Equal(t, rows, report.UnknownStateCodes)
+	require.Len(t, report.UnknownStateSamples, refdata.MaxUnknownStateSamples)
+	assert.Equal(t, refdata.MaxUnknownStateSamples+1, report.UnknownStateSamples[refdata.MaxUnknownStateSamples-1].Line)
 }
 
 func TestImportMalformedCSVRow(t *testing.T) {
@@ -314,5 +412,5 @@ func TestImportColumnSpellings(t *testing.T) {
 	s, err := memory.New(t.Context())
 	require.NoError(t, err)
 	_, err = refdata.NewService(s).ImportCities(t.Context(), strings.NewReader("country_code,state_name,name\nPT,Lisboa,Zetacova\n"), refdata.ImportOptions{})
-	assert.ErrorContains(t, err, `missing column "stateCode"`, "state_name is not the state code")
+	assert.EqualError(t, err, `The cities file cannot be read: the header has no "stateCode" column.`, "state_name is not the state code")
 }

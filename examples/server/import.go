@@ -14,9 +14,10 @@ import (
 
 // importCities loads a CSV or JSON cities file (-import-cities) into the
 // app's store, telling the format by the file's extension (.csv, .json)
-// or else by its content, and writes a progress line per batch and a
-// summary, with the first bad rows, to w. Bad rows are skipped; an
-// unreadable file fails.
+// or else by its content, and writes a progress line per batch, the first
+// bad rows and the first rows stored with a state code that is not on the
+// library's ISO 3166-2 list, to w. Bad rows are skipped; an unreadable
+// file fails.
 func importCities(ctx context.Context, app *brandbase.App, path string, w io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -26,8 +27,8 @@ func importCities(ctx context.Context, app *brandbase.App, path string, w io.Wri
 	opts := refdata.ImportOptions{
 		BatchSize: 5000,
 		Progress: func(r refdata.ImportReport) {
-			fmt.Fprintf(w, "import-cities: %s: %d rows, %d added, %d updated, %d skipped\n",
-				filepath.Base(path), r.Rows, r.Added, r.Updated, r.Skipped)
+			fmt.Fprintf(w, "import-cities: %s: %d rows, %d added, %d updated, %d skipped, %d with a state code not in ISO 3166-2\n",
+				filepath.Base(path), r.Rows, r.Added, r.Updated, r.Skipped, r.UnknownStateCodes)
 		},
 	}
 	var report refdata.ImportReport
@@ -41,6 +42,9 @@ func importCities(ctx context.Context, app *brandbase.App, path string, w io.Wri
 	}
 	for _, e := range report.Errors {
 		fmt.Fprintf(w, "import-cities: %s: skipped %s\n", filepath.Base(path), e)
+	}
+	for _, e := range report.UnknownStateSamples {
+		fmt.Fprintf(w, "import-cities: %s: %s\n", filepath.Base(path), e)
 	}
 	if err != nil {
 		return fmt.Errorf("import cities from %s: %w", path, err)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,10 +17,15 @@ func TestImportCitiesFlag(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "cities.csv")
 	require.NoError(t, os.WriteFile(file, []byte("name,countryCode,stateCode,tags\n"+
-		"Zétaville,FR,IDF,\nBad,ZZ,,\n"), 0o600))
-	base, stdout, stop := startServer(t, "-db", ":memory:", "-import-cities", file)
+		"Zétaville,FR,IDF,\nBad,ZZ,,\nZetapa,GT,GU,\n"), 0o600))
+	s := launch("-db", ":memory:", "-import-cities", file)
+	base, stop := s.wait(t)
 	defer stop()
-	demo := demoLine(t, stdout.String())
+	demo := demoLine(t, s.stdout.String())
+	assert.Equal(t, "import-cities: cities.csv: 3 rows, 2 added, 0 updated, 1 skipped, 1 with a state code not in ISO 3166-2\n"+
+		"import-cities: cities.csv: skipped line 3: countryCode: countryCode ZZ is not a known country.\n"+
+		"import-cities: cities.csv: line 4: stateCode: GT-GU is not an ISO 3166-2 code; the row is stored as given.\n",
+		importLines(s.stderr.String()), "the progress line counts the unknown state codes, and the first are named")
 
 	req, err := http.NewRequest("GET", base+"/api/v1/cities?Keywords=zetav", nil)
 	require.NoError(t, err)
@@ -46,4 +52,26 @@ func TestImportCitiesFlagBadFile(t *testing.T) {
 	err := run(t.Context(), []string{"-db", ":memory:", "-addr", "127.0.0.1:0", "-import-cities", filepath.Join(t.TempDir(), "missing.csv")},
 		&syncBuffer{}, &syncBuffer{}, nil)
 	assert.ErrorContains(t, err, "import cities")
+}
+
+// importLines returns the lines of out written by the import.
+func importLines(out string) string {
+	var b strings.Builder
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "import-cities: ") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// An unreadable file fails the start with one sentence naming the cause
+// once.
+func TestImportCitiesFlagUnreadableFile(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "cities.csv")
+	require.NoError(t, os.WriteFile(file, []byte("countryCode,stateCode\nFR,IDF\n"), 0o600))
+	err := run(t.Context(), []string{"-db", ":memory:", "-addr", "127.0.0.1:0", "-import-cities", file},
+		&syncBuffer{}, &syncBuffer{}, nil)
+	assert.EqualError(t, err, "import cities from "+file+`: The cities file cannot be read: the header has no "name" column.`)
 }
