@@ -101,6 +101,25 @@ func applyBounds(o *options, cfg *pgxpool.Config) {
 	}
 }
 
+// ConnConfig returns the configuration of one connection to the database
+// that url names, parsed as Open parses it: the pool_* parameters are
+// accepted (and ignored: they set a pool), and the connect timeout and the
+// server-side timeouts are those Open would use with opts. For a host
+// that needs a connection of its own beside the store's pool (a session
+// lock, say).
+func ConnConfig(url string, opts ...Option) (*pgx.ConnConfig, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse url: %w", err)
+	}
+	applyBounds(&o, cfg)
+	return cfg.ConnConfig, nil
+}
+
 // unreachable reports whether err says that the database could not be
 // reached or did not answer within a bound, as opposed to an answer (a
 // refused statement, no row): a timeout (pgconn.Timeout, a deadline, a
