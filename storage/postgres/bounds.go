@@ -52,6 +52,10 @@ const (
 // errWaitBound is the cause of a context that a bound of the store ended.
 var errWaitBound = errors.New("the database did not answer within the bound")
 
+// errOutage fails a call at once during an outage while another call is
+// probing the database.
+var errOutage = errors.New("the database is unreachable (another call is checking whether it is back)")
+
 // WithConnectTimeout bounds each connection attempt (dial, TLS and
 // authentication) to d, instead of the URL's connect_timeout or, without
 // one, DefaultConnectTimeout. A server that accepts and never answers
@@ -143,7 +147,7 @@ func unreachable(err error) bool {
 	}
 	var ce *pgconn.ConnectError
 	var ne net.Error
-	return errors.Is(err, errWaitBound) || pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) ||
+	return errors.Is(err, errWaitBound) || errors.Is(err, errOutage) || pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
@@ -156,25 +160,44 @@ func unavailable(err error) error {
 }
 
 // outage logs when the database becomes unreachable and when it is
-// reachable again, once each, however many calls fail meanwhile.
+// reachable again, once each, however many calls fail meanwhile. During
+// an outage it admits one call at a time to the database (the probe, whose
+// success ends the outage); the others fail at once instead of each
+// waiting out its bound on a database that does not answer.
 type outage struct {
-	log  *slog.Logger
-	now  func() time.Time
-	down atomic.Bool // fast path of ok
-	mu   sync.Mutex
-	from time.Time // start of the current outage; zero when none
+	log     *slog.Logger
+	now     func() time.Time
+	down    atomic.Bool // fast path of ok and admit
+	probing atomic.Bool // a call admitted during the outage is running
+	mu      sync.Mutex
+	from    time.Time // start of the current outage; zero when none
+}
+
+// admit reports whether a call may go to the database now, and returns
+// the function that says it has ended.
+func (o *outage) admit() (end func(), ok bool) {
+	if !o.down.Load() {
+		return func() {}, true
+	}
+	if o.probing.CompareAndSwap(false, true) {
+		return func() { o.probing.Store(false) }, true
+	}
+	return nil, false
 }
 
 // observe records the outcome of a statement run for a caller whose
-// context is ctx: err nil or an answer of the server ends an outage; an
-// unreachable database starts one. A caller that gave up (its own context
-// ended) says nothing either way.
+// context is ctx: err nil or an answer of the server ends an outage (a
+// statement or lock timeout is an answer too); a database that cannot be
+// reached or does not answer starts one. A caller that gave up (its own
+// context ended) says nothing either way.
 func (o *outage) observe(ctx context.Context, err error) {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(err, errOutage) {
 		return
 	}
+	var pe *pgconn.PgError
+	answered := errors.As(err, &pe) && (pe.Code == "57014" || pe.Code == "55P03")
 	switch {
-	case unreachable(err) || envelope.IsUnavailable(err):
+	case !answered && (unreachable(err) || envelope.IsUnavailable(err)):
 		o.failed(err)
 	case o.down.Load():
 		o.ok()
@@ -234,6 +257,18 @@ func (b *bounds) stmt(ctx context.Context, deadline time.Time) (context.Context,
 	return context.WithDeadlineCause(ctx, deadline, errWaitBound)
 }
 
+// call starts a call of the store on the pool: the context of its
+// statement (stmt) and the function that ends it, or errOutage at once
+// when an outage is under way and another call is probing the database.
+func (b *bounds) call(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc, error) {
+	end, ok := b.outage.admit()
+	if !ok {
+		return nil, nil, errOutage
+	}
+	sctx, cancel := b.stmt(ctx, deadline)
+	return sctx, func() { cancel(); end() }, nil
+}
+
 // done observes the outcome of a statement and returns err, saying so
 // when the statement's bound ended it (and not the caller).
 func (b *bounds) done(ctx, sctx context.Context, err error) error {
@@ -255,14 +290,20 @@ type boundedPool struct {
 var _ querier = boundedPool{}
 
 func (p boundedPool) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	sctx, cancel := p.b.stmt(ctx, time.Time{})
+	sctx, cancel, err := p.b.call(ctx, time.Time{})
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
 	defer cancel()
 	tag, err := p.pool.Exec(sctx, sql, args...)
 	return tag, p.b.done(ctx, sctx, err)
 }
 
 func (p boundedPool) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	sctx, cancel := p.b.stmt(ctx, time.Time{})
+	sctx, cancel, err := p.b.call(ctx, time.Time{})
+	if err != nil {
+		return nil, err
+	}
 	rows, err := p.pool.Query(sctx, sql, args...)
 	if err != nil {
 		cancel()
@@ -272,7 +313,10 @@ func (p boundedPool) Query(ctx context.Context, sql string, args ...any) (pgx.Ro
 }
 
 func (p boundedPool) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	sctx, cancel := p.b.stmt(ctx, time.Time{})
+	sctx, cancel, err := p.b.call(ctx, time.Time{})
+	if err != nil {
+		return errRow{err}
+	}
 	return &boundedRow{row: p.pool.QueryRow(sctx, sql, args...), ctx: ctx, sctx: sctx, cancel: cancel, b: p.b}
 }
 
@@ -280,7 +324,10 @@ func (p boundedPool) QueryRow(ctx context.Context, sql string, args ...any) pgx.
 // deadline, the query timeout from now.
 func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
 	deadline := time.Now().Add(p.b.timeout)
-	sctx, cancel := p.b.stmt(ctx, deadline)
+	sctx, cancel, err := p.b.call(ctx, deadline)
+	if err != nil {
+		return nil, err
+	}
 	defer cancel()
 	tx, err := p.pool.BeginTx(sctx, opts)
 	if err != nil {
@@ -294,6 +341,11 @@ func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, err
 	}
 	return &boundedTx{Tx: tx, deadline: deadline, b: p.b}, nil
 }
+
+// errRow is a pgx.Row that failed before its statement was sent.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
 
 // boundedRow is a pgx.Row whose statement ends (and is observed) with
 // Scan.

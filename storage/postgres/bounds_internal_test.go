@@ -1,17 +1,22 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/envelope"
 )
@@ -66,4 +71,40 @@ func TestStoreErrorUnavailable(t *testing.T) {
 	err = storeError(ctx, fmt.Errorf("x: %w", context.Canceled))
 	assert.False(t, envelope.IsUnavailable(err), "the caller gave up")
 	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestOutageAdmitsOneProbe: no outage, every call goes; during one, one
+// call at a time (the probe), the others fail at once; an answer ends it.
+// Each outage is logged once when it starts and once when it ends.
+func TestOutageAdmitsOneProbe(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	o := &outage{log: slog.New(slog.NewTextHandler(&buf, nil)), now: func() time.Time { return now }}
+	ctx := context.Background()
+	for range 3 {
+		end, ok := o.admit()
+		require.True(t, ok, "no outage")
+		end()
+	}
+	lost := fmt.Errorf("dial: %w", syscall.ECONNREFUSED)
+	o.observe(ctx, lost)
+	o.observe(ctx, lost)
+	end, ok := o.admit()
+	require.True(t, ok, "the probe")
+	_, ok = o.admit()
+	assert.False(t, ok, "another call while the probe runs")
+	end()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	o.observe(cancelled, nil)
+	assert.True(t, o.down.Load(), "a caller that gave up says nothing")
+	now = now.Add(1500 * time.Millisecond)
+	o.observe(ctx, &pgconn.PgError{Code: "57014"})
+	assert.False(t, o.down.Load(), "a statement timeout is an answer: the server is back")
+	end, ok = o.admit()
+	require.True(t, ok, "the outage ended")
+	end()
+	assert.Equal(t, 1, strings.Count(buf.String(), `msg="database unreachable"`), buf.String())
+	assert.Equal(t, 1, strings.Count(buf.String(), `msg="database reachable again" outage=1.5s`), buf.String())
 }

@@ -136,7 +136,10 @@ func textSafe(s string) string {
 // envelope.Unavailable. It makes the store an httpadapter.Limiter:
 // brandbase keeps the login limits in it.
 func (s *Store) Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error) {
-	bctx, cancel := s.bounds.stmt(ctx, time.Time{})
+	bctx, cancel, err := s.bounds.call(ctx, time.Time{})
+	if err != nil {
+		return ratelimit.Decision{}, unavailable(err)
+	}
 	defer cancel()
 	d, err := s.multi.limiter.Allow(bctx, key, p, now)
 	err = s.bounds.done(ctx, bctx, err)
