@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/storage/postgres"
 )
 
 // demoLockSQL takes the demo lock of the schema the store uses (the first
@@ -25,7 +26,16 @@ func lockDemo(ctx context.Context, db string) (unlock func(), err error) {
 	if !brandbase.IsPostgresURL(db) {
 		return func() {}, nil
 	}
-	conn, err := pgx.Connect(ctx, db)
+	// Parsed as the store parses it: the URL may hold pool settings
+	// (pool_max_conns=25), which a single connection must not send to
+	// the server.
+	cfg, err := postgres.ConnConfig(db)
+	if err != nil {
+		return nil, fmt.Errorf("demo lock: %w", err)
+	}
+	// The lock waits for another server's seeding, however long it takes.
+	cfg.RuntimeParams["lock_timeout"], cfg.RuntimeParams["statement_timeout"] = "0", "0"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("demo lock: %w", err)
 	}

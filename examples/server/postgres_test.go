@@ -17,6 +17,7 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/storage/postgres"
 )
 
 // TestServersShareOnePostgres starts three demo servers at the same moment
@@ -181,4 +182,19 @@ func assertNoneIn(t *testing.T, what, text string, secrets []string) {
 		assert.NotContains(t, text, s, "%s hold a secret in plaintext", what)
 		assert.NotContains(t, lower, hex.EncodeToString([]byte(s)), "%s hold a secret's bytes", what)
 	}
+}
+
+// TestDemoLockAcceptsPoolSettings: a URL with pool settings (which the
+// server must not receive as session settings) takes and releases the demo
+// lock, and the store opens on it with the pool they say.
+func TestDemoLockAcceptsPoolSettings(t *testing.T) {
+	t.Parallel()
+	db := pgtest.Schema(t) + "&pool_max_conns=25&pool_max_conn_lifetime=1h"
+	unlock, err := lockDemo(t.Context(), db)
+	require.NoError(t, err, "the demo lock")
+	unlock()
+	s, err := postgres.Open(t.Context(), db)
+	require.NoError(t, err)
+	defer s.Close()
+	assert.EqualValues(t, 25, s.Pool().Config().MaxConns)
 }

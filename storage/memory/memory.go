@@ -51,6 +51,10 @@ func New(ctx context.Context) (*Store, error) {
 // storage.Storage.
 func (s *Store) Close() error { return nil }
 
+// Ping reports that the store can serve: always nil, unless ctx is done
+// (its error then). For readiness checks.
+func (s *Store) Ping(ctx context.Context) error { return ctx.Err() }
+
 // created is a record that lists in creation order: by creation time, then
 // by insertion order (a sequence number).
 type created interface {

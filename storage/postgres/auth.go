@@ -91,7 +91,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRec
 
 // userWhere returns the one user the condition finds.
 func (s *Store) userWhere(ctx context.Context, where string, args ...any) (auth.UserRecord, error) {
-	return queryOne(ctx, s.pool, scanUser, auth.ErrUserNotFound, `SELECT `+sqlstore.UserColumns+` FROM users WHERE `+where, args...)
+	return queryOne(ctx, s.db, scanUser, auth.ErrUserNotFound, `SELECT `+sqlstore.UserColumns+` FROM users WHERE `+where, args...)
 }
 
 // UserByID implements auth.Store: auth.ErrUserNotFound if absent.
@@ -118,7 +118,7 @@ func (s *Store) UserByEmail(ctx context.Context, brandID, key string) (auth.User
 
 // ListUsers implements auth.Store.
 func (s *Store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecord, error) {
-	return queryAll(ctx, s.pool, scanUser, `SELECT `+sqlstore.UserColumns+` FROM users WHERE brand_id = $1 ORDER BY created_at, seq`, brandID)
+	return queryAll(ctx, s.db, scanUser, `SELECT `+sqlstore.UserColumns+` FROM users WHERE brand_id = $1 ORDER BY created_at, seq`, brandID)
 }
 
 func scanKey(row scanner) (auth.KeyPair, error) {
@@ -202,13 +202,13 @@ func (s *Store) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
 // KeyPairByAuthHash implements auth.Store: auth.ErrKeyPairNotFound if
 // absent.
 func (s *Store) KeyPairByAuthHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
-	return queryOne(ctx, s.pool, scanKey, auth.ErrKeyPairNotFound, `SELECT `+sqlstore.KeyColumns+` FROM key_pairs WHERE auth_hash = $1`, hash)
+	return queryOne(ctx, s.db, scanKey, auth.ErrKeyPairNotFound, `SELECT `+sqlstore.KeyColumns+` FROM key_pairs WHERE auth_hash = $1`, hash)
 }
 
 // KeyPairByRefreshHash implements auth.Store: auth.ErrKeyPairNotFound if
 // absent.
 func (s *Store) KeyPairByRefreshHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
-	return queryOne(ctx, s.pool, scanKey, auth.ErrKeyPairNotFound, `SELECT `+sqlstore.KeyColumns+` FROM key_pairs WHERE refresh_hash = $1`, hash)
+	return queryOne(ctx, s.db, scanKey, auth.ErrKeyPairNotFound, `SELECT `+sqlstore.KeyColumns+` FROM key_pairs WHERE refresh_hash = $1`, hash)
 }
 
 // RotateKeyPair implements auth.Store. The old pair's row is locked (SELECT

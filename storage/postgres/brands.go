@@ -49,15 +49,15 @@ func (s *Store) UpdateBrand(ctx context.Context, b auth.Brand) error {
 
 // BrandByID implements auth.Store: auth.ErrBrandNotFound if absent.
 func (s *Store) BrandByID(ctx context.Context, id string) (auth.Brand, error) {
-	return queryOne(ctx, s.pool, scanBrand, auth.ErrBrandNotFound, `SELECT `+sqlstore.BrandColumns+` FROM brands WHERE id = $1`, id)
+	return queryOne(ctx, s.db, scanBrand, auth.ErrBrandNotFound, `SELECT `+sqlstore.BrandColumns+` FROM brands WHERE id = $1`, id)
 }
 
 // BrandByURL implements auth.Store: auth.ErrBrandNotFound if absent.
 func (s *Store) BrandByURL(ctx context.Context, url string) (auth.Brand, error) {
-	return queryOne(ctx, s.pool, scanBrand, auth.ErrBrandNotFound, `SELECT `+sqlstore.BrandColumns+` FROM brands WHERE url = $1`, url)
+	return queryOne(ctx, s.db, scanBrand, auth.ErrBrandNotFound, `SELECT `+sqlstore.BrandColumns+` FROM brands WHERE url = $1`, url)
 }
 
 // ListBrands implements auth.Store.
 func (s *Store) ListBrands(ctx context.Context) ([]auth.Brand, error) {
-	return queryAll(ctx, s.pool, scanBrand, `SELECT `+sqlstore.BrandColumns+` FROM brands ORDER BY created_at, seq`)
+	return queryAll(ctx, s.db, scanBrand, `SELECT `+sqlstore.BrandColumns+` FROM brands ORDER BY created_at, seq`)
 }

@@ -71,13 +71,13 @@ func (s *Store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, b
 
 // DeviceByCode implements auth.Store: auth.ErrDeviceNotFound if absent.
 func (s *Store) DeviceByCode(ctx context.Context, userID, code string) (auth.Device, error) {
-	return queryOne(ctx, s.pool, scanDevice, auth.ErrDeviceNotFound,
+	return queryOne(ctx, s.db, scanDevice, auth.ErrDeviceNotFound,
 		`SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE user_id = $1 AND code = $2`, userID, code)
 }
 
 // ListDevices implements auth.Store.
 func (s *Store) ListDevices(ctx context.Context, userID string) ([]auth.Device, error) {
-	return queryAll(ctx, s.pool, scanDevice,
+	return queryAll(ctx, s.db, scanDevice,
 		`SELECT `+sqlstore.DeviceColumns+` FROM devices WHERE user_id = $1 ORDER BY created_at, seq`, userID)
 }
 

@@ -150,19 +150,29 @@ func constraintError(ctx context.Context, err error, conflict, missingRef *envel
 
 // storeError maps a driver error to the store contract: *envelope.Error
 // values pass through; a failure while ctx is done is ctx's error (pgx
-// reports a cancelled statement in several ways); unique violations become
-// KindConflict, foreign-key violations and pgx.ErrNoRows KindNotFound,
-// anything else KindInternal.
+// reports a cancelled statement in several ways); a database that cannot
+// be reached or did not answer within a bound (unreachable) is
+// envelope.Unavailable; unique violations become KindConflict, foreign-key
+// violations and pgx.ErrNoRows KindNotFound, anything else KindInternal.
 func storeError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
 	var e *envelope.Error
-	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.As(err, &e) {
 		return err
 	}
 	if ctx.Err() != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
 		return fmt.Errorf("postgres: %w (%w)", ctx.Err(), err)
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	if unreachable(err) {
+		return unavailable(err)
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"hash/fnv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -151,52 +152,225 @@ func (r reader) ListRevisions(ctx context.Context, f integrations.RevisionFilter
 
 // AppIntegrationByID implements integrations.Reader.
 func (s *Store) AppIntegrationByID(ctx context.Context, brandID, id string) (integrations.AppIntegration, error) {
-	return reader{s.pool}.AppIntegrationByID(ctx, brandID, id)
+	return reader{s.db}.AppIntegrationByID(ctx, brandID, id)
 }
 
 // ListAppIntegrations implements integrations.Reader.
 func (s *Store) ListAppIntegrations(ctx context.Context, f integrations.AppIntegrationFilter) ([]integrations.AppIntegration, error) {
-	return reader{s.pool}.ListAppIntegrations(ctx, f)
+	return reader{s.db}.ListAppIntegrations(ctx, f)
 }
 
 // ConfigByID implements integrations.Reader.
 func (s *Store) ConfigByID(ctx context.Context, kind integrations.RecordKind, brandID, id string) (integrations.ConfigRecord, error) {
-	return reader{s.pool}.ConfigByID(ctx, kind, brandID, id)
+	return reader{s.db}.ConfigByID(ctx, kind, brandID, id)
 }
 
 // ListConfigs implements integrations.Reader.
 func (s *Store) ListConfigs(ctx context.Context, f integrations.ConfigFilter) ([]integrations.ConfigRecord, error) {
-	return reader{s.pool}.ListConfigs(ctx, f)
+	return reader{s.db}.ListConfigs(ctx, f)
 }
 
 // ListRevisions implements integrations.Reader.
 func (s *Store) ListRevisions(ctx context.Context, f integrations.RevisionFilter) ([]integrations.Revision, error) {
-	return reader{s.pool}.ListRevisions(ctx, f)
+	return reader{s.db}.ListRevisions(ctx, f)
 }
 
 // --- writes ---
 
 // IntegrationsTx implements integrations.Store. Its transactions are
-// serialised across every instance sharing the schema: each first takes a
-// transaction-level advisory lock of the schema's integrations, so fn
-// reads what every earlier transaction committed and no other transaction
-// writes until it ends; no update is lost.
+// serialised, across every instance sharing the schema, with those that
+// touch the same integration of the same brand, and only with those: the
+// integration records of a brand are partitioned by integration (an app
+// integration of type T, and the configurations of kind T, which attach
+// only to app integrations of that type), and a transaction takes a
+// transaction-level advisory lock of a partition before it first reads or
+// writes in it (see integTx.lock). So fn reads what every earlier
+// transaction on the same records committed, and no other transaction
+// writes them until it ends, while writes in other brands, or to the other
+// integration of the brand, proceed in parallel. A read that spans a whole
+// brand (no kind) locks every partition of the brand, one that spans every
+// brand (the key rotation) locks them all.
 func (s *Store) IntegrationsTx(ctx context.Context, fn func(tx integrations.Tx) error) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('brandbase.integrations.' || current_schema(), 0))`); err != nil {
-			return err
-		}
-		return fn(&integTx{reader: reader{tx}, tx: tx})
+		return fn(&integTx{reader: reader{tx}, tx: tx, schema: s.schema, held: map[string]bool{}, types: map[string]string{}})
 	})
 }
 
-// integTx is an integrations.Tx on a pgx transaction.
+// integTx is an integrations.Tx on a pgx transaction. Each of its reads
+// and writes first takes the lock of the partition it touches (lock).
 type integTx struct {
 	reader
-	tx pgx.Tx
+	tx     pgx.Tx
+	schema string
+	// held records the locks taken: "" (every brand), "b:"+brand (every
+	// partition of the brand), "p:"+brand+"\x00"+integration.
+	held map[string]bool
+	// types caches the type of each app integration read or written, by
+	// brand and ID.
+	types map[string]string
 }
 
 var _ integrations.Tx = (*integTx)(nil)
+
+// The advisory locks of the integration partitions form a hierarchy, so
+// that one statement can lock a whole brand or every brand: a partition
+// is locked exclusively under shared locks of its brand and of the
+// schema's integrations; a brand, exclusively under a shared lock of the
+// schema's integrations; every brand, by an exclusive lock of the
+// schema's integrations (the lock every integration transaction took
+// before partitions existed, so instances of both versions exclude each
+// other during a rolling upgrade). Locks are taken in that order, top
+// down, and held until the transaction ends.
+const (
+	lockAll       = `SELECT pg_advisory_xact_lock(hashtextextended('brandbase.integrations.' || current_schema(), 0))`
+	lockBrand     = `SELECT pg_advisory_xact_lock_shared(hashtextextended('brandbase.integrations.' || current_schema(), 0)), pg_advisory_xact_lock($1)`
+	lockPartition = `SELECT pg_advisory_xact_lock_shared(hashtextextended('brandbase.integrations.' || current_schema(), 0)), pg_advisory_xact_lock_shared($1), pg_advisory_xact_lock($2)`
+)
+
+// lockKey is the advisory lock key of parts in the schema: a 64-bit FNV-1a
+// hash, computed here so that any brand ID (even one no text column can
+// hold) makes a key. Two keys that collide only serialise more.
+func lockKey(schema string, parts ...string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("brandbase.integrations\x00" + schema))
+	for _, p := range parts {
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
+	return int64(h.Sum64())
+}
+
+// lock takes, unless this transaction holds it or a wider one, the lock of
+// the partition of integration in brandID; of the whole brand when
+// integration is ""; of every brand when brandID is "". A transaction that
+// widens its locks (a whole brand after one of its partitions) may
+// deadlock with another doing the same; PostgreSQL then ends one of them
+// with an error. The service's transactions each stay in one partition,
+// or lock every brand first.
+func (t *integTx) lock(ctx context.Context, brandID, integration string) error {
+	if t.held[""] {
+		return nil
+	}
+	var err error
+	switch {
+	case brandID == "":
+		_, err = t.tx.Exec(ctx, lockAll)
+		t.held[""] = err == nil
+	case t.held["b:"+brandID]:
+		return nil
+	case integration == "":
+		_, err = t.tx.Exec(ctx, lockBrand, lockKey(t.schema, brandID))
+		t.held["b:"+brandID] = err == nil
+	default:
+		p := "p:" + brandID + "\x00" + integration
+		if t.held[p] {
+			return nil
+		}
+		_, err = t.tx.Exec(ctx, lockPartition, lockKey(t.schema, brandID), lockKey(t.schema, brandID, integration))
+		t.held[p] = err == nil
+	}
+	return storeError(ctx, err)
+}
+
+// lockKind locks the partition of configurations of kind in brandID (the
+// integration of a configuration kind has the kind's name: the
+// configurations of kind Analytics attach to app integrations of type
+// Analytics), or of the whole brand when kind is "".
+func (t *integTx) lockKind(ctx context.Context, brandID string, kind integrations.RecordKind) error {
+	return t.lock(ctx, brandID, string(kind))
+}
+
+// lockApp locks the partition of the app integration id of brandID: that
+// of its type, read first (a type never changes). When there is no such
+// app integration it locks nothing: no record attaches to it, and the
+// transaction is as if it ran before the one that creates it.
+func (t *integTx) lockApp(ctx context.Context, brandID, id string) error {
+	if t.held[""] || t.held["b:"+brandID] {
+		return nil
+	}
+	key := brandID + "\x00" + id
+	typ, ok := t.types[key]
+	if !ok {
+		err := t.tx.QueryRow(ctx, `SELECT type FROM app_integrations WHERE id = $1 AND brand_id = $2`, id, brandID).Scan(&typ)
+		var pe *pgconn.PgError
+		switch {
+		case errors.Is(err, pgx.ErrNoRows) || errors.As(err, &pe) && pe.Code == codeBadEncoding:
+			return nil
+		case err != nil:
+			return storeError(ctx, err)
+		}
+		t.types[key] = typ
+	}
+	return t.lock(ctx, brandID, typ)
+}
+
+// AppIntegrationByID implements integrations.Reader, in the app
+// integration's partition.
+func (t *integTx) AppIntegrationByID(ctx context.Context, brandID, id string) (integrations.AppIntegration, error) {
+	if err := t.lockApp(ctx, brandID, id); err != nil {
+		return integrations.AppIntegration{}, err
+	}
+	return t.reader.AppIntegrationByID(ctx, brandID, id)
+}
+
+// ListAppIntegrations implements integrations.Reader, in the partition of
+// f's type, or of f's brand, or of every brand.
+func (t *integTx) ListAppIntegrations(ctx context.Context, f integrations.AppIntegrationFilter) ([]integrations.AppIntegration, error) {
+	integration := ""
+	if f.Type != nil {
+		integration = string(*f.Type)
+	}
+	if err := t.lock(ctx, f.BrandID, integration); err != nil {
+		return nil, err
+	}
+	return t.reader.ListAppIntegrations(ctx, f)
+}
+
+// ConfigByID implements integrations.Reader, in the kind's partition.
+func (t *integTx) ConfigByID(ctx context.Context, kind integrations.RecordKind, brandID, id string) (integrations.ConfigRecord, error) {
+	if err := t.lockKind(ctx, brandID, kind); err != nil {
+		return integrations.ConfigRecord{}, err
+	}
+	return t.reader.ConfigByID(ctx, kind, brandID, id)
+}
+
+// ListConfigs implements integrations.Reader, in the partition of f's
+// kind, or of its app integration, or of f's brand, or of every brand.
+func (t *integTx) ListConfigs(ctx context.Context, f integrations.ConfigFilter) ([]integrations.ConfigRecord, error) {
+	var err error
+	switch {
+	case f.BrandID != "" && f.Kind == "" && f.AppIntegrationID != nil:
+		err = t.lockApp(ctx, f.BrandID, *f.AppIntegrationID)
+	default:
+		err = t.lockKind(ctx, f.BrandID, f.Kind)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t.reader.ListConfigs(ctx, f)
+}
+
+// ListRevisions implements integrations.Reader, in the partition of f's
+// kind or record, or of f's brand.
+func (t *integTx) ListRevisions(ctx context.Context, f integrations.RevisionFilter) ([]integrations.Revision, error) {
+	if err := t.lockRevisions(ctx, f.BrandID, f.Kind, f.RecordID); err != nil {
+		return nil, err
+	}
+	return t.reader.ListRevisions(ctx, f)
+}
+
+// lockRevisions locks the partition of the revisions of kind (and record)
+// in brandID.
+func (t *integTx) lockRevisions(ctx context.Context, brandID string, kind integrations.RecordKind, recordID string) error {
+	switch {
+	case kind != integrations.KindAppIntegration:
+		return t.lockKind(ctx, brandID, kind)
+	case recordID != "":
+		return t.lockApp(ctx, brandID, recordID)
+	default:
+		return t.lock(ctx, brandID, "")
+	}
+}
 
 // exec runs one write in a savepoint, mapping constraint violations to the
 // sentinels of constraintErrors, and missing when it changed no row (if
@@ -215,6 +389,10 @@ func (t *integTx) exec(ctx context.Context, missing *envelope.Error, query strin
 // InsertAppIntegration implements integrations.Tx: auth.ErrBrandNotFound,
 // integrations.ErrAppIntegrationExists.
 func (t *integTx) InsertAppIntegration(ctx context.Context, a integrations.AppIntegration) error {
+	if err := t.lock(ctx, a.BrandID, string(a.Type)); err != nil {
+		return err
+	}
+	t.types[a.BrandID+"\x00"+a.ID] = string(a.Type)
 	return t.exec(ctx, nil, `INSERT INTO app_integrations (`+sqlstore.AppColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		a.ID, a.BrandID, string(a.Type), a.Name, a.Domain, a.Description, a.LogoURL, string(a.Status),
 		a.Version, a.CreatedAt, a.UpdatedAt)
@@ -223,6 +401,9 @@ func (t *integTx) InsertAppIntegration(ctx context.Context, a integrations.AppIn
 // UpdateAppIntegration implements integrations.Tx:
 // integrations.ErrAppIntegrationNotFound.
 func (t *integTx) UpdateAppIntegration(ctx context.Context, a integrations.AppIntegration) error {
+	if err := t.lockApp(ctx, a.BrandID, a.ID); err != nil {
+		return err
+	}
 	return t.exec(ctx, integrations.ErrAppIntegrationNotFound, `UPDATE app_integrations SET name = $1, domain = $2,
 		description = $3, logo_url = $4, status = $5, version = $6, updated_at = $7 WHERE id = $8 AND brand_id = $9`,
 		a.Name, a.Domain, a.Description, a.LogoURL, string(a.Status), a.Version, a.UpdatedAt, a.ID, a.BrandID)
@@ -232,6 +413,9 @@ func (t *integTx) UpdateAppIntegration(ctx context.Context, a integrations.AppIn
 // auth.ErrBrandNotFound, integrations.ErrAppIntegrationNotFound,
 // integrations.ErrDefaultTaken.
 func (t *integTx) InsertConfig(ctx context.Context, r integrations.ConfigRecord) error {
+	if err := t.lockKind(ctx, r.BrandID, r.Kind); err != nil {
+		return err
+	}
 	secrets, err := encodeSecrets(r.Secrets)
 	if err != nil {
 		return storeError(ctx, err)
@@ -245,6 +429,9 @@ func (t *integTx) InsertConfig(ctx context.Context, r integrations.ConfigRecord)
 // UpdateConfig implements integrations.Tx: integrations.ErrConfigNotFound,
 // then the errors of InsertConfig for its app integration and default.
 func (t *integTx) UpdateConfig(ctx context.Context, r integrations.ConfigRecord) error {
+	if err := t.lockKind(ctx, r.BrandID, r.Kind); err != nil {
+		return err
+	}
 	secrets, err := encodeSecrets(r.Secrets)
 	if err != nil {
 		return storeError(ctx, err)
@@ -259,6 +446,9 @@ func (t *integTx) UpdateConfig(ctx context.Context, r integrations.ConfigRecord)
 // InsertRevision implements integrations.Tx: auth.ErrBrandNotFound,
 // integrations.ErrRevisionExists.
 func (t *integTx) InsertRevision(ctx context.Context, rev integrations.Revision) error {
+	if err := t.lockRevisions(ctx, rev.BrandID, rev.Kind, rev.RecordID); err != nil {
+		return err
+	}
 	fields := rev.Fields
 	if fields == nil {
 		fields = []string{}

@@ -1,9 +1,11 @@
 package postgres_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,6 +13,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/storage/postgres"
 )
 
 // TestIntegrationUpdatesAcrossInstances updates one analytics integration
@@ -83,4 +86,121 @@ func TestIntegrationUpdatesAcrossInstances(t *testing.T) {
 		(SELECT string_agg(r::text, ' ') FROM integration_revisions r))`).Scan(&dump))
 	assert.Contains(t, dump, got.TrackingID, "the dump holds the records")
 	assert.NotContains(t, dump, "ak_", "no plaintext secret is stored")
+}
+
+// integFixture is a brand with an analytics and a payment-gateway
+// configuration, made through integrations.Service.
+type integFixture struct {
+	brand, analytics, gateway string
+	admin                     auth.Principal
+	analyticsIn               func(tracking string) integrations.AnalyticsInput
+	gatewayIn                 func(name string) integrations.PaymentGatewayInput
+}
+
+func newIntegFixture(t testing.TB, store *postgres.Store, svc *integrations.Service, url string) integFixture {
+	t.Helper()
+	ctx := context.Background()
+	b, err := auth.NewService(store).CreateBrand(ctx, auth.NewBrand{URL: url, Name: "Shop"})
+	require.NoError(t, err)
+	f := integFixture{brand: b.ID, admin: auth.Principal{UserID: "admin", BrandID: b.ID, Permissions: []auth.Permission{auth.PermAll}}}
+	an, err := svc.CreateAppIntegration(ctx, f.admin, b.ID, integrations.AppIntegrationInput{
+		Type: integrations.TypeAnalytics, Name: "Analytics app", Domain: "https://analytics.example.com"})
+	require.NoError(t, err)
+	pg, err := svc.CreateAppIntegration(ctx, f.admin, b.ID, integrations.AppIntegrationInput{
+		Type: integrations.TypePaymentGateway, Name: "Gateway app", Domain: "https://pay.example.com"})
+	require.NoError(t, err)
+	str := func(s string) *string { return &s }
+	yes := true
+	f.analyticsIn = func(tracking string) integrations.AnalyticsInput {
+		return integrations.AnalyticsInput{AppIntegrationID: &an.ID, TrackingID: str(tracking), APIKey: str("ak_0123456789"), IsDefault: &yes}
+	}
+	f.gatewayIn = func(name string) integrations.PaymentGatewayInput {
+		return integrations.PaymentGatewayInput{AppIntegrationID: &pg.ID, Name: str(name), IsDefault: &yes}
+	}
+	a, err := svc.CreateAnalytics(ctx, f.admin, b.ID, f.analyticsIn("G-0"))
+	require.NoError(t, err)
+	g, err := svc.CreatePaymentGateway(ctx, f.admin, b.ID, f.gatewayIn("gw-0"))
+	require.NoError(t, err)
+	f.analytics, f.gateway = a.ID, g.ID
+	return f
+}
+
+// TestIntegrationLocksArePerBrandAndIntegration holds a transaction open
+// that updated brand A's analytics configuration (on another instance):
+// meanwhile writes to brand B's analytics and to brand A's payment gateway
+// complete, while a write to brand A's analytics, and the key rotation
+// (every brand), wait until it ends.
+func TestIntegrationLocksArePerBrandAndIntegration(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Schema(t)
+	ctx := t.Context()
+	holder, other := open(t, url), open(t, url)
+	svc := integrations.NewService(other)
+	a := newIntegFixture(t, other, svc, "a.example.com")
+	b := newIntegFixture(t, other, svc, "b.example.com")
+
+	held, release, ended := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(letGo) // before the stores close, however the test ends
+	go func() {
+		ended <- holder.IntegrationsTx(ctx, func(tx integrations.Tx) error {
+			r, err := tx.ConfigByID(ctx, integrations.KindAnalytics, a.brand, a.analytics)
+			if err != nil {
+				return err
+			}
+			r.Version++
+			if err := tx.UpdateConfig(ctx, r); err != nil {
+				return err
+			}
+			close(held)
+			<-release
+			return nil
+		})
+	}()
+	<-held
+
+	bound, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := svc.UpdateAnalytics(bound, b.admin, b.brand, b.analytics, b.analyticsIn("G-b"), nil)
+	require.NoError(t, err, "another brand's analytics does not wait")
+	_, err = svc.UpdatePaymentGateway(bound, a.admin, a.brand, a.gateway, a.gatewayIn("gw-a"), nil)
+	require.NoError(t, err, "the brand's other integration does not wait")
+	_, err = svc.CreateAnalytics(bound, b.admin, b.brand, b.analyticsIn("G-b2"))
+	require.NoError(t, err, "a create in another brand does not wait")
+
+	same, rotate := make(chan error, 1), make(chan error, 1)
+	go func() {
+		_, err := svc.UpdateAnalytics(ctx, a.admin, a.brand, a.analytics, a.analyticsIn("G-a"), nil)
+		same <- err
+	}()
+	go func() {
+		_, err := svc.RotateSecrets(ctx)
+		rotate <- err
+	}()
+	select {
+	case err := <-same:
+		t.Fatalf("a write to the same integration did not wait: %v", err)
+	case err := <-rotate:
+		t.Fatalf("the key rotation did not wait: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	letGo()
+	require.NoError(t, <-ended)
+	require.NoError(t, <-same)
+	require.NoError(t, <-rotate)
+
+	got, err := svc.Analytics(ctx, a.brand, a.analytics)
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), got.Version, "created, then the held update, then the one that waited")
+	assert.Equal(t, "G-a", got.TrackingID)
+	defaults, err := other.ListConfigs(ctx, integrations.ConfigFilter{BrandID: b.brand, Kind: integrations.KindAnalytics})
+	require.NoError(t, err)
+	n := 0
+	for _, r := range defaults {
+		if r.IsDefault {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "one default per brand and kind")
 }

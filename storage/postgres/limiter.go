@@ -131,8 +131,20 @@ func textSafe(s string) string {
 
 // Allow takes one request of key under p in the rate_buckets table of the
 // store's schema, shared by every instance on it; see [Limiter.Allow] for
-// the decision and the errors. It makes the store an httpadapter.Limiter:
+// the decision and the errors, except that the call is bounded by the
+// store's query timeout and an unreachable database fails it with
+// envelope.Unavailable. It makes the store an httpadapter.Limiter:
 // brandbase keeps the login limits in it.
 func (s *Store) Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error) {
-	return s.multi.limiter.Allow(ctx, key, p, now)
+	bctx, cancel, err := s.bounds.call(ctx, time.Time{})
+	if err != nil {
+		return ratelimit.Decision{}, unavailable(err)
+	}
+	defer cancel()
+	d, err := s.multi.limiter.Allow(bctx, key, p, now)
+	err = s.bounds.done(ctx, bctx, err)
+	if err != nil && unreachable(err) && ctx.Err() == nil {
+		return d, unavailable(err)
+	}
+	return d, err
 }

@@ -230,7 +230,9 @@ func (l *listener) reconnect(ctx context.Context) *pgx.Conn {
 		if ctx.Err() != nil {
 			return nil
 		}
-		l.log.Warn("postgres: cannot listen yet", "channel", l.channel, "retry_in", backoff, "error", err)
+		// Once per attempt: debug only (the loss and the return are
+		// logged once each, and the store logs the outage).
+		l.log.Debug("postgres: cannot listen yet", "channel", l.channel, "retry_in", backoff, "error", err)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -269,7 +271,7 @@ type instances struct {
 // first LISTEN fails (a pooler in transaction mode cannot LISTEN: the
 // store needs session connections).
 func (s *Store) startInstances(ctx context.Context) error {
-	l := newListener(s.pool.Config().ConnConfig, s.channel, nil)
+	l := newListener(s.pool.Config().ConnConfig, s.channel, s.log)
 	l.subscribe(func(c Change) {
 		if c.Kind == ChangeRefData || c.Kind == ChangeAll {
 			s.multi.revision.forget()

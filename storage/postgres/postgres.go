@@ -20,8 +20,10 @@
 // Every write runs in one transaction (begin, deferred rollback, commit).
 // Read-modify-write methods lock the rows they read (SELECT ... FOR
 // UPDATE), city upserts run one at a time, and integration transactions
-// are serialised by a transaction-level advisory lock, so concurrent
-// writers, in this process or another, never lose an update. Writes that change what an instance may cache (brands, users
+// that touch the same integration of a brand are serialised by
+// transaction-level advisory locks (other brands and integrations proceed
+// in parallel), so concurrent writers, in this process or another, never
+// lose an update. Writes that change what an instance may cache (brands, users
 // and their keys and devices, reference data) issue a NOTIFY on
 // [Store.Channel] inside their transaction, delivered only on commit; its
 // payload is a [Change].
@@ -44,6 +46,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -62,6 +66,10 @@ var migrations embed.FS
 // use, by several goroutines and by several processes sharing a database.
 type Store struct {
 	pool    *pgxpool.Pool
+	db      boundedPool // the pool, each statement bounded (bounds.go)
+	bounds  bounds
+	log     *slog.Logger
+	schema  string    // the schema of the store's tables
 	channel string    // the NOTIFY channel of the schema
 	multi   instances // listener and shared limiter (listen.go)
 }
@@ -70,7 +78,10 @@ type Store struct {
 type Option func(*options)
 
 type options struct {
-	pool []func(*pgxpool.Config)
+	pool           []func(*pgxpool.Config)
+	connectTimeout time.Duration
+	queryTimeout   time.Duration
+	log            *slog.Logger
 }
 
 // WithPoolConfig lets the host adjust the pool's configuration (its size,
@@ -80,11 +91,15 @@ func WithPoolConfig(fn func(*pgxpool.Config)) Option {
 }
 
 // Open connects to the PostgreSQL database that url names (a postgres:// or
-// postgresql:// URL, or a keyword/value string, as pgx parses them),
-// migrates its schema to the current version and loads the default
-// reference dataset (see the package comment). It fails with the
-// connection's, a migration's or the load's error; nothing is left open
-// then.
+// postgresql:// URL, or a keyword/value string, as pgx parses them: the
+// pool_* parameters of pgxpool set the pool, connect_timeout bounds a
+// connection attempt, other parameters are the connections' server
+// settings), migrates its schema to the current version and loads the
+// default reference dataset (see the package comment). Every wait on the
+// database is bounded (WithConnectTimeout, WithQueryTimeout): a server
+// that cannot be reached, or accepts and never answers, fails Open within
+// the connect timeout. It fails with the connection's, a migration's or
+// the load's error; nothing is left open then.
 func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	var o options
 	for _, opt := range opts {
@@ -94,6 +109,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse url: %w", err)
 	}
+	applyBounds(&o, cfg)
 	for _, fn := range o.pool {
 		fn(cfg)
 	}
@@ -101,7 +117,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	s := &Store{pool: pool}
+	s := &Store{pool: pool, log: o.log}
+	s.bounds = bounds{timeout: o.queryTimeout, outage: &outage{log: o.log, now: time.Now}}
+	s.db = boundedPool{pool: pool, b: &s.bounds}
 	if err := s.setUp(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -145,9 +163,24 @@ func channelName(schema string) string {
 func (s *Store) setUp(ctx context.Context) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("postgres: connect: %w", err)
+		cc := s.pool.Config().ConnConfig
+		return fmt.Errorf("postgres: cannot connect to %s:%d (connect timeout %s): %w",
+			cc.Host, cc.Port, cc.ConnectTimeout, err)
 	}
 	defer conn.Release()
+	// Migrations may run long, and the lock below waits for other
+	// instances' migrations: no statement or lock timeout on this session.
+	if _, err := conn.Exec(ctx, `SET statement_timeout = 0; SET lock_timeout = 0`); err != nil {
+		return fmt.Errorf("postgres: set up session: %w", err)
+	}
+	defer func() {
+		// Back to the connection's settings before the pool reuses it.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.bounds.timeout)
+		defer cancel()
+		if _, err := conn.Exec(rctx, `RESET statement_timeout; RESET lock_timeout`); err != nil {
+			conn.Conn().Close(rctx)
+		}
+	}()
 	var schema string
 	if err := conn.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		return fmt.Errorf("postgres: current schema: %w", err)
@@ -155,22 +188,24 @@ func (s *Store) setUp(ctx context.Context) error {
 	if schema == "" {
 		return errors.New("postgres: no schema of the search_path exists")
 	}
-	s.channel = channelName(schema)
+	s.schema, s.channel = schema, channelName(schema)
 	const lock = `SELECT pg_advisory_lock(hashtextextended('brandbase.setup.' || current_schema(), 0))`
 	if _, err := conn.Exec(ctx, lock); err != nil {
 		return fmt.Errorf("postgres: migration lock: %w", err)
 	}
 	defer func() {
 		// Closing the connection would release the lock too.
-		_, uerr := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtextextended('brandbase.setup.' || current_schema(), 0))`)
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.bounds.timeout)
+		defer cancel()
+		_, uerr := conn.Exec(uctx, `SELECT pg_advisory_unlock(hashtextextended('brandbase.setup.' || current_schema(), 0))`)
 		if uerr != nil {
-			conn.Conn().Close(context.WithoutCancel(ctx))
+			conn.Conn().Close(uctx)
 		}
 	}()
 	if err := migrate(ctx, conn.Conn(), 0); err != nil {
 		return err
 	}
-	if err := refdata.LoadDefault(ctx, s); err != nil {
+	if err := refdata.LoadDefault(unbounded(ctx), s); err != nil {
 		return fmt.Errorf("postgres: load default dataset: %w", err)
 	}
 	return nil
@@ -223,13 +258,15 @@ func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
 }
 
 // inTx runs fn in a transaction of the given options: committed when fn
-// returns nil, rolled back otherwise. Errors are mapped by storeError.
+// returns nil, rolled back otherwise. The transaction's statements, its
+// begin and its end are bounded together by the query timeout. Errors are
+// mapped by storeError.
 func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
-	tx, err := s.pool.BeginTx(ctx, opts)
+	tx, err := s.db.begin(ctx, opts)
 	if err != nil {
 		return storeError(ctx, err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing; bounded by the transaction's deadline
 	if err := fn(tx); err != nil {
 		return storeError(ctx, err)
 	}
@@ -239,7 +276,7 @@ func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx)
 // getMeta returns the value stored under key in meta, or "".
 func (s *Store) getMeta(ctx context.Context, key string) (string, error) {
 	var v string
-	err := s.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, key).Scan(&v)
+	err := s.db.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, key).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", nil
 	}

@@ -256,7 +256,7 @@ func upsertRows(ctx context.Context, tx pgx.Tx, query string, rows [][]any) (boo
 func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
 	return s.multi.revision.get(s.Listening(), func() (uint64, error) {
 		var n int64
-		if err := s.pool.QueryRow(ctx, `SELECT revision FROM refdata_state WHERE id = 1`).Scan(&n); err != nil {
+		if err := s.db.QueryRow(ctx, `SELECT revision FROM refdata_state WHERE id = 1`).Scan(&n); err != nil {
 			return 0, storeError(ctx, err)
 		}
 		return uint64(n), nil

@@ -172,7 +172,9 @@ func prepare(ctx context.Context, tx *sql.Tx, queries ...string) (stmts []*sql.S
 }
 
 // storeError maps a driver error to the store contract: *envelope.Error and
-// context errors pass through, unique and primary-key violations become
+// context errors pass through, a lock still held by another connection
+// when busy_timeout ran out (SQLITE_BUSY, SQLITE_LOCKED) becomes
+// envelope.Unavailable, unique and primary-key violations become
 // KindConflict, sql.ErrNoRows KindNotFound, anything else KindInternal.
 func storeError(err error) error {
 	if err == nil {
@@ -184,6 +186,9 @@ func storeError(err error) error {
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return envelope.NotFound("The record does not exist.").WithCause(err)
+	}
+	if isBusy(err) {
+		return envelope.Unavailable(fmt.Errorf("sqlite: the database stayed locked past busy_timeout: %w", err), envelope.DefaultRetryAfter)
 	}
 	if isUnique(err) {
 		return envelope.Conflict("A record with the same key exists.").WithCause(err)
@@ -199,4 +204,16 @@ func isUnique(err error) bool {
 	}
 	code := se.Code()
 	return code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED (any of their
+// extended codes): another connection held a lock for longer than the
+// busy timeout.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	primary := se.Code() & 0xff
+	return primary == sqlite3.SQLITE_BUSY || primary == sqlite3.SQLITE_LOCKED
 }

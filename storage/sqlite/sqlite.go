@@ -88,6 +88,22 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
+// Ping checks that the database file answers a read: nil when it does,
+// else an envelope.Unavailable error. For readiness checks.
+func (s *Store) Ping(ctx context.Context) error {
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT 1`).Scan(&n); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err := storeError(err); envelope.IsUnavailable(err) {
+			return err
+		}
+		return envelope.Unavailable(fmt.Errorf("sqlite: ping: %w", err), envelope.DefaultRetryAfter)
+	}
+	return nil
+}
+
 // Close closes the database handles.
 func (s *Store) Close() error {
 	err := s.w.Close()

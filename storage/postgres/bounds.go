@@ -1,0 +1,499 @@
+package postgres
+
+// Bounded waits. Every wait on the database has a bound, so that a
+// database that stops, crashes or stalls costs a caller at most that bound
+// and an envelope.Unavailable error (the HTTP adapter answers 503 with
+// Retry-After), never a hang:
+//
+//   - connecting (a pool connection, the listener's, Open's): the URL's
+//     connect_timeout, else the connect timeout option (5 s by default);
+//   - each call of the store (waiting for a pool connection, then every
+//     statement of the call, or of its transaction): the query timeout
+//     option (5 s by default), also sent to the server as statement_timeout
+//     and lock_timeout unless the URL sets those;
+//   - the listener's pings and reconnections (listen.go).
+//
+// The statements of a call run under a context whose deadline is the
+// call's bound ([boundedPool], [boundedTx]); an error a statement fails
+// with is classified once, by [unreachable], and observed by the store's
+// outage log ([outage]).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// Default bounds of the waits on the database.
+const (
+	// DefaultConnectTimeout bounds a connection attempt (TCP connect, TLS,
+	// authentication) unless the URL sets connect_timeout.
+	DefaultConnectTimeout = 5 * time.Second
+	// DefaultQueryTimeout bounds each call of the store: waiting for a
+	// pool connection and running its statements.
+	DefaultQueryTimeout = 5 * time.Second
+)
+
+// errWaitBound is the cause of a context that a bound of the store ended.
+var errWaitBound = errors.New("the database did not answer within the bound")
+
+// errOutage fails a call at once during an outage while another call is
+// probing the database.
+var errOutage = errors.New("the database is unreachable (another call is checking whether it is back)")
+
+// WithConnectTimeout bounds each connection attempt (dial, TLS and
+// authentication) to d, instead of the URL's connect_timeout or, without
+// one, DefaultConnectTimeout. A server that accepts and never answers
+// fails Open within d.
+func WithConnectTimeout(d time.Duration) Option {
+	return func(o *options) { o.connectTimeout = d }
+}
+
+// WithQueryTimeout bounds each call of the store to d, instead of
+// DefaultQueryTimeout: waiting for a pool connection and running the
+// call's statements (a write's whole transaction). A call that runs out
+// fails with envelope.Unavailable. Unless the URL sets them, d is also
+// the connections' statement_timeout and lock_timeout, so that the server
+// gives up on the statement too.
+func WithQueryTimeout(d time.Duration) Option {
+	return func(o *options) { o.queryTimeout = d }
+}
+
+// WithLogger sets the logger of the store's outage log and of its
+// listener, instead of slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.log = l }
+}
+
+// applyBounds fills in the bounds of o and sets them on cfg: the connect
+// timeout (the option, else the URL's, else the default) and the
+// server-side timeouts the URL leaves unset.
+func applyBounds(o *options, cfg *pgxpool.Config) {
+	if o.connectTimeout <= 0 {
+		o.connectTimeout = cfg.ConnConfig.ConnectTimeout
+	}
+	if o.connectTimeout <= 0 {
+		o.connectTimeout = DefaultConnectTimeout
+	}
+	cfg.ConnConfig.ConnectTimeout = o.connectTimeout
+	if o.queryTimeout <= 0 {
+		o.queryTimeout = DefaultQueryTimeout
+	}
+	ms := strconv.FormatInt(o.queryTimeout.Milliseconds(), 10)
+	for _, p := range []string{"statement_timeout", "lock_timeout"} {
+		if _, ok := cfg.ConnConfig.RuntimeParams[p]; !ok {
+			cfg.ConnConfig.RuntimeParams[p] = ms
+		}
+	}
+	if o.log == nil {
+		o.log = slog.Default()
+	}
+}
+
+// ConnConfig returns the configuration of one connection to the database
+// that url names, parsed as Open parses it: the pool_* parameters are
+// accepted (and ignored: they set a pool), and the connect timeout and the
+// server-side timeouts are those Open would use with opts. For a host
+// that needs a connection of its own beside the store's pool (a session
+// lock, say).
+func ConnConfig(url string, opts ...Option) (*pgx.ConnConfig, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse url: %w", err)
+	}
+	applyBounds(&o, cfg)
+	return cfg.ConnConfig, nil
+}
+
+// unreachable reports whether err says that the database could not be
+// reached or did not answer within a bound, as opposed to an answer (a
+// refused statement, no row): a timeout (pgconn.Timeout, a deadline, a
+// bound of this package), a failed connection attempt, a network error or
+// a connection lost midway, an error pgx reports as safe to retry (nothing
+// was sent), and the server's connection-class errors (SQLSTATE class 08;
+// 57P01..57P03: shutting down, crashed, starting up; 53300: too many
+// connections) and the ends of its own waits (57014: statement_timeout;
+// 55P03: lock_timeout). It is the one place that tells them apart.
+func unreachable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "57P01", "57P02", "57P03", "53300", "57014", "55P03":
+			return true
+		}
+		return strings.HasPrefix(pe.Code, "08")
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.Is(err, errWaitBound) || errors.Is(err, errOutage) || pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// unavailable returns the store's error for an unreachable database:
+// envelope.Unavailable, its cause err.
+func unavailable(err error) error {
+	return envelope.Unavailable(fmt.Errorf("postgres: database unreachable: %w", err), envelope.DefaultRetryAfter)
+}
+
+// outage logs when the database becomes unreachable and when it is
+// reachable again, once each, however many calls fail meanwhile. During
+// an outage it admits one call at a time to the database (the probe, whose
+// success ends the outage); the others fail at once instead of each
+// waiting out its bound on a database that does not answer.
+type outage struct {
+	log     *slog.Logger
+	now     func() time.Time
+	down    atomic.Bool // fast path of ok and admit
+	probing atomic.Bool // a call admitted during the outage is running
+	mu      sync.Mutex
+	from    time.Time // start of the current outage; zero when none
+}
+
+// admit reports whether a call may go to the database now, and returns
+// the function that says it has ended.
+func (o *outage) admit() (end func(), ok bool) {
+	if !o.down.Load() {
+		return func() {}, true
+	}
+	if o.probing.CompareAndSwap(false, true) {
+		return func() { o.probing.Store(false) }, true
+	}
+	return nil, false
+}
+
+// observe records the outcome of a statement run for a caller whose
+// context is ctx: err nil or an answer of the server ends an outage (a
+// statement or lock timeout is an answer too); a database that cannot be
+// reached or does not answer starts one. A caller that gave up (its own
+// context ended) says nothing either way.
+func (o *outage) observe(ctx context.Context, err error) {
+	if ctx.Err() != nil || errors.Is(err, errOutage) {
+		return
+	}
+	var pe *pgconn.PgError
+	answered := errors.As(err, &pe) && (pe.Code == "57014" || pe.Code == "55P03")
+	switch {
+	case !answered && (unreachable(err) || envelope.IsUnavailable(err)):
+		o.failed(err)
+	case o.down.Load():
+		o.ok()
+	}
+}
+
+func (o *outage) failed(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.from.IsZero() {
+		return
+	}
+	o.from = o.now()
+	o.down.Store(true)
+	o.log.Warn("database unreachable", "error", err)
+}
+
+func (o *outage) ok() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.from.IsZero() {
+		return
+	}
+	o.log.Info("database reachable again", "outage", o.now().Sub(o.from).Round(time.Millisecond))
+	o.from = time.Time{}
+	o.down.Store(false)
+}
+
+// bounds is what a bounded querier needs of its store.
+type bounds struct {
+	timeout time.Duration
+	outage  *outage
+}
+
+// unboundedKey marks the context of Open's own work (migrations, the
+// default dataset), which the query timeout does not bound: it may take
+// long, and Open's caller bounds it with its context.
+type unboundedKey struct{}
+
+// unbounded returns ctx marked as Open's own work.
+func unbounded(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unboundedKey{}, true)
+}
+
+// isUnbounded reports whether ctx is marked as Open's own work.
+func isUnbounded(ctx context.Context) bool { return ctx.Value(unboundedKey{}) != nil }
+
+// stmt returns the context of one statement of a caller with context ctx
+// and the store's deadline (a zero deadline: now plus the timeout).
+func (b *bounds) stmt(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+	if isUnbounded(ctx) {
+		return context.WithCancel(ctx)
+	}
+	if deadline.IsZero() {
+		deadline = time.Now().Add(b.timeout)
+	}
+	return context.WithDeadlineCause(ctx, deadline, errWaitBound)
+}
+
+// call starts a call of the store on the pool: the context of its
+// statement (stmt) and the function that ends it, or errOutage at once
+// when an outage is under way and another call is probing the database.
+func (b *bounds) call(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc, error) {
+	end, ok := b.outage.admit()
+	if !ok {
+		return nil, nil, errOutage
+	}
+	sctx, cancel := b.stmt(ctx, deadline)
+	return sctx, func() { cancel(); end() }, nil
+}
+
+// done observes the outcome of a statement and returns err, saying so
+// when the statement's bound ended it (and not the caller).
+func (b *bounds) done(ctx, sctx context.Context, err error) error {
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), errWaitBound) && !errors.Is(err, errWaitBound) {
+		err = fmt.Errorf("%w (%s): %w", errWaitBound, b.timeout, err)
+	}
+	b.outage.observe(ctx, err)
+	return err
+}
+
+// boundedPool is the pool as the store's reads use it: each statement is
+// bounded by the query timeout (waiting for a connection included) and
+// observed by the outage log.
+type boundedPool struct {
+	pool *pgxpool.Pool
+	b    *bounds
+}
+
+var _ querier = boundedPool{}
+
+func (p boundedPool) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	sctx, cancel, err := p.b.call(ctx, time.Time{})
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	defer cancel()
+	tag, err := p.pool.Exec(sctx, sql, args...)
+	return tag, p.b.done(ctx, sctx, err)
+}
+
+func (p boundedPool) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	sctx, cancel, err := p.b.call(ctx, time.Time{})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := p.pool.Query(sctx, sql, args...)
+	if err != nil {
+		cancel()
+		return nil, p.b.done(ctx, sctx, err)
+	}
+	return &boundedRows{Rows: rows, ctx: ctx, sctx: sctx, cancel: cancel, b: p.b}, nil
+}
+
+func (p boundedPool) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	sctx, cancel, err := p.b.call(ctx, time.Time{})
+	if err != nil {
+		return errRow{err}
+	}
+	return &boundedRow{row: p.pool.QueryRow(sctx, sql, args...), ctx: ctx, sctx: sctx, cancel: cancel, b: p.b}
+}
+
+// begin starts a transaction whose statements are all bounded by one
+// deadline, the query timeout from now.
+func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
+	deadline := time.Now().Add(p.b.timeout)
+	sctx, cancel, err := p.b.call(ctx, deadline)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	tx, err := p.pool.BeginTx(sctx, opts)
+	if err != nil {
+		return nil, p.b.done(ctx, sctx, err)
+	}
+	if isUnbounded(ctx) {
+		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`); err != nil {
+			_ = tx.Rollback(ctx) // the Exec's error says why
+			return nil, p.b.done(ctx, sctx, err)
+		}
+	}
+	return &boundedTx{Tx: tx, deadline: deadline, b: p.b}, nil
+}
+
+// errRow is a pgx.Row that failed before its statement was sent.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// boundedRow is a pgx.Row whose statement ends (and is observed) with
+// Scan.
+type boundedRow struct {
+	row       pgx.Row
+	ctx, sctx context.Context
+	cancel    context.CancelFunc
+	b         *bounds
+}
+
+func (r *boundedRow) Scan(dest ...any) error {
+	err := r.row.Scan(dest...)
+	r.cancel()
+	if errors.Is(err, pgx.ErrNoRows) {
+		r.b.outage.observe(r.ctx, nil) // an answer
+		return err
+	}
+	return r.b.done(r.ctx, r.sctx, err)
+}
+
+// boundedRows is a pgx.Rows whose statement ends (and is observed) with
+// Close.
+type boundedRows struct {
+	pgx.Rows
+	ctx, sctx context.Context
+	cancel    context.CancelFunc
+	b         *bounds
+	closed    bool
+}
+
+func (r *boundedRows) Err() error {
+	err := r.Rows.Err()
+	if err != nil && r.ctx.Err() == nil && errors.Is(context.Cause(r.sctx), errWaitBound) {
+		err = fmt.Errorf("%w (%s): %w", errWaitBound, r.b.timeout, err)
+	}
+	return err
+}
+
+func (r *boundedRows) Close() {
+	r.Rows.Close()
+	if !r.closed {
+		r.closed = true
+		r.b.done(r.ctx, r.sctx, r.Rows.Err()) //nolint:errcheck // Err reports it
+		r.cancel()
+	}
+}
+
+// boundedTx is a pgx.Tx whose statements (its savepoints' too) are
+// bounded by the deadline of its transaction and observed by the outage
+// log.
+type boundedTx struct {
+	pgx.Tx
+	deadline time.Time
+	b        *bounds
+}
+
+func (t *boundedTx) Begin(ctx context.Context) (pgx.Tx, error) {
+	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	defer cancel()
+	sp, err := t.Tx.Begin(sctx)
+	if err != nil {
+		return nil, t.b.done(ctx, sctx, err)
+	}
+	return &boundedTx{Tx: sp, deadline: t.deadline, b: t.b}, nil
+}
+
+func (t *boundedTx) Commit(ctx context.Context) error {
+	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	defer cancel()
+	return t.b.done(ctx, sctx, t.Tx.Commit(sctx))
+}
+
+// Rollback gives up on the transaction. It is bounded like the rest: past
+// the deadline pgx closes the connection instead of waiting.
+func (t *boundedTx) Rollback(ctx context.Context) error {
+	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	defer cancel()
+	err := t.Tx.Rollback(sctx)
+	if errors.Is(err, pgx.ErrTxClosed) {
+		return err
+	}
+	return t.b.done(ctx, sctx, err)
+}
+
+func (t *boundedTx) CopyFrom(ctx context.Context, table pgx.Identifier, cols []string, src pgx.CopyFromSource) (int64, error) {
+	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	defer cancel()
+	n, err := t.Tx.CopyFrom(sctx, table, cols, src)
+	return n, t.b.done(ctx, sctx, err)
+}
+
+func (t *boundedTx) SendBatch(ctx context.Context, batch *pgx.Batch) pgx.BatchResults {
+	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	return &boundedBatch{BatchResults: t.Tx.SendBatch(sctx, batch), ctx: ctx, sctx: sctx, cancel: cancel, b: t.b}
+}
+
+func (t *boundedTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	defer cancel()
+	tag, err := t.Tx.Exec(sctx, sql, args...)
+	return tag, t.b.done(ctx, sctx, err)
+}
+
+func (t *boundedTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	rows, err := t.Tx.Query(sctx, sql, args...)
+	if err != nil {
+		cancel()
+		return nil, t.b.done(ctx, sctx, err)
+	}
+	return &boundedRows{Rows: rows, ctx: ctx, sctx: sctx, cancel: cancel, b: t.b}, nil
+}
+
+func (t *boundedTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	return &boundedRow{row: t.Tx.QueryRow(sctx, sql, args...), ctx: ctx, sctx: sctx, cancel: cancel, b: t.b}
+}
+
+// boundedBatch is the pgx.BatchResults of a boundedTx: its statements end
+// with Close.
+type boundedBatch struct {
+	pgx.BatchResults
+	ctx, sctx context.Context
+	cancel    context.CancelFunc
+	b         *bounds
+	closed    bool
+}
+
+func (r *boundedBatch) Exec() (pgconn.CommandTag, error) {
+	tag, err := r.BatchResults.Exec()
+	return tag, r.b.done(r.ctx, r.sctx, err)
+}
+
+func (r *boundedBatch) Close() error {
+	err := r.BatchResults.Close()
+	if !r.closed {
+		r.closed = true
+		err = r.b.done(r.ctx, r.sctx, err)
+		r.cancel()
+	}
+	return err
+}
+
+// Ping checks that the database answers, within the query timeout (or
+// ctx, when it ends first): nil when it does, an envelope.Unavailable
+// error when it cannot be reached. It takes a connection of the pool (a
+// new one when none is idle). For readiness checks.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.db.Exec(ctx, "SELECT 1")
+	return storeError(ctx, err)
+}

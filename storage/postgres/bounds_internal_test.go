@@ -1,0 +1,110 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// TestUnreachable: what says the database cannot be reached, or did not
+// answer within a bound, and what is an answer.
+func TestUnreachable(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"nil", nil, false},
+		{"no row", pgx.ErrNoRows, false},
+		{"unique violation", &pgconn.PgError{Code: codeUniqueViolation}, false},
+		{"syntax error", &pgconn.PgError{Code: "42601"}, false},
+		{"bad encoding", &pgconn.PgError{Code: codeBadEncoding}, false},
+		{"connection failure", &pgconn.PgError{Code: "08006"}, true},
+		{"admin shutdown", &pgconn.PgError{Code: "57P01"}, true},
+		{"crash shutdown", &pgconn.PgError{Code: "57P02"}, true},
+		{"cannot connect now", &pgconn.PgError{Code: "57P03"}, true},
+		{"too many connections", &pgconn.PgError{Code: "53300"}, true},
+		{"statement timeout", &pgconn.PgError{Code: "57014"}, true},
+		{"lock timeout", &pgconn.PgError{Code: "55P03"}, true},
+		{"bound", fmt.Errorf("%w: x", errWaitBound), true},
+		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), true},
+		{"connection refused", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, true},
+		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{"unexpected EOF", fmt.Errorf("receive message failed: %w", io.ErrUnexpectedEOF), true},
+		{"closed", fmt.Errorf("x: %w", net.ErrClosed), true},
+		{"other", errors.New("cannot scan"), false},
+	} {
+		assert.Equal(t, tc.want, unreachable(tc.err), tc.name)
+	}
+}
+
+// TestStoreErrorUnavailable: an unreachable database is
+// envelope.Unavailable (wrapping the cause) unless the caller gave up,
+// whose error stays its own.
+func TestStoreErrorUnavailable(t *testing.T) {
+	t.Parallel()
+	cause := &pgconn.PgError{Code: "57P01"}
+	err := storeError(context.Background(), cause)
+	assert.True(t, envelope.IsUnavailable(err))
+	assert.ErrorIs(t, err, cause)
+	assert.Equal(t, envelope.KindInternal, envelope.KindOf(storeError(context.Background(), &pgconn.PgError{Code: "42601"})),
+		"a bad statement stays an internal error")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = storeError(ctx, fmt.Errorf("x: %w", context.Canceled))
+	assert.False(t, envelope.IsUnavailable(err), "the caller gave up")
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestOutageAdmitsOneProbe: no outage, every call goes; during one, one
+// call at a time (the probe), the others fail at once; an answer ends it.
+// Each outage is logged once when it starts and once when it ends.
+func TestOutageAdmitsOneProbe(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	o := &outage{log: slog.New(slog.NewTextHandler(&buf, nil)), now: func() time.Time { return now }}
+	ctx := context.Background()
+	for range 3 {
+		end, ok := o.admit()
+		require.True(t, ok, "no outage")
+		end()
+	}
+	lost := fmt.Errorf("dial: %w", syscall.ECONNREFUSED)
+	o.observe(ctx, lost)
+	o.observe(ctx, lost)
+	end, ok := o.admit()
+	require.True(t, ok, "the probe")
+	_, ok = o.admit()
+	assert.False(t, ok, "another call while the probe runs")
+	end()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	o.observe(cancelled, nil)
+	assert.True(t, o.down.Load(), "a caller that gave up says nothing")
+	now = now.Add(1500 * time.Millisecond)
+	o.observe(ctx, &pgconn.PgError{Code: "57014"})
+	assert.False(t, o.down.Load(), "a statement timeout is an answer: the server is back")
+	end, ok = o.admit()
+	require.True(t, ok, "the outage ended")
+	end()
+	assert.Equal(t, 1, strings.Count(buf.String(), `msg="database unreachable"`), buf.String())
+	assert.Equal(t, 1, strings.Count(buf.String(), `msg="database reachable again" outage=1.5s`), buf.String())
+}
