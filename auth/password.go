@@ -179,7 +179,9 @@ func (h *hasher) acquire(ctx context.Context) error {
 		}
 	}
 	slots := int64(cap(h.sem))
-	if expected := time.Duration((n + slots - 1) / slots * h.meanHold.Load()); expected > h.maxWait {
+	// The slots free up at about slots per mean hold, so the n-th waiter
+	// gets one after about n/slots holds.
+	if expected := time.Duration(n * h.meanHold.Load() / slots); expected > h.maxWait {
 		return h.shed(fmt.Errorf("%w: %d waiting for %d slots held about %v each", errHashQueueFull, n,
 			slots, time.Duration(h.meanHold.Load()).Round(time.Millisecond)))
 	}
