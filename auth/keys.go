@@ -196,6 +196,11 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 		return Session{}, err
 	}
 
+	// Refused at once, before any store read, when hashing is too busy
+	// for this login to wait its turn; whoever the user is.
+	if err := s.hasher.admit(); err != nil {
+		return Session{}, err
+	}
 	// The dummy hash is made by the first login, whoever it is for, so
 	// that making it does not single out the first unknown user.
 	dummy, err := s.hasher.dummyHash(ctx)

@@ -178,10 +178,8 @@ func (h *hasher) acquire(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	slots := int64(cap(h.sem))
-	if expected := time.Duration((n + slots - 1) / slots * h.meanHold.Load()); expected > h.maxWait {
-		return h.shed(fmt.Errorf("%w: %d waiting for %d slots held about %v each", errHashQueueFull, n,
-			slots, time.Duration(h.meanHold.Load()).Round(time.Millisecond)))
+	if err := h.queueTooLong(n); err != nil {
+		return err
 	}
 	timer := time.NewTimer(h.maxWait)
 	defer timer.Stop()
@@ -193,6 +191,30 @@ func (h *hasher) acquire(ctx context.Context) error {
 	case <-timer.C:
 		return h.shed(fmt.Errorf("%w: no slot within %v", errHashQueueFull, h.maxWait))
 	}
+}
+
+// queueTooLong returns the error of a refused wait when the n-th caller
+// waiting for a slot would, at the measured mean hold, wait past maxWait;
+// nil otherwise. The slots free up at about slots per mean hold, so the
+// n-th waiter gets one after about n/slots holds.
+func (h *hasher) queueTooLong(n int64) error {
+	slots, hold := int64(cap(h.sem)), h.meanHold.Load()
+	if h.maxWait < 0 || time.Duration(n*hold/slots) <= h.maxWait {
+		return nil
+	}
+	return h.shed(fmt.Errorf("%w: %d waiting for %d slots held about %v each", errHashQueueFull, n,
+		slots, time.Duration(hold).Round(time.Millisecond)))
+}
+
+// admit fails, as acquire would at once, when no slot is free and one more
+// caller waiting would be refused; it takes nothing. A login calls it
+// before it reads the store, so that a login refused under load costs no
+// store read either.
+func (h *hasher) admit() error {
+	if len(h.sem) < cap(h.sem) {
+		return nil
+	}
+	return h.queueTooLong(h.waiting.Load() + 1)
 }
 
 // shed returns the error of a refused wait for a slot.

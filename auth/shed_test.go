@@ -76,3 +76,23 @@ func TestNoHashWaitBound(t *testing.T) {
 		t.Fatal("the login did not get the freed slot")
 	}
 }
+
+// A login that would be refused anyway (every slot busy, and hashes
+// measured to take longer than the wait bound) is refused before it reads
+// the store: here the store is closed, and the answer is still the 503,
+// not the store's error.
+func TestRefusedLoginReadsNoStore(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, stores["sqlite"], auth.WithMaxConcurrentHashes(1), auth.WithMaxHashWait(time.Minute))
+	_, err := e.svc.Login(t.Context(), e.brand, auth.LoginRequest{Username: "admin", Password: "wrong"})
+	require.Equal(t, auth.CodeInvalidCredentials, envelope.CodeOf(err), "makes the dummy hash")
+	release := auth.HoldHashSlots(e.svc)
+	defer release()
+	auth.SetMeanHashHold(e.svc, 2*time.Minute)
+	require.NoError(t, e.store.Close())
+	start := time.Now()
+	_, err = e.svc.Login(t.Context(), e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword})
+	require.True(t, envelope.IsUnavailable(err), "%v", err)
+	assert.Equal(t, 60, envelope.As(err).RetryAfter)
+	assert.Less(t, time.Since(start), 30*time.Second, "refused at once, not after the minute's bound")
+}
