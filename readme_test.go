@@ -442,6 +442,26 @@ func TestDocsLinksResolve(t *testing.T) {
 	assert.Greater(t, checked, 20, "the pages link each other")
 }
 
+// TestDocsIndexListsEveryPage checks that docs/README.md, the index of the
+// reference, links every page under docs/, and that the README links the
+// index.
+func TestDocsIndexListsEveryPage(t *testing.T) {
+	t.Parallel()
+	pages := docPages(t)
+	index := filepath.Join("docs", "README.md")
+	linked := map[string]bool{}
+	for _, link := range markdownLinks(pages[index]) {
+		file, _, _ := strings.Cut(link, "#")
+		linked[filepath.Join("docs", filepath.FromSlash(file))] = true
+	}
+	for page := range pages {
+		if strings.HasPrefix(page, "docs"+string(filepath.Separator)) && page != index {
+			assert.True(t, linked[page], "docs/README.md, the index, does not link %s", page)
+		}
+	}
+	assert.Contains(t, markdownLinks(readme(t)), "docs/README.md", "the README links the index of docs/")
+}
+
 // TestHeadingAnchors checks the anchor rule the link check relies on.
 func TestHeadingAnchors(t *testing.T) {
 	t.Parallel()
