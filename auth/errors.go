@@ -37,7 +37,8 @@ var (
 	// device was revoked while the login or refresh ran).
 	ErrDeviceRevoked = envelope.Conflict("The key pair's device is revoked.")
 	// ErrKeysRevoked: a key pair to store carries a SessionEpoch other than
-	// its user's: the user's password changed, its keys were revoked or it
-	// was deactivated while the login or refresh ran.
+	// its user's (the user's password changed or its keys were revoked
+	// while the login or refresh ran), or its user is not active (it was
+	// deactivated meanwhile).
 	ErrKeysRevoked = envelope.Conflict("The user's keys were revoked meanwhile.")
 )

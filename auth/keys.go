@@ -46,9 +46,11 @@ type KeyPair struct {
 	// ReplacedBy is the ID of the pair a refresh replaced this one with;
 	// "" when the pair was not rotated.
 	ReplacedBy string
-	// SessionEpoch is the SessionEpoch of the user that the login or
-	// refresh issuing the pair read; the store refuses the pair
-	// ([ErrKeysRevoked]) when the user's has changed since.
+	// SessionEpoch is the SessionEpoch of the user that the login issuing
+	// the pair read (a refresh keeps the epoch of the pair it replaces);
+	// the store refuses the pair ([ErrKeysRevoked]) when the user's has
+	// changed since, and Authenticate and Refresh refuse a pair whose
+	// epoch is below its user's.
 	SessionEpoch int64
 }
 
@@ -112,8 +114,9 @@ func (s *Service) newKey() (string, error) {
 }
 
 // issue makes a new key pair of user in family (a new family when empty)
-// and returns it with its keys; it does not store it.
-func (s *Service) issue(user UserRecord, familyID, deviceID string, now time.Time) (KeyPair, Session, error) {
+// and session epoch epoch, and returns it with its keys; it does not store
+// it.
+func (s *Service) issue(user UserRecord, familyID, deviceID string, epoch int64, now time.Time) (KeyPair, Session, error) {
 	authKey, err := s.newKey()
 	if err != nil {
 		return KeyPair{}, Session{}, err
@@ -131,7 +134,7 @@ func (s *Service) issue(user UserRecord, familyID, deviceID string, now time.Tim
 		ID: id, FamilyID: familyID, BrandID: user.BrandID, UserID: user.ID, DeviceID: deviceID,
 		AuthHash: ah[:], RefreshHash: rh[:], CreatedAt: now,
 		AuthExpiresAt: now.Add(s.authTTL), RefreshExpiresAt: now.Add(s.refreshTTL),
-		SessionEpoch: user.SessionEpoch,
+		SessionEpoch: epoch,
 	}
 	return k, Session{
 		User: user.public(), KeyID: id, AuthKey: authKey, RefreshAuthKey: refreshKey,
@@ -239,7 +242,7 @@ func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 			return Session{}, err
 		}
 	}
-	pair, sess, err := s.issue(user, "", device.ID, now)
+	pair, sess, err := s.issue(user, "", device.ID, user.SessionEpoch, now)
 	if err != nil {
 		return Session{}, err
 	}
@@ -334,10 +337,14 @@ type RefreshRequest struct {
 // once) revokes every pair of its family, the one that the first use
 // issued included, as the sign of a stolen key.
 //
+// The new pair keeps the session epoch of the pair it replaces (see
+// [UserRecord.SessionEpoch]).
+//
 // It fails with KindInvalid (field refreshAuthKey) when the key is empty,
 // KindUnauthenticated (code unauthenticated) when it is unknown, expired,
-// revoked, reused, of another brand, or its user is inactive, gone or
-// deactivated during the refresh, and KindForbidden (code device_revoked)
+// revoked, reused, of another brand, issued before its user's sessions
+// were ended (a password change, RevokeUserKeys), or its user is
+// inactive, gone or deactivated during the refresh, and KindForbidden (code device_revoked)
 // when DeviceCode names a revoked device of the user or the pair was issued
 // on a device now revoked.
 func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) (Session, error) {
@@ -367,7 +374,7 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 		return Session{}, errRefreshRefused()
 	}
 	user, err := s.store.UserByID(ctx, old.UserID)
-	if errors.Is(err, ErrUserNotFound) || err == nil && user.Status != StatusActive {
+	if errors.Is(err, ErrUserNotFound) || err == nil && (user.Status != StatusActive || sessionEnded(old, user)) {
 		return Session{}, errRefreshRefused()
 	}
 	if err != nil {
@@ -379,7 +386,9 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 	if revoked, err := s.keyDeviceRevoked(ctx, old); err != nil || revoked {
 		return Session{}, cmp.Or(err, errDeviceRevoked())
 	}
-	next, sess, err := s.issue(user, old.FamilyID, old.DeviceID, now)
+	// The new pair keeps the old one's epoch: a refresh never lifts a pair
+	// to a later epoch (and the store refuses it if the user's moved on).
+	next, sess, err := s.issue(user, old.FamilyID, old.DeviceID, old.SessionEpoch, now)
 	if err != nil {
 		return Session{}, err
 	}
@@ -397,6 +406,15 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 		return Session{}, storeSessionError(err, errRefreshRefused)
 	}
 	return sess, nil
+}
+
+// sessionEnded reports whether k was issued before an event that ended
+// every session of its user (a password change, RevokeUserKeys): its
+// epoch is below the user's. Such a pair is refused whether or not its
+// revocation was written, so that ending every session does not depend on
+// the second of the two writes that do it.
+func sessionEnded(k KeyPair, user UserRecord) bool {
+	return k.SessionEpoch < user.SessionEpoch
 }
 
 // refreshRefused answers the use of a revoked pair's refresh key: when the
@@ -424,16 +442,20 @@ type cachedKey struct {
 //
 // It fails with KindUnauthenticated (code unauthenticated) when the key is
 // empty, unknown, expired, revoked, of another brand, issued on a device
-// now revoked, or its user is inactive or gone; the answer does not tell
-// these apart. The key is looked
+// now revoked, issued before its user's sessions were ended (its session
+// epoch is below the user's: a password change, RevokeUserKeys), or its
+// user is inactive or gone; the answer does not tell these apart. The key is looked
 // up by its SHA-256, and the stored hash compared in constant time.
 //
 // A checked key is cached (see [WithKeyCache]) until the earlier of its
 // expiry and the cache TTL, so that a warm check costs microseconds and no
 // store access. Every revocation, permission or status change made through
-// this Service drops the cached answers it concerns before it returns, so
-// it is seen by the next request; one made by another process sharing the
-// store is seen once the cached answer expires.
+// this Service drops the cached answers it concerns before it returns (a
+// password change or RevokeUserKeys as soon as the user's epoch is
+// written, even when the revocation that follows fails), so it is seen by
+// the next request; one made by another process sharing the store is seen
+// once the cached answer expires, or at once when the store reports its
+// changes ([Service.Forget]).
 func (s *Service) Authenticate(ctx context.Context, brand Brand, authKey string) (Principal, error) {
 	if authKey == "" || len(authKey) > maxKeyLen {
 		return Principal{}, errUnauthenticated()
@@ -466,7 +488,7 @@ func (s *Service) Authenticate(ctx context.Context, brand Brand, authKey string)
 	if err != nil {
 		return Principal{}, err
 	}
-	if user.Status != StatusActive {
+	if user.Status != StatusActive || sessionEnded(k, user) {
 		return Principal{}, errUnauthenticated()
 	}
 	if revoked, err := s.keyDeviceRevoked(ctx, k); err != nil || revoked {
@@ -508,8 +530,12 @@ func (s *Service) RevokeKeyPair(ctx context.Context, keyID string) error {
 // RevokeUserKeys revokes every key pair of a user and returns how many
 // were still valid. The user's next request with any of them is refused,
 // and so is the pair of a login or refresh that was running (its store
-// write fails). Errors of the store but [ErrUserNotFound] (an unknown
-// user has no keys) are returned.
+// write fails). It first advances the user's session epoch, which alone
+// ends every older pair (Authenticate and Refresh refuse a pair whose
+// epoch is below the user's), then revokes the pairs: if that second
+// write fails, the error is returned but the old pairs are refused
+// already. Errors of the store but [ErrUserNotFound] (an unknown user has
+// no keys) are returned.
 func (s *Service) RevokeUserKeys(ctx context.Context, userID string) (int, error) {
 	if userID == "" {
 		return 0, envelope.Invalid("The user ID is required.", envelope.Field("userId", "required", "The user ID is required."))
@@ -520,6 +546,7 @@ func (s *Service) RevokeUserKeys(ctx context.Context, userID string) (int, error
 		r.SessionEpoch++
 		return nil
 	})
+	s.invalidateUser(userID) // the new epoch is seen by the next request, whatever follows
 	if err != nil && !errors.Is(err, ErrUserNotFound) {
 		return 0, err
 	}

@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"sync"
 	"testing"
 	"time"
@@ -168,4 +169,127 @@ func TestKeysOfARevokedDeviceAreRefused(t *testing.T) {
 			assert.NoError(t, err, "a pair of no device")
 		})
 	}
+}
+
+// revocationFails is a real store whose RevokeKeyPairs runs with its
+// context already cancelled, so that it fails as the second write of
+// ending every session does when the request is cancelled (or the
+// database goes away) between the two writes.
+type revocationFails struct{ storage.Storage }
+
+func (s revocationFails) RevokeKeyPairs(ctx context.Context, sel auth.KeySelector, at time.Time) (int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	cancel()
+	return s.Storage.RevokeKeyPairs(ctx, sel, at)
+}
+
+// TestTheEpochAloneEndsSessions checks that ending every session of a user
+// does not depend on the revocation of the pairs, the second of its two
+// writes: once the user's session epoch has moved on, the older authKey
+// and refreshAuthKey are refused, though their pairs are not revoked
+// (issue 19, item 2). Through the same Service the change is seen at
+// once, cached keys included; a bump made elsewhere is seen once Forget
+// hears of it, or once the cached answer expires.
+func TestTheEpochAloneEndsSessions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// end ends the sessions of the user, all but the revocation of the
+		// pairs; through reports whether it went through e.svc (whose
+		// cache then knows at once).
+		end     func(t *testing.T, e *env) error
+		through bool
+	}{
+		{"SetPassword", func(t *testing.T, e *env) error {
+			return e.svc.SetPassword(t.Context(), e.admin.ID, "a brand new password")
+		}, true},
+		{"RevokeUserKeys", func(t *testing.T, e *env) error {
+			_, err := e.svc.RevokeUserKeys(t.Context(), e.admin.ID)
+			return err
+		}, true},
+		{"EpochBumpAlone", func(t *testing.T, e *env) error {
+			// What a SetPassword or RevokeUserKeys whose second write failed
+			// leaves in the store, written by another instance.
+			_, err := e.store.UpdateUser(t.Context(), e.admin.ID, func(r *auth.UserRecord) error {
+				r.SessionEpoch++
+				return nil
+			})
+			return err
+		}, false},
+	} {
+		for name, newStore := range stores {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				t.Parallel()
+				e := newEnv(t, func(t testing.TB) storage.Storage { return revocationFails{newStore(t)} })
+				ctx := t.Context()
+				s := e.login(t)
+				refreshed, err := e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: s.RefreshAuthKey})
+				require.NoError(t, err)
+				_, err = e.svc.Authenticate(ctx, e.brand, refreshed.AuthKey) // cached
+				require.NoError(t, err)
+
+				err = tc.end(t, e)
+				if tc.through {
+					require.ErrorIs(t, err, context.Canceled, "the revocation failed")
+				} else {
+					require.NoError(t, err)
+				}
+				h := sha256.Sum256([]byte(refreshed.AuthKey))
+				stored, err := e.store.KeyPairByAuthHash(ctx, h[:])
+				require.NoError(t, err)
+				require.True(t, stored.RevokedAt.IsZero(), "the pair was not revoked")
+
+				if !tc.through {
+					_, err = e.svc.Authenticate(ctx, e.brand, refreshed.AuthKey)
+					assert.NoError(t, err, "cached: a change elsewhere is seen within the cache bound")
+					e.svc.Forget(auth.Change{Kind: auth.ChangeUser, ID: e.admin.ID}) // as a store's change feed does
+				}
+				_, err = e.svc.Authenticate(ctx, e.brand, refreshed.AuthKey)
+				assertRefused(t, err, "the authKey of an older epoch")
+				_, err = e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: refreshed.RefreshAuthKey})
+				assertRefused(t, err, "the refreshAuthKey of an older epoch")
+				stored, err = e.store.KeyPairByAuthHash(ctx, h[:])
+				require.NoError(t, err)
+				assert.True(t, stored.ReplacedBy == "", "no pair was issued from it")
+
+				password := adminPassword
+				if tc.name == "SetPassword" {
+					password = "a brand new password"
+				}
+				again, err := e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: password})
+				require.NoError(t, err, "a new login works")
+				_, err = e.svc.Authenticate(ctx, e.brand, again.AuthKey)
+				assert.NoError(t, err)
+				next, err := e.svc.Refresh(ctx, e.brand, auth.RefreshRequest{RefreshAuthKey: again.RefreshAuthKey})
+				require.NoError(t, err, "and refreshes")
+				h = sha256.Sum256([]byte(next.AuthKey))
+				stored, err = e.store.KeyPairByAuthHash(ctx, h[:])
+				require.NoError(t, err)
+				user, err := e.store.UserByID(ctx, e.admin.ID)
+				require.NoError(t, err)
+				assert.Equal(t, user.SessionEpoch, stored.SessionEpoch, "the refreshed pair keeps its epoch")
+			})
+		}
+	}
+}
+
+// TestCachedKeyOfAnOlderEpochExpires checks the bound on a bump the
+// Service does not hear of: the cached answer is trusted no longer than
+// the key cache's TTL.
+func TestCachedKeyOfAnOlderEpochExpires(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		s := e.login(t)
+		_, err := e.svc.Authenticate(ctx, e.brand, s.AuthKey)
+		require.NoError(t, err)
+		_, err = e.store.UpdateUser(ctx, e.admin.ID, func(r *auth.UserRecord) error {
+			r.SessionEpoch++
+			return nil
+		})
+		require.NoError(t, err)
+		e.clock.Add(auth.DefaultKeyCacheTTL)
+		_, err = e.svc.Authenticate(ctx, e.brand, s.AuthKey)
+		assertRefused(t, err, "past the cache bound")
+	})
 }

@@ -52,7 +52,8 @@ type Store interface {
 
 	// CreateKeyPair stores a new key pair. [ErrKeyHashSize] if a hash is
 	// not 32 bytes; [ErrUserNotFound] if its user does not exist;
-	// [ErrKeysRevoked] if k.SessionEpoch is not its user's SessionEpoch;
+	// [ErrKeysRevoked] if k.SessionEpoch is not its user's SessionEpoch,
+	// or its user's Status is not StatusActive;
 	// [ErrDeviceRevoked] if k.DeviceID names a revoked device (a DeviceID
 	// that names no device is not checked); [ErrKeyPairExists] if its ID
 	// or either hash is taken. The checks and the write are one

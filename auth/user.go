@@ -54,11 +54,15 @@ type UserRecord struct {
 	// PasswordHash is an argon2id PHC string, or a bcrypt hash of an
 	// imported user (rehashed to argon2id on the next login).
 	PasswordHash string
-	// SessionEpoch counts the events that end the user's sessions:
-	// SetPassword, RevokeUserKeys and deactivation increment it. A pair
-	// issued by a login or refresh that read an older value is refused by
-	// the store ([ErrKeysRevoked]), so that no login that checked the old
-	// password outlives the change.
+	// SessionEpoch counts the events that end every session of the user:
+	// SetPassword and RevokeUserKeys increment it. A pair whose
+	// KeyPair.SessionEpoch is below it is refused by Authenticate and
+	// Refresh, revoked or not, so that the epoch alone ends every older
+	// pair; a pair issued by a login that read an older value is refused
+	// by the store ([ErrKeysRevoked]), so that no login that checked the
+	// old password outlives the change. Deactivation does not change it
+	// (reactivating makes the unexpired pairs work again): the store
+	// refuses the pair of a user who is not active instead.
 	SessionEpoch int64
 }
 
@@ -344,7 +348,11 @@ func (s *Service) updateUser(ctx context.Context, id string, invalidate bool, fn
 }
 
 // SetPassword replaces a user's password and revokes every key pair of the
-// user, so that a password change ends every session. It fails with
+// user, so that a password change ends every session. The password and
+// the next session epoch are one write, which alone ends every older pair
+// (see [UserRecord.SessionEpoch]); the revocation that follows only marks
+// them, so if it fails (its error is returned) the old pairs are refused
+// all the same. It fails with
 // KindInvalid (field password) for a password that breaks the rules of
 // [NewUser] and [ErrUserNotFound] when the user does not exist.
 func (s *Service) SetPassword(ctx context.Context, userID, password string) error {
@@ -415,10 +423,9 @@ func (s *Service) SetUserStatus(ctx context.Context, userID string, status Statu
 		return User{}, envelope.Invalid("The status is invalid.",
 			envelope.Field("status", "invalid_enum", "The status must be Active or Inactive."))
 	}
+	// A login or refresh running now stores no pair: the store refuses
+	// the pair of a user who is not active.
 	return s.updateUser(ctx, userID, true, func(r *UserRecord) error {
-		if st != StatusActive && r.Status == StatusActive {
-			r.SessionEpoch++ // a login or refresh running now stores no pair
-		}
 		r.Status = st
 		return nil
 	})

@@ -58,8 +58,13 @@ type Store interface {
 	// SetDatasetVersion records the version of the default dataset loaded.
 	SetDatasetVersion(ctx context.Context, version string) error
 	// RefDataRevision returns a number that changes whenever the reference
-	// data of the store changes (any Upsert that changes something), so
-	// that answers computed from it can be cached until then.
+	// data of the store changes, so that answers computed from it can be
+	// cached until then. Every Upsert that returns nil advances it by
+	// exactly one, in the transaction of its write, also one that changes
+	// nothing; nothing else does. A write is seen by the next
+	// RefDataRevision of the same Store at once. An index in front of the
+	// store (refindex) relies on this to tell its own write from another
+	// instance's: see docs/several-instances.md.
 	RefDataRevision(ctx context.Context) (uint64, error)
 }
 

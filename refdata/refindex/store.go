@@ -249,13 +249,25 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 
 // write runs a write of the wrapped store, one at a time. When it
 // succeeds on the current snapshot, lists have read that snapshot, and
-// the store's revision then shows that write and no other (one more than
-// the snapshot's), patch makes the snapshot of the new revision from the
-// old one, and it is published before write returns: an import that is
-// listed meanwhile does not cost a rebuild per batch. In every other case
-// (a failure, a write of another instance between, no snapshot, or one
-// nobody listed since the last write) the snapshot is dropped, as every
-// write drops it first, and the next List call starts a build.
+// the store's revision then shows that write and no other, patch makes the
+// snapshot of the new revision from the old one, and it is published
+// before write returns: an import that is listed meanwhile does not cost a
+// rebuild per batch. In every other case (a failure, a write of another
+// instance before or after it, no snapshot, or one nobody listed since
+// the last write) the snapshot is dropped, as every write drops it first,
+// and the next List call starts a build.
+//
+// The index adopts a revision only when it holds every change up to it.
+// Every write that returns nil advances the store's revision by exactly
+// one in its own transaction, also one that changes nothing (the contract
+// of refdata.Store.RefDataRevision, which storage/storagetest checks), and
+// this store's own write is seen by its next RefDataRevision. So the
+// revision read after the write is one above the snapshot's exactly when
+// no other write committed between the snapshot's revision and that read:
+// the snapshot patched with this write is then the store's data at that
+// revision. Any other reading (another instance's write before or after
+// this one) drops the snapshot; the next build reads the changes since
+// the snapshot's revision from the store (patchFromStore).
 func (s *Store) write(ctx context.Context, write func() error, patch func(context.Context, *snapshot) (*snapshot, error)) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -279,21 +291,14 @@ func (s *Store) write(ctx context.Context, write func() error, patch func(contex
 		return nil
 	}
 	rev, err := s.Store.RefDataRevision(ctx)
-	var next *snapshot
-	switch {
-	case err != nil:
+	if err != nil || rev != old.rev+1 || !old.read.Load() {
 		return nil
-	case rev == old.rev: // the write changed nothing
-		next = &snapshot{currencies: old.currencies, countries: old.countries, cities: old.cities}
-		next.read.Store(old.read.Load())
-	case rev == old.rev+1 && old.read.Load():
-		if next, err = patch(ctx, old); err != nil {
-			return nil // the next List call builds, and meets the error itself
-		}
-		if after, err := s.Store.RefDataRevision(ctx); err != nil || after != rev {
-			return nil
-		}
-	default:
+	}
+	next, err := patch(ctx, old)
+	if err != nil {
+		return nil // the next List call builds, and meets the error itself
+	}
+	if after, err := s.Store.RefDataRevision(ctx); err != nil || after != rev {
 		return nil
 	}
 	// A new generation ends a build that a List call started since the

@@ -214,7 +214,7 @@ func (s *Store) insertKey(k auth.KeyPair) error {
 	if !ok {
 		return auth.ErrUserNotFound
 	}
-	if k.SessionEpoch != u.SessionEpoch {
+	if k.SessionEpoch != u.SessionEpoch || u.Status != auth.StatusActive {
 		return auth.ErrKeysRevoked
 	}
 	if d, ok := a.devices[k.DeviceID]; ok && d.Revoked() {

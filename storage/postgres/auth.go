@@ -137,11 +137,13 @@ func scanKey(row scanner) (auth.KeyPair, error) {
 // ends (FOR SHARE: UpdateUser and RevokeDevice, which lock them FOR UPDATE,
 // wait for tx and then see the pair, or tx waits for them and sees their
 // change), and returns why k may not be stored: auth.ErrUserNotFound,
-// auth.ErrKeysRevoked (k.SessionEpoch is not its user's), or
+// auth.ErrKeysRevoked (k.SessionEpoch is not its user's, or its user is
+// not active), or
 // auth.ErrDeviceRevoked (a DeviceID that names no device is not checked).
 func lockOwner(ctx context.Context, tx pgx.Tx, k auth.KeyPair) error {
 	var epoch int64
-	if err := tx.QueryRow(ctx, `SELECT session_epoch FROM users WHERE id = $1 FOR SHARE`, k.UserID).Scan(&epoch); err != nil {
+	var status string
+	if err := tx.QueryRow(ctx, `SELECT session_epoch, status FROM users WHERE id = $1 FOR SHARE`, k.UserID).Scan(&epoch, &status); err != nil {
 		return notFound(ctx, err, auth.ErrUserNotFound)
 	}
 	deviceRevoked := false
@@ -153,7 +155,7 @@ func lockOwner(ctx context.Context, tx pgx.Tx, k auth.KeyPair) error {
 		}
 	}
 	switch {
-	case epoch != k.SessionEpoch:
+	case epoch != k.SessionEpoch || auth.Status(status) != auth.StatusActive:
 		return auth.ErrKeysRevoked
 	case deviceRevoked:
 		return auth.ErrDeviceRevoked

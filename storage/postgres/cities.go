@@ -157,7 +157,7 @@ func runePairs(needle string) []string {
 // temporary table, the stored ones whose name or tags differ are updated
 // in place, the others inserted in order with the next seqs, and the gram
 // counters and the number of cities follow. It bumps the revision and
-// notifies ChangeRefData when a city changed.
+// notifies ChangeRefData, also when no city changed.
 func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
 	cs = refdata.DedupCities(cs)
 	folds := make([]string, len(cs))
@@ -165,18 +165,18 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 		folds[i] = refdata.Fold(cs[i].Name)
 	}
 	var added int64
-	err := s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
+	err := s.writeRefData(ctx, func(tx pgx.Tx) error {
 		added = 0
 		var base, rev int64 // rev: the revision this write bumps to, each written city's
 		if err := tx.QueryRow(ctx, `SELECT cities, revision + 1 FROM refdata_state WHERE id = 1 FOR UPDATE`).Scan(&base, &rev); err != nil {
-			return false, err
+			return err
 		}
 		merged, err := withStoredTags(ctx, tx, cs, folds)
 		if err != nil {
-			return false, err
+			return err
 		}
 		if err := stageCities(ctx, tx, merged, folds); err != nil {
-			return false, err
+			return err
 		}
 		updated, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, tags_key = i.tags_key,
 				prefixes = i.prefixes, rev = $1
@@ -184,7 +184,7 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 			WHERE c.country_code = i.country_code AND c.state_code = i.state_code AND c.name_fold = i.name_fold
 				AND (c.name <> i.name OR c.tags <> i.tags)`, rev)
 		if err != nil {
-			return false, err
+			return err
 		}
 		if err := tx.QueryRow(ctx, `WITH ins AS (
 				INSERT INTO cities (seq, country_code, state_code, name, tags, name_fold, tags_key, grams, prefixes, rev)
@@ -201,10 +201,9 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 				ON CONFLICT (gram) DO UPDATE SET n = cities_grams_n.n + excluded.n
 			)
 			SELECT count(*) FROM ins`, base, rev).Scan(&added); err != nil {
-			return false, err
+			return err
 		}
-		changed := added > 0 || updated.RowsAffected() > 0
-		return changed, citiesChanged(ctx, tx, changed, added, base)
+		return citiesChanged(ctx, tx, added > 0 || updated.RowsAffected() > 0, added, base)
 	})
 	if err != nil {
 		return 0, err

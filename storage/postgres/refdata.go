@@ -188,14 +188,16 @@ func list[T any](ctx context.Context, s *Store, q listQuery, p refdata.Paging, n
 	return out, total, nil
 }
 
-// writeRefData runs fn in a write transaction; when fn reports that it
-// changed something, the revision is bumped and ChangeRefData notified in
-// the same transaction.
-func (s *Store) writeRefData(ctx context.Context, fn func(tx pgx.Tx) (changed bool, err error)) error {
+// writeRefData runs fn in a write transaction, and bumps the revision by
+// one and notifies ChangeRefData in the same transaction: also when fn
+// changed nothing, because the reference-data index (refindex) takes a
+// revision one above its snapshot's, read after its own write, as that
+// write's alone, which would be wrong if a write that changed nothing left
+// the revision to another instance's write (docs/several-instances.md).
+func (s *Store) writeRefData(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	defer s.multi.revision.forget() // seen by this store at once, before the notification
 	return s.write(ctx, func(tx pgx.Tx) error {
-		changed, err := fn(tx)
-		if err != nil || !changed {
+		if err := fn(tx); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE refdata_state SET revision = revision + 1 WHERE id = 1`); err != nil {
@@ -230,24 +232,13 @@ func upsertSQL(table string, columns []string) string {
 		WHERE (` + strings.Join(old, ", ") + `) IS DISTINCT FROM (` + strings.Join(excl, ", ") + `)`
 }
 
-// upsertRows runs query once per row of rows, in one batch in tx, and
-// reports whether any row was written.
-func upsertRows(ctx context.Context, tx pgx.Tx, query string, rows [][]any) (bool, error) {
+// upsertRows runs query once per row of rows, in one batch in tx.
+func upsertRows(ctx context.Context, tx pgx.Tx, query string, rows [][]any) error {
 	var b pgx.Batch
 	for _, r := range rows {
 		b.Queue(query, r...)
 	}
-	res := tx.SendBatch(ctx, &b)
-	defer res.Close()
-	changed := false
-	for range rows {
-		tag, err := res.Exec()
-		if err != nil {
-			return false, err
-		}
-		changed = changed || tag.RowsAffected() > 0
-	}
-	return changed, res.Close()
+	return tx.SendBatch(ctx, &b).Close()
 }
 
 // RefDataRevision implements refdata.Store: the revision is read from the
@@ -300,11 +291,11 @@ func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([
 
 // UpsertCurrencies implements refdata.Store: of currencies with the same ID
 // the last is stored, at the place of the first; new ones take the next
-// seqs in the order given. It bumps the revision and notifies ChangeRefData
-// when a row changed.
+// seqs in the order given. It bumps the revision and notifies ChangeRefData,
+// also when no row changed.
 func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
 	query := upsertCurrency
-	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
+	return s.writeRefData(ctx, func(tx pgx.Tx) error {
 		var rows [][]any
 		for _, c := range refdata.NewCurrencyTable(cs).RecordsByCreation() {
 			rows = append(rows, append(sqlstore.CurrencyRow(c), wordPrefixes(c.SearchText())))
@@ -327,11 +318,11 @@ func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]r
 
 // UpsertCountries implements refdata.Store: of countries with the same ID
 // the last is stored, at the place of the first; new ones take the next
-// seqs in the order given. It bumps the revision and notifies ChangeRefData
-// when a row changed.
+// seqs in the order given. It bumps the revision and notifies ChangeRefData,
+// also when no row changed.
 func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
 	query := upsertCountry
-	return s.writeRefData(ctx, func(tx pgx.Tx) (bool, error) {
+	return s.writeRefData(ctx, func(tx pgx.Tx) error {
 		var rows [][]any
 		for _, c := range refdata.NewCountryTable(cs).RecordsByCreation() {
 			rows = append(rows, append(sqlstore.CountryRow(c), wordPrefixes(c.SearchText())))

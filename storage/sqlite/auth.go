@@ -139,25 +139,26 @@ func scanKey(row scanner) (auth.KeyPair, error) {
 }
 
 // insertKey stores k in tx after checking its hashes, its user, its
-// user's session epoch and its device.
+// user's session epoch and status, and its device.
 func insertKey(ctx context.Context, tx *sql.Tx, k auth.KeyPair) error {
 	if len(k.AuthHash) != 32 || len(k.RefreshHash) != 32 {
 		return auth.ErrKeyHashSize
 	}
 	type state struct {
 		epoch         int64
+		status        string
 		deviceRevoked bool
 	}
 	st, err := queryOne(ctx, tx, func(row scanner) (state, error) {
 		var st state
-		return st, row.Scan(&st.epoch, &st.deviceRevoked)
-	}, auth.ErrUserNotFound, `SELECT session_epoch,
+		return st, row.Scan(&st.epoch, &st.status, &st.deviceRevoked)
+	}, auth.ErrUserNotFound, `SELECT session_epoch, status,
 		EXISTS (SELECT 1 FROM devices WHERE id = ? AND revoked_at IS NOT NULL) FROM users WHERE id = ?`,
 		k.DeviceID, k.UserID)
 	switch {
 	case err != nil:
 		return err
-	case st.epoch != k.SessionEpoch:
+	case st.epoch != k.SessionEpoch || auth.Status(st.status) != auth.StatusActive:
 		return auth.ErrKeysRevoked
 	case st.deviceRevoked:
 		return auth.ErrDeviceRevoked

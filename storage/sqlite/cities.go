@@ -186,7 +186,8 @@ func (s *Store) listAllCities(ctx context.Context, f refdata.CityFilter) ([]refd
 
 // UpsertCities implements refdata.Store: each city is looked up by its
 // natural key, then inserted (with its search rows) or, when its name
-// differs or it adds tags, updated in place.
+// differs or it adds tags, updated in place. It bumps the revision, also
+// when nothing changed.
 func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
 	added := 0
 	err := s.writeRefData(ctx, func(tx *sql.Tx) error {
@@ -209,13 +210,12 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 				return err
 			}
 		}
-		if !w.changed {
-			return nil
+		if w.changed {
+			if err := w.writeIndexes(ctx, tx); err != nil {
+				return err
+			}
 		}
-		if err := w.writeIndexes(ctx, tx); err != nil {
-			return err
-		}
-		return s.bumpRevision(ctx, tx)
+		return s.bumpRevision(ctx, tx) // also when nothing changed: see bumpRevision
 	})
 	return added, err
 }

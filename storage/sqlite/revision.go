@@ -60,8 +60,12 @@ func nextRevision(ctx context.Context, tx *sql.Tx) (int64, error) {
 	return n + 1, nil
 }
 
-// bumpRevision records, inside a write transaction of writeRefData, that
-// reference data changed.
+// bumpRevision advances the revision by one inside a write transaction of
+// writeRefData. Every write of reference data calls it, also one that
+// changed nothing: the reference-data index (refindex) takes a revision one
+// above its snapshot's, read after its own write, as that write's alone,
+// which would be wrong if a write that changed nothing left the revision
+// to another instance's write (docs/several-instances.md).
 func (s *Store) bumpRevision(ctx context.Context, tx *sql.Tx) error {
 	_, err := exec(ctx, tx, nil, `INSERT INTO meta (key, value) VALUES (?, '1')
 		ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`, metaRefDataRevision)

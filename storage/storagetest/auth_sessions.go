@@ -22,6 +22,7 @@ func runSessions(t *testing.T, newStore NewStore) {
 		{"RotateRefusedOnRevokedDevice", testSessionRotateRefusedOnRevokedDevice},
 		{"CreateRefusedAfterEpoch", testSessionCreateRefusedAfterEpoch},
 		{"RotateRefusedAfterEpoch", testSessionRotateRefusedAfterEpoch},
+		{"RefusedForInactiveUser", testSessionRefusedForInactiveUser},
 	})
 }
 
@@ -151,4 +152,40 @@ func testSessionRotateRefusedAfterEpoch(t *testing.T, newStore NewStore) {
 
 	assert.NoError(t, s.RotateKeyPair(ctx, old.ID, at, epochKey(u, old.FamilyID, "")),
 		"a pair of an older epoch rotates into one of the current epoch")
+}
+
+// testSessionRefusedForInactiveUser checks that CreateKeyPair and
+// RotateKeyPair refuse a pair of a user who is not active
+// (auth.ErrKeysRevoked), leaving the old pair as it was, and store it
+// again once the user is active: deactivation leaves the session epoch
+// alone, so this check is what keeps a login or refresh racing a
+// deactivation from storing a pair.
+func testSessionRefusedForInactiveUser(t *testing.T, newStore NewStore) {
+	s, _, u := openWithUser(t, newStore, "zoe")
+	ctx := t.Context()
+	old := epochKey(u, "", "")
+	require.NoError(t, s.CreateKeyPair(ctx, old))
+	setStatus := func(st auth.Status) {
+		t.Helper()
+		_, err := s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error {
+			r.Status = st
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	setStatus(auth.StatusInactive)
+
+	fresh := epochKey(u, "", "")
+	assert.ErrorIs(t, s.CreateKeyPair(ctx, fresh), auth.ErrKeysRevoked, "a login's pair")
+	assertNotStored(t, s, fresh, "a refused pair is not stored")
+	next := epochKey(u, old.FamilyID, "")
+	assert.ErrorIs(t, s.RotateKeyPair(ctx, old.ID, t0.Add(time.Hour), next), auth.ErrKeysRevoked, "a refresh's pair")
+	assertNotStored(t, s, next, "a refused rotation stores nothing")
+	got, err := s.KeyPairByAuthHash(ctx, old.AuthHash)
+	require.NoError(t, err)
+	assert.Equal(t, old, got, "a refused rotation leaves the old pair as it was")
+
+	setStatus(auth.StatusActive)
+	assert.NoError(t, s.CreateKeyPair(ctx, fresh), "active again")
+	assert.NoError(t, s.RotateKeyPair(ctx, old.ID, t0.Add(time.Hour), next), "active again")
 }

@@ -34,6 +34,10 @@ func RunIndexed(t *testing.T, newStore NewStore) {
 		t.Parallel()
 		testWritesElsewherePatchTheIndex(t, newStore)
 	})
+	t.Run("NoOpWriteAfterAWriteElsewhere", func(t *testing.T) {
+		t.Parallel()
+		testNoOpWriteAfterAWriteElsewhere(t, newStore)
+	})
 }
 
 // changesOf returns s as a refindex.CityChanges, or skips t when s cannot

@@ -42,6 +42,7 @@ func runRefData(t *testing.T, newStore NewStore) {
 		{"CreatedDateCountries", testCreatedDateCountries},
 		{"CreatedDateCities", testCreatedDateCities},
 		{"ImportKeepsTags", testImportKeepsTags},
+		{"RevisionCountsWrites", testRevisionCountsWrites},
 	})
 }
 
