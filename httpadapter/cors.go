@@ -14,10 +14,23 @@ const corsMethods = "GET, HEAD, POST, PUT, DELETE"
 const corsMaxAge = "600"
 
 // corsRequestHeaders are the request headers a preflight allows before
-// any the host adds ([WithCORSHeaders]): those the routes read.
+// any the host adds ([WithCORSHeaders]): those the routes read, and every
+// header the origin's own browser client sends, so that it works from
+// another origin with its default options.
+//
+// The origin's client is jfw-js (github.com/1Byte-Software/jfw-js, read at
+// commit a50a5e5 of 2025-12-22, version 6.9.3). Its src/index.ts sets
+// Brand-URL and Content-Type on every request and, unless the option
+// allowTracking is false (it is true by default), X-Current-URL (the page's
+// address) through a request interceptor; src/features/user/client.ts sets
+// Auth-Key after a login; src/features/user/api.ts documents the X-Device-*
+// and X-App-Version-Number / X-Os-Device headers a caller adds after one.
+// Browsers send Accept and Accept-Language themselves; those need no
+// preflight permission.
 var corsRequestHeaders = []string{
 	"Brand-URL", "Auth-Key", "Content-Type", "If-Match", "If-None-Match", "Device-Code",
 	"X-Device-Code", "X-Device-Token", "X-Device-Name", "X-App-Version-Number", "X-Os-Device",
+	"X-Current-URL",
 }
 
 // corsExposedHeaders are the answer headers a browser lets the calling
@@ -52,9 +65,12 @@ func WithCORS(origins ...string) Option {
 }
 
 // WithCORSHeaders adds request headers that a preflight allows, beyond
-// those the routes read (Brand-URL, Auth-Key, Content-Type, If-Match,
-// If-None-Match, Device-Code and the X-Device-* headers of a login): those
-// the host's own middleware reads. It has no effect without [WithCORS].
+// those allowed by default: the headers the routes read (Brand-URL,
+// Auth-Key, Content-Type, If-Match, If-None-Match, Device-Code and the
+// device headers X-Device-Code, X-Device-Token, X-Device-Name,
+// X-App-Version-Number, X-Os-Device) and X-Current-URL, which the origin's
+// browser client (jfw-js) sends on every request by default. Add those the
+// host's own middleware reads. It has no effect without [WithCORS].
 func WithCORSHeaders(headers ...string) Option {
 	return func(h *Handler) {
 		for _, name := range headers {

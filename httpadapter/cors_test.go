@@ -231,3 +231,46 @@ func TestCORSOffByDefault(t *testing.T) {
 		})
 	}
 }
+
+// jfwJSRequestHeaders are the Access-Control-Request-Headers a browser sends
+// in the preflights of the origin's client, jfw-js (version 6.9.3, commit
+// a50a5e5), with its default options (allowTracking true): lower-cased and
+// sorted, as Chromium sends them. Brand-URL and X-Current-URL go on every
+// request, Content-Type on those with a body, Auth-Key once logged in.
+var jfwJSRequestHeaders = map[string]struct{ method, path, headers string }{
+	"login":                  {"POST", "/api/v1/users/auth", "brand-url,content-type,x-current-url"},
+	"list":                   {"GET", "/api/v1/currencies", "brand-url,x-current-url"},
+	"list, logged in":        {"GET", "/api/v1/cities", "auth-key,brand-url,x-current-url"},
+	"update analytics":       {"PUT", "/api/v1/app-integrations/analytics/x", "auth-key,brand-url,content-type,x-current-url"},
+	"update payment gateway": {"PUT", "/api/v1/app-integrations/payment-gateway/x", "auth-key,brand-url,content-type,x-current-url"},
+	"login with the device headers": {"POST", "/api/v1/users/auth",
+		"brand-url,content-type,x-app-version-number,x-current-url,x-device-code,x-device-name,x-device-token,x-os-device"},
+}
+
+// A browser lets a call through only when every header of its
+// Access-Control-Request-Headers is in Access-Control-Allow-Headers
+// (compared case-insensitively): with CORS on and no header added, every
+// preflight of the origin's client is allowed.
+func TestCORSPreflightAllowsTheOriginsClient(t *testing.T) {
+	t.Parallel()
+	h := newFixture(t, stores["memory"], httpadapter.WithCORS(appOrigin)).handler
+	for name, call := range jfwJSRequestHeaders {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rec := serveRaw(h, "OPTIONS", call.path, map[string]string{
+				"Origin": appOrigin, "Access-Control-Request-Method": call.method,
+				"Access-Control-Request-Headers": call.headers,
+			})
+			require.Equal(t, http.StatusNoContent, rec.Code)
+			assert.Equal(t, appOrigin, rec.Header().Get("Access-Control-Allow-Origin"))
+			assert.Contains(t, rec.Header().Get("Access-Control-Allow-Methods"), call.method)
+			allowed := map[string]bool{}
+			for name := range strings.SplitSeq(rec.Header().Get("Access-Control-Allow-Headers"), ",") {
+				allowed[strings.ToLower(strings.TrimSpace(name))] = true
+			}
+			for name := range strings.SplitSeq(call.headers, ",") {
+				assert.True(t, allowed[name], "the preflight does not allow %s (allowed: %s)", name, rec.Header().Get("Access-Control-Allow-Headers"))
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,5 +43,34 @@ func TestCORSOriginsFlag(t *testing.T) {
 				assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 			}
 		})
+	}
+}
+
+// The demo server with -cors-origins lets the origin's browser client,
+// jfw-js with its default options, through: its preflights ask for exactly
+// these headers (Chromium lower-cases and sorts them), and every one must
+// be in Access-Control-Allow-Headers, else the browser blocks the call.
+func TestCORSAllowsTheOriginsClient(t *testing.T) {
+	t.Parallel()
+	base, _, stop := startServer(t, "-db", ":memory:", "-cors-origins", "http://localhost:5173")
+	defer stop()
+	for _, pf := range []struct{ method, path, headers string }{
+		{"POST", "/api/v1/users/auth", "brand-url,content-type,x-current-url"},
+		{"GET", "/api/v1/countries", "auth-key,brand-url,x-current-url"},
+		{"PUT", "/api/v1/app-integrations/analytics/x", "auth-key,brand-url,content-type,x-current-url"},
+		{"PUT", "/api/v1/app-integrations/payment-gateway/x", "auth-key,brand-url,content-type,x-current-url"},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), "OPTIONS", base+pf.path, nil)
+		require.NoError(t, err)
+		req.Header.Set("Origin", "http://localhost:5173")
+		req.Header.Set("Access-Control-Request-Method", pf.method)
+		req.Header.Set("Access-Control-Request-Headers", pf.headers)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusNoContent, resp.StatusCode, pf.path)
+		assert.Equal(t, "http://localhost:5173", resp.Header.Get("Access-Control-Allow-Origin"))
+		allowed := strings.Split(strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers")), ", ")
+		assert.Subset(t, allowed, strings.Split(pf.headers, ","), "%s %s", pf.method, pf.path)
 	}
 }
