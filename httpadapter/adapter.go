@@ -46,9 +46,10 @@ type Services struct {
 // Option configures the handler New returns.
 type Option func(*Handler)
 
-// WithLogger sets the logger for request logs (one line per request at
-// Info) and internal errors (with their causes, at Error). The default is
-// slog.Default(), as for the auth service.
+// WithLogger sets the logger for request logs (one line per request, at
+// the level of [WithRequestLogLevel], Debug by default) and internal errors
+// (with their causes, at Error). The default is slog.Default(), as for the
+// auth service.
 func WithLogger(l *slog.Logger) Option {
 	return func(h *Handler) {
 		if l != nil {
@@ -57,11 +58,47 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// DefaultRequestLogLevel is the level of the request log line unless
+// [WithRequestLogLevel] sets another: Debug, so that a host whose logger
+// keeps Info and above (slog's default) writes no line per request; such
+// lines run to tens of megabytes under load, and a host usually keeps its
+// own access log. Failures are logged apart, whatever this level: 5xx
+// answers and panics at Error.
+const DefaultRequestLogLevel = slog.LevelDebug
+
+// WithRequestLogLevel sets the level of the one line logged per request
+// (DefaultRequestLogLevel when not set): "request" with method, path,
+// status, bytes, duration_ms (a float, in milliseconds) and, once the
+// Brand-URL header named an active brand, brand (its normalised URL, as
+// "shop.example.com"). The logger's handler decides whether a line of that
+// level is written.
+func WithRequestLogLevel(level slog.Level) Option {
+	return func(h *Handler) {
+		h.reqLog = requestLog{level: level}
+	}
+}
+
+// WithoutRequestLog turns the request log line off; 5xx answers and panics
+// are still logged at Error.
+func WithoutRequestLog() Option {
+	return func(h *Handler) {
+		h.reqLog = requestLog{off: true}
+	}
+}
+
+// requestLog is the request log setting of a Handler.
+type requestLog struct {
+	level slog.Level
+	off   bool
+}
+
 // Handler is the http.Handler of the /api/v1 routes. Build it with [New].
 type Handler struct {
 	svc Services
 	log *slog.Logger
-	mux *http.ServeMux
+	// reqLog is the level of the request log line, or off.
+	reqLog requestLog
+	mux    *http.ServeMux
 	// patterns are the mounted routes ("METHOD /path"), in mounting order.
 	patterns []string
 	root     http.Handler // observe(withCORS(dispatch)), built once
@@ -92,10 +129,11 @@ func New(s Services, opts ...Option) (*Handler, error) {
 		return nil, errors.New("httpadapter: Services.RefData is required")
 	}
 	h := &Handler{
-		svc:   s,
-		log:   slog.Default(),
-		mux:   http.NewServeMux(),
-		lists: newListCache(listCacheBytes),
+		svc:    s,
+		log:    slog.Default(),
+		reqLog: requestLog{level: DefaultRequestLogLevel},
+		mux:    http.NewServeMux(),
+		lists:  newListCache(listCacheBytes),
 	}
 	for _, o := range opts {
 		o(h)

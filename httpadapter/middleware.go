@@ -36,7 +36,9 @@ func principalFrom(ctx context.Context) auth.Principal {
 
 // requestInfo is what the request log learns while the request is served.
 type requestInfo struct {
-	brandID string
+	// brandURL is the normalised URL of the brand the request named, once
+	// resolved.
+	brandURL string
 }
 
 func infoFrom(ctx context.Context) *requestInfo {
@@ -95,13 +97,32 @@ func (h *Handler) observe(next http.Handler) http.Handler {
 					h.fail(rec, r, fmt.Errorf("panic: %v", v))
 				}
 			}
-			h.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-				slog.Duration("duration", time.Since(start)), slog.String("brand", ri.brandID))
+			h.logRequest(r, rec, ri, time.Since(start))
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// logRequest writes the request log line of r (see WithRequestLogLevel),
+// unless it is off or the logger does not keep its level.
+func (h *Handler) logRequest(r *http.Request, rec *recorder, ri *requestInfo, took time.Duration) {
+	ctx := r.Context()
+	if h.reqLog.off || !h.log.Enabled(ctx, h.reqLog.level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs, slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
+		slog.Float64("duration_ms", durationMillis(took)))
+	if ri.brandURL != "" {
+		attrs = append(attrs, slog.String("brand", ri.brandURL))
+	}
+	h.log.LogAttrs(ctx, h.reqLog.level, "request", attrs...)
+}
+
+// durationMillis returns d in milliseconds, to the microsecond.
+func durationMillis(d time.Duration) float64 {
+	return float64(d.Microseconds()) / 1000
 }
 
 // withBrand resolves the Brand-URL header to an active brand and stores it
@@ -114,7 +135,7 @@ func (h *Handler) withBrand(next http.HandlerFunc) http.Handler {
 			h.fail(w, r, err)
 			return
 		}
-		infoFrom(r.Context()).brandID = b.ID
+		infoFrom(r.Context()).brandURL = b.URL
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), brandKey, b)))
 	})
 }

@@ -101,7 +101,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err := ensureBrand(ctx, app, c.brand); err != nil {
 		return err
 	}
-	api, err := app.Handler(httpadapter.WithLogger(logger))
+	// The host keeps INFO and above, and wants one line per request there
+	// (brandbase logs them at DEBUG unless told).
+	api, err := app.Handler(httpadapter.WithLogger(logger), httpadapter.WithRequestLogLevel(slog.LevelInfo))
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,41 @@ type options struct {
 	cities    string // -import-cities: a cities file to import before serving
 	keyring   string // -keyring: the key ring file; "" for the default place
 	cors      string // -cors-origins: comma-separated allowed origins, * for any
+	// logRequests is -log-requests: the level of the request log line, or
+	// off; logLevel is -log-level: the lowest level the log keeps.
+	logRequests requestLogFlag
+	logLevel    slog.Level
+}
+
+// requestLogFlag is the value of -log-requests: "off", or a slog level name
+// (debug, info, warn, error).
+type requestLogFlag struct {
+	off   bool
+	level slog.Level
+}
+
+func (f *requestLogFlag) UnmarshalText(b []byte) error {
+	if strings.EqualFold(string(b), "off") {
+		*f = requestLogFlag{off: true}
+		return nil
+	}
+	*f = requestLogFlag{}
+	return f.level.UnmarshalText(b)
+}
+
+func (f requestLogFlag) MarshalText() ([]byte, error) {
+	if f.off {
+		return []byte("off"), nil
+	}
+	return f.level.MarshalText()
+}
+
+// option returns the adapter option the flag stands for.
+func (f requestLogFlag) option() httpadapter.Option {
+	if f.off {
+		return httpadapter.WithoutRequestLog()
+	}
+	return httpadapter.WithRequestLogLevel(f.level)
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -78,6 +113,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.passwords.other, "other-password", "", "second brand's admin password: set on the first start (random when empty) and on any later start that names it")
 	fs.StringVar(&o.cities, "import-cities", "", "CSV or JSON cities file to import before serving (progress on stderr)")
 	fs.StringVar(&o.cors, "cors-origins", "", "comma-separated origins allowed to call the API from a browser (CORS), * for any; off when empty")
+	o.logRequests.level = httpadapter.DefaultRequestLogLevel
+	fs.TextVar(&o.logRequests, "log-requests", o.logRequests,
+		"level of the line logged per request (debug, info, warn, error), or off; shown when -log-level keeps it")
+	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "lowest level the log (stderr) keeps: debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -94,7 +133,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
 
 	store, err := brandbase.OpenStore(ctx, o.db)
 	if err != nil {
@@ -110,7 +149,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return err
 	}
 
-	opts := []httpadapter.Option{httpadapter.WithLogger(logger)}
+	opts := []httpadapter.Option{httpadapter.WithLogger(logger), o.logRequests.option()}
 	if !o.rateLimit {
 		opts = append(opts, httpadapter.WithoutRateLimits())
 	}
