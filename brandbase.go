@@ -64,16 +64,37 @@ type SharedLimiter interface {
 	httpadapter.Limiter
 }
 
-// Config holds the settings of an [App]. The zero value is usable.
+// EphemeralStore is implemented by a store whose data lives only as long
+// as the process, such as storage/memory, and reports it with Ephemeral.
+// [New] lets such a store seal integration secrets under a per-process key
+// when Config.SecretKeys is nil; every other store needs a key ring.
+type EphemeralStore interface {
+	// Ephemeral reports whether the store's data ends with the process.
+	Ephemeral() bool
+}
+
+// ErrSecretKeysRequired is the error of [New] for a store that outlives the
+// process (any store but an [EphemeralStore]) without Config.SecretKeys:
+// secrets sealed under a per-process key could not be read after a
+// restart.
+var ErrSecretKeysRequired = errors.New("brandbase: Config.SecretKeys is required for a store that outlives the process, " +
+	"else the integration secrets stored now cannot be read after a restart: " +
+	"set it to integrations.LoadOrCreateKeyRing(path) (a key file kept apart from the database), " +
+	"integrations.ParseKeyRing(text), or integrations.EphemeralKeyRing() to accept losing them")
+
+// Config holds the settings of an [App]. The zero value is usable for an
+// in-memory store; any other store needs SecretKeys.
 type Config struct {
 	// Clock is where the services and the HTTP adapter (rate limits) read
 	// the time; time.Now when nil.
 	Clock func() time.Time
 	// SecretKeys is the key ring that encrypts integration secrets (apiKey,
 	// apiSecret, privateKey) at rest; see integrations.KeyRing and
-	// integrations.ParseKeyRing. When nil, a random key that lives only as
-	// long as the process is used: secrets stored with it cannot be read
-	// after a restart, so set it for any persistent store.
+	// integrations.ParseKeyRing and integrations.LoadOrCreateKeyRing. It
+	// is required unless the store is an [EphemeralStore] (storage/memory),
+	// for which nil means a random key that lives as long as the process:
+	// [New] fails with [ErrSecretKeysRequired] without it, rather than seal
+	// secrets that a restart makes unreadable.
 	SecretKeys *integrations.KeyRing
 	// OnIntegrationUpdated, when set, is called in-process after every
 	// committed update of an app integration or a configuration, once per
@@ -142,10 +163,15 @@ type App struct {
 // When the store is shared by several instances and reports their changes
 // (a [ChangeFeed], such as storage/postgres), the App's auth service
 // forgets the cached answers each change makes stale, for as long as the
-// store is open or until [App.Close]. It fails only without a store.
+// store is open or until [App.Close]. It fails without a store, and with
+// [ErrSecretKeysRequired] for a store that outlives the process (not an
+// [EphemeralStore]) without Config.SecretKeys.
 func New(store storage.Storage, cfg Config) (*App, error) {
 	if store == nil {
 		return nil, errors.New("brandbase: a store is required")
+	}
+	if cfg.SecretKeys == nil && !isEphemeral(store) {
+		return nil, ErrSecretKeysRequired
 	}
 	var authOpts []auth.Option
 	if cfg.Clock != nil {
@@ -184,6 +210,12 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
 	}
 	return a, nil
+}
+
+// isEphemeral reports whether store says its data ends with the process.
+func isEphemeral(store storage.Storage) bool {
+	e, ok := store.(EphemeralStore)
+	return ok && e.Ephemeral()
 }
 
 // Close ends the App's subscription to the changes of a shared store (see

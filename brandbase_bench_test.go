@@ -11,6 +11,7 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/storage"
 )
@@ -69,7 +70,7 @@ func BenchmarkListHandler(b *testing.B) {
 // no rate limit.
 func benchHandler(b *testing.B, store storage.Storage) http.Handler {
 	b.Helper()
-	app, err := brandbase.New(store, brandbase.Config{})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
 	require.NoError(b, err)
 	_, err = app.Auth.CreateBrand(b.Context(), auth.NewBrand{URL: "bench.example.com", Name: "Bench"})
 	require.NoError(b, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
@@ -40,7 +41,7 @@ func TestConfigClockReachesTheAdapter(t *testing.T) {
 	store, err := memory.New(t.Context())
 	require.NoError(t, err)
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	app, err := brandbase.New(store, brandbase.Config{Clock: func() time.Time { return now }})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), Clock: func() time.Time { return now }})
 	require.NoError(t, err)
 	_, err = app.Auth.CreateBrand(t.Context(), auth.NewBrand{URL: "clock.example.com", Name: "Clock"})
 	require.NoError(t, err)
@@ -154,7 +155,7 @@ var fastArgon2 = auth.Argon2Params{Memory: 64, Iterations: 1, Parallelism: 1, Sa
 func TestNewForgetsWhatTheStoreReports(t *testing.T) {
 	t.Parallel()
 	store := newSharedStore(t)
-	cfg := brandbase.Config{AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}}
+	cfg := brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}}
 	a, err := brandbase.New(store, cfg)
 	require.NoError(t, err)
 	b, err := brandbase.New(store, cfg)
@@ -194,7 +195,7 @@ func TestHandlerSharesLoginLimits(t *testing.T) {
 	t.Parallel()
 	store := newSharedStore(t)
 	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	cfg := brandbase.Config{Clock: func() time.Time { return now }, AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}}
+	cfg := brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), Clock: func() time.Time { return now }, AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}}
 	var handlers []http.Handler
 	for range 3 {
 		app, err := brandbase.New(store, cfg)
@@ -241,7 +242,7 @@ func TestHandlerSharesLoginLimits(t *testing.T) {
 func TestHandlerLimiterOption(t *testing.T) {
 	t.Parallel()
 	store := newSharedStore(t)
-	app, err := brandbase.New(store, brandbase.Config{AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}})
 	require.NoError(t, err)
 	_, err = app.Auth.CreateBrand(t.Context(), auth.NewBrand{URL: "own.example.com", Name: "Own"})
 	require.NoError(t, err)
@@ -316,7 +317,7 @@ func TestRefDataIndex(t *testing.T) {
 		m, err := memory.New(t.Context())
 		require.NoError(t, err)
 		store := &countingStore{Storage: m}
-		app, err := brandbase.New(store, brandbase.Config{NoRefDataIndex: off})
+		app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), NoRefDataIndex: off})
 		require.NoError(t, err)
 		require.NoError(t, app.WarmUp(t.Context()))
 		before := store.cityLists.Load()
@@ -338,7 +339,7 @@ func TestCloseStopsTheIndex(t *testing.T) {
 	m, err := memory.New(t.Context())
 	require.NoError(t, err)
 	store := &countingStore{Storage: m}
-	app, err := brandbase.New(store, brandbase.Config{})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
 	require.NoError(t, err)
 	require.NoError(t, app.WarmUp(t.Context()))
 	require.NoError(t, app.Close())

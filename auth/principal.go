@@ -16,13 +16,16 @@ const (
 	PermAll Permission = "*"
 )
 
-// Principal is the identity an auth key proves: a user of one brand and the
-// permissions the user holds. [Service.Authenticate] returns it; its
-// Permissions slice is the caller's own copy.
+// Principal is who acts: a user of one brand and the permissions the user
+// holds, as an auth key proves ([Service.Authenticate] returns it; its
+// Permissions slice is the caller's own copy), or the host itself acting in
+// a brand ([SystemPrincipal]).
 type Principal struct {
-	UserID      string
-	BrandID     string
-	Username    string
+	// UserID is the acting user; "" for the system principal.
+	UserID   string
+	BrandID  string
+	Username string
+	// Permissions are what the principal may do (PermAll for the system).
 	Permissions []Permission
 	// KeyID identifies the key pair that authenticated the request.
 	KeyID string
@@ -30,6 +33,26 @@ type Principal struct {
 	DeviceID string
 	// ExpiresAt is when the authenticating key expires.
 	ExpiresAt time.Time
+	// System reports the host itself acting in BrandID ([SystemPrincipal]),
+	// not a user. No request authenticates as it.
+	System bool
+}
+
+// SystemActor is the name the system principal goes by (its Username), and
+// how records of who changed what name it.
+const SystemActor = "system"
+
+// SystemPrincipal returns the principal of the host itself acting in
+// brandID, with every permission: for what the host does on its own
+// behalf, in-process, such as setting up a brand's first integrations, an
+// import or a scheduled job. It names no user (UserID is empty, Username
+// is [SystemActor], System is set), so that the revisions of what it
+// changes say the system made the change rather than naming a user who does
+// not exist. [Service.Authenticate] never returns it: over HTTP every
+// change is a user's. To act as a user instead, log in
+// ([Service.Login]) and authenticate the key ([Service.Authenticate]).
+func SystemPrincipal(brandID string) Principal {
+	return Principal{BrandID: brandID, Username: SystemActor, Permissions: []Permission{PermAll}, System: true}
 }
 
 // Can reports whether p holds perm (or PermAll).

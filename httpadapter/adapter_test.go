@@ -18,6 +18,7 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/teststores"
 	"github.com/brandbase/brandbase/storage"
 )
@@ -53,7 +54,7 @@ func newFixture(t testing.TB, newStore func(t testing.TB) storage.Storage, opts 
 	t.Helper()
 	store := newStore(t)
 	t.Cleanup(func() { store.Close() })
-	app, err := brandbase.New(store, brandbase.Config{AuthOptions: []auth.Option{auth.WithArgon2Params(testArgon2)}})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), AuthOptions: []auth.Option{auth.WithArgon2Params(testArgon2)}})
 	require.NoError(t, err)
 	ctx := t.Context()
 	b, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop", DefaultCurrency: "EUR"})

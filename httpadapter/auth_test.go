@@ -14,6 +14,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/storage"
 )
 
@@ -349,6 +350,7 @@ func TestConfigWiresAuthOptions(t *testing.T) {
 	var mu sync.Mutex
 	var events []auth.EventType
 	app, err := brandbase.New(store, brandbase.Config{
+		SecretKeys: integrations.EphemeralKeyRing(),
 		Clock:      func() time.Time { return now },
 		AuthKeyTTL: time.Hour, RefreshKeyTTL: 2 * time.Hour, MaxConcurrentHashes: 1, KeyCacheTTL: -1,
 		OnAuthEvent: func(_ context.Context, e auth.Event) {

@@ -3,6 +3,7 @@ package httpadapter_test
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -98,7 +99,7 @@ func TestClientGoneWhileWaiting(t *testing.T) {
 	t.Parallel()
 	f := newIntegFixture(t, stores["sqlite"])
 	logs := &lockedBuffer{}
-	h, err := f.app.Handler(withTestLogger(logs), httpadapter.WithoutRateLimits())
+	h, err := f.app.Handler(withTestLogger(logs), httpadapter.WithoutRateLimits(), httpadapter.WithRequestLogLevel(slog.LevelInfo))
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -19,6 +19,7 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
 	"github.com/brandbase/brandbase/refdata/refindex"
@@ -90,6 +91,7 @@ func BenchmarkColdListsHTTP(b *testing.B) {
 // built, without rate limits. Request logs are discarded: the
 // baseline writes none.
 func coldHandler(b *testing.B, store storage.Storage, cfg brandbase.Config) http.Handler {
+	cfg.SecretKeys = integrations.EphemeralKeyRing()
 	app, err := brandbase.New(store, cfg)
 	require.NoError(b, err)
 	start := time.Now()

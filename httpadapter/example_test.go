@@ -48,7 +48,7 @@ func ExampleNew() {
 	brand, _ := authSvc.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 	_, _ = authSvc.CreateUser(ctx, brand.ID, auth.NewUser{Username: "alice", Password: "correct horse battery",
 		Permissions: []auth.Permission{auth.PermAnalyticsWrite}})
-	host := auth.Principal{UserID: "host", BrandID: brand.ID, Permissions: []auth.Permission{auth.PermAll}}
+	host := auth.SystemPrincipal(brand.ID) // the host itself acting in the brand
 	app, _ := integSvc.CreateAppIntegration(ctx, host, brand.ID, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Analytics", Domain: "https://analytics.example.com"})
 	ga, _ := integSvc.CreateAnalytics(ctx, host, brand.ID, integrations.AnalyticsInput{

@@ -20,6 +20,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
@@ -518,7 +519,7 @@ func ExampleWithRateLimits() {
 		return
 	}
 	defer store.Close()
-	app, err := brandbase.New(store, brandbase.Config{})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -702,7 +703,7 @@ func TestSharedRateLimitsOptionBuildsHandlersConcurrently(t *testing.T) {
 	store, err := memory.New(t.Context())
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
-	app, err := brandbase.New(store, brandbase.Config{})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
 	require.NoError(t, err)
 	_, err = app.Auth.CreateBrand(t.Context(), auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 	require.NoError(t, err)

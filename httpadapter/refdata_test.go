@@ -15,6 +15,7 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
@@ -361,7 +362,7 @@ func BenchmarkCountriesHTTP(b *testing.B) {
 		b.Run(bs.name, func(b *testing.B) {
 			store := bs.open(b)
 			b.Cleanup(func() { store.Close() })
-			app, err := brandbase.New(store, brandbase.Config{})
+			app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
 			require.NoError(b, err)
 			_, err = app.Auth.CreateBrand(b.Context(), auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 			require.NoError(b, err)

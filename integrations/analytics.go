@@ -1,6 +1,7 @@
 package integrations
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -92,25 +93,32 @@ func (s *Service) UpdateAnalytics(ctx context.Context, actor auth.Principal, bra
 }
 
 // Analytics returns the analytics configuration of brandID with that ID,
-// secrets masked, or KindNotFound.
+// secrets masked, or KindNotFound. It fails with ErrSecretUnreadable when
+// a secret does not decrypt with the key ring.
 func (s *Service) Analytics(ctx context.Context, brandID, id string) (Analytics, error) {
 	r, p, err := readConfig(ctx, s, &analyticsKind, brandID, id)
 	if err != nil {
 		return Analytics{}, err
 	}
-	return s.analyticsView(r, p)
+	a, err := s.analyticsView(r, p)
+	if err != nil {
+		return Analytics{}, err
+	}
+	return a, nil
 }
 
 // ListAnalytics returns the analytics configurations of brandID, secrets
-// masked, oldest first.
+// masked, oldest first. A configuration whose secrets do not decrypt with
+// the key ring is listed with SecretsUnreadable set (APIKey "" and
+// APISecret nil), not as a failure of the list.
 func (s *Service) ListAnalytics(ctx context.Context, brandID string) ([]Analytics, error) {
 	return listConfigs(ctx, s, &analyticsKind, brandID, s.analyticsView)
 }
 
 // AnalyticsSecrets returns the plaintext secrets of the analytics
 // configuration of brandID with that ID, for the host's own use (never to
-// be sent to clients). It fails with KindNotFound, or KindInternal when a
-// secret does not decrypt with the key ring.
+// be sent to clients). It fails with KindNotFound, or ErrSecretUnreadable
+// when a secret does not decrypt with the key ring.
 func (s *Service) AnalyticsSecrets(ctx context.Context, brandID, id string) (AnalyticsSecrets, error) {
 	r, _, err := readConfig(ctx, s, &analyticsKind, brandID, id)
 	if err != nil {
@@ -127,20 +135,18 @@ func (s *Service) AnalyticsSecrets(ctx context.Context, brandID, id string) (Ana
 	return AnalyticsSecrets{APIKey: deref(key), APISecret: secret}, nil
 }
 
-// analyticsView returns the answer for r under app integration p.
+// analyticsView returns the answer for r under app integration p. When a
+// secret does not decrypt it returns the answer with that secret empty and
+// SecretsUnreadable set, and ErrSecretUnreadable.
 func (s *Service) analyticsView(r AnalyticsRecord, p AppIntegration) (Analytics, error) {
-	key, err := s.openMasked(secretOf(KindAnalytics, &r.ConfigHeader, "apiKey"), r.APIKey)
-	if err != nil {
-		return Analytics{}, err
-	}
-	secret, err := s.openMasked(secretOf(KindAnalytics, &r.ConfigHeader, "apiSecret"), r.APISecret)
-	if err != nil {
-		return Analytics{}, err
-	}
+	key, keyErr := s.openMasked(secretOf(KindAnalytics, &r.ConfigHeader, "apiKey"), r.APIKey)
+	secret, secretErr := s.openMasked(secretOf(KindAnalytics, &r.ConfigHeader, "apiSecret"), r.APISecret)
+	err := cmp.Or(keyErr, secretErr)
 	return Analytics{
 		AppIntegration: p, TrackingID: r.TrackingID, APIKey: deref(key), APISecret: secret,
 		Metadata: r.Metadata, AccountConfigNotes: r.AccountConfigNotes, IsDefault: r.IsDefault,
 		Status: r.Status, ID: r.ID, CreatedDate: formatDate(r.CreatedAt), UpdatedDate: formatDate(r.UpdatedAt),
 		BrandID: r.BrandID, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-	}, nil
+		SecretsUnreadable: err != nil,
+	}, err
 }

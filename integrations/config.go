@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/brandbase/brandbase/auth"
@@ -390,7 +391,8 @@ func readConfig[R any](ctx context.Context, s *Service, k *kindSpec[R], brandID,
 }
 
 // listConfigs returns the views of every configuration of kind k in brandID,
-// oldest first.
+// oldest first. A view whose secrets do not decrypt is listed as view
+// flagged it (SecretsUnreadable): one such record never fails the list.
 func listConfigs[R, V any](ctx context.Context, s *Service, k *kindSpec[R], brandID string, view func(R, AppIntegration) (V, error)) ([]V, error) {
 	if err := requireBrand(brandID); err != nil {
 		return nil, err
@@ -410,10 +412,10 @@ func listConfigs[R, V any](ctx context.Context, s *Service, k *kindSpec[R], bran
 	out := make([]V, 0, len(recs))
 	for _, r := range recs {
 		v, err := view(r, byID[k.header(&r).AppIntegrationID])
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrSecretUnreadable) {
 			return nil, err
 		}
-		out = append(out, v)
+		out = append(out, v) // flagged SecretsUnreadable by view when it failed so
 	}
 	return out, nil
 }

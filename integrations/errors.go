@@ -1,6 +1,10 @@
 package integrations
 
-import "github.com/brandbase/brandbase/envelope"
+import (
+	"fmt"
+
+	"github.com/brandbase/brandbase/envelope"
+)
 
 // The errors of the [Store] contract. A store returns these (possibly as a
 // copy carrying a cause, see [envelope.Error.WithCause]) and writes no
@@ -25,3 +29,27 @@ var (
 	// version, is stored.
 	ErrRevisionExists = envelope.Conflict("This revision exists.")
 )
+
+// CodeSecretUnreadable is the code of [ErrSecretUnreadable].
+const CodeSecretUnreadable = "secret_unreadable"
+
+// ErrSecretUnreadable: a stored secret of the integration does not decrypt
+// with the service's key ring, because the key that sealed it is not in
+// the ring (a lost or rotated-out key, or a per-process key of an earlier
+// process) or the ciphertext was altered. It fails that record only (KindConflict,
+// HTTP 409), never a list: reading it ([Service.Analytics],
+// [Service.PaymentGateway], their GET routes and the *Secrets methods),
+// and an update that would keep the unreadable secret (not sent, or sent
+// back masked). An update that sends a new value replaces it and repairs
+// the record. Its field item names the secret; its cause, for logs, names
+// the record and the key.
+var ErrSecretUnreadable = envelope.New(envelope.KindConflict, CodeSecretUnreadable,
+	"A secret of this integration cannot be decrypted with the server's key ring (the key that sealed it is not configured); send a new value for it to replace it.")
+
+// secretUnreadable returns ErrSecretUnreadable for field f, with cause.
+func secretUnreadable(f secretField, cause error) error {
+	e := ErrSecretUnreadable.WithCause(fmt.Errorf("integrations: %s %s of brand %s, field %s: %w", f.kind, f.recordID, f.brandID, f.field, cause))
+	e.Fields = []envelope.ErrorItem{envelope.Field(f.field, CodeSecretUnreadable,
+		"This secret cannot be decrypted with the server's key ring; send a new value.")}
+	return e
+}

@@ -83,17 +83,25 @@ func (s *Service) UpdatePaymentGateway(ctx context.Context, actor auth.Principal
 }
 
 // PaymentGateway returns the payment-gateway configuration of brandID with
-// that ID, its private key masked, or KindNotFound.
+// that ID, its private key masked, or KindNotFound. It fails with
+// ErrSecretUnreadable when the private key does not decrypt with the key
+// ring.
 func (s *Service) PaymentGateway(ctx context.Context, brandID, id string) (PaymentGateway, error) {
 	r, p, err := readConfig(ctx, s, &paymentGatewayKind, brandID, id)
 	if err != nil {
 		return PaymentGateway{}, err
 	}
-	return s.paymentGatewayView(r, p)
+	g, err := s.paymentGatewayView(r, p)
+	if err != nil {
+		return PaymentGateway{}, err
+	}
+	return g, nil
 }
 
 // ListPaymentGateways returns the payment-gateway configurations of
-// brandID, private keys masked, oldest first.
+// brandID, private keys masked, oldest first. A configuration whose private
+// key does not decrypt with the key ring is listed with SecretsUnreadable
+// set and PrivateKey nil, not as a failure of the list.
 func (s *Service) ListPaymentGateways(ctx context.Context, brandID string) ([]PaymentGateway, error) {
 	return listConfigs(ctx, s, &paymentGatewayKind, brandID, s.paymentGatewayView)
 }
@@ -101,7 +109,7 @@ func (s *Service) ListPaymentGateways(ctx context.Context, brandID string) ([]Pa
 // PaymentGatewaySecrets returns the plaintext private key of the
 // payment-gateway configuration of brandID with that ID, for the host's own
 // use (never to be sent to clients). It fails with KindNotFound, or
-// KindInternal when the key does not decrypt with the key ring.
+// ErrSecretUnreadable when the key does not decrypt with the key ring.
 func (s *Service) PaymentGatewaySecrets(ctx context.Context, brandID, id string) (PaymentGatewaySecrets, error) {
 	r, _, err := readConfig(ctx, s, &paymentGatewayKind, brandID, id)
 	if err != nil {
@@ -115,11 +123,10 @@ func (s *Service) PaymentGatewaySecrets(ctx context.Context, brandID, id string)
 }
 
 // paymentGatewayView returns the answer for r under app integration p.
+// When the private key does not decrypt it returns the answer with
+// PrivateKey nil and SecretsUnreadable set, and ErrSecretUnreadable.
 func (s *Service) paymentGatewayView(r PaymentGatewayRecord, p AppIntegration) (PaymentGateway, error) {
 	key, err := s.openMasked(secretOf(KindPaymentGateway, &r.ConfigHeader, "privateKey"), r.PrivateKey)
-	if err != nil {
-		return PaymentGateway{}, err
-	}
 	return PaymentGateway{
 		AppIntegration: p, Name: r.Name, IPNListenerLink: r.IPNListenerLink,
 		CancelLinkWithoutLogin: r.CancelLinkWithoutLogin, CancelLink: r.CancelLink, ReturnLink: r.ReturnLink,
@@ -127,5 +134,6 @@ func (s *Service) paymentGatewayView(r PaymentGatewayRecord, p AppIntegration) (
 		TestMode: r.TestMode, IsDefault: r.IsDefault, Status: r.Status, ID: r.ID,
 		CreatedDate: formatDate(r.CreatedAt), UpdatedDate: formatDate(r.UpdatedAt),
 		BrandID: r.BrandID, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
-	}, nil
+		SecretsUnreadable: err != nil,
+	}, err
 }

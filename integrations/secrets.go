@@ -52,14 +52,15 @@ func (s *Service) seal(f secretField, plain string) []byte {
 }
 
 // open decrypts the ciphertext of f; nil for nil. A ciphertext that does
-// not decrypt is an internal error (a missing key or tampering).
+// not decrypt (a key not in the ring, or tampering) is ErrSecretUnreadable
+// for f.
 func (s *Service) open(f secretField, ct []byte) (*string, error) {
 	if ct == nil {
 		return nil, nil
 	}
 	plain, err := s.keys.Open(ct, f.aad())
 	if err != nil {
-		return nil, envelope.Internal(err)
+		return nil, secretUnreadable(f, err)
 	}
 	p := string(plain)
 	return &p, nil
@@ -79,24 +80,29 @@ func (s *Service) openMasked(f secretField, ct []byte) (*string, error) {
 // (cur, nil for none) and the value sent (sent, nil when not sent): the
 // stored ciphertext when the secret is not sent, sent back masked or sent
 // unchanged; nil when sent empty; a new ciphertext otherwise. A stored
-// secret that no longer decrypts (its key left the ring) is kept when a
-// mask is sent back and replaced by any other value, so a lost key never
-// blocks setting a new secret.
+// secret that no longer decrypts (its key left the ring) is replaced by
+// any new value, so a lost key never blocks setting a new secret; keeping
+// it (not sent, or a mask sent back) fails with ErrSecretUnreadable, since
+// the answer could not show it: the update changes nothing.
 func (s *Service) nextSecret(f secretField, cur []byte, sent *string) ([]byte, error) {
-	if sent == nil {
-		return cur, nil
-	}
-	if *sent == "" {
+	if sent != nil && *sent == "" {
 		return nil, nil
 	}
-	if cur != nil {
-		plain, err := s.open(f, cur)
-		switch {
-		case err != nil && looksMasked(*sent):
-			return cur, nil
-		case err == nil && (*sent == *plain || *sent == Mask(*plain)):
-			return cur, nil
+	if cur == nil {
+		if sent == nil {
+			return nil, nil
 		}
+		return s.seal(f, *sent), nil
+	}
+	plain, err := s.open(f, cur)
+	keep := sent == nil || looksMasked(*sent)
+	switch {
+	case err != nil && keep:
+		return nil, err
+	case err != nil:
+		return s.seal(f, *sent), nil
+	case sent == nil || *sent == *plain || *sent == Mask(*plain):
+		return cur, nil
 	}
 	return s.seal(f, *sent), nil
 }
@@ -132,8 +138,8 @@ func (s *Service) reseal(f secretField, ct []byte) ([]byte, bool, error) {
 // key other than the primary sealed, and returns how many it re-encrypted.
 // Records keep their versions (their answers do not change). After it,
 // the old keys can be removed from the key ring. It fails with
-// KindInternal when a secret does not decrypt (its key is not in the ring)
-// and then changes nothing.
+// ErrSecretUnreadable when a secret does not decrypt (its key is not in
+// the ring) and then changes nothing.
 func (s *Service) RotateSecrets(ctx context.Context) (int, error) {
 	var n int
 	err := s.store.IntegrationsTx(ctx, func(tx Tx) error {

@@ -157,7 +157,8 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 		})
 		require.NoError(t, err)
 		_, err = w.svc.AnalyticsSecrets(ctx, w.brand, b.ID)
-		assert.Equal(t, envelope.KindInternal, envelope.KindOf(err))
+		assert.ErrorIs(t, err, integrations.ErrSecretUnreadable)
+		assert.Equal(t, envelope.KindConflict, envelope.KindOf(err))
 	})
 }
 
@@ -203,9 +204,9 @@ func TestRotateSecrets(t *testing.T) {
 		assert.Nil(t, gotN.PrivateKey)
 
 		_, err = w.svc.Analytics(ctx, w.brand, a.ID)
-		assert.Equal(t, envelope.KindInternal, envelope.KindOf(err), "the removed key no longer decrypts")
+		assert.ErrorIs(t, err, integrations.ErrSecretUnreadable, "the removed key no longer decrypts")
 		_, err = w.svc.RotateSecrets(ctx)
-		assert.Equal(t, envelope.KindInternal, envelope.KindOf(err), "rotating without the sealing key fails")
+		assert.ErrorIs(t, err, integrations.ErrSecretUnreadable, "rotating without the sealing key fails")
 		sec, err = after.AnalyticsSecrets(ctx, w.brand, a.ID)
 		require.NoError(t, err, "and changes nothing")
 		assert.Equal(t, before, sec)
@@ -291,9 +292,31 @@ func TestNewSecretReplacesOneThatNoLongerDecrypts(t *testing.T) {
 		require.NoError(t, err)
 		lost := integrations.NewService(w.store, integrations.WithKeyRing(other))
 		_, err = lost.Analytics(ctx, w.brand, a.ID)
-		require.Equal(t, envelope.KindInternal, envelope.KindOf(err), "precondition: the stored secrets do not decrypt")
+		require.ErrorIs(t, err, integrations.ErrSecretUnreadable, "precondition: the stored secrets do not decrypt")
+		assert.Equal(t, envelope.KindConflict, envelope.KindOf(err), "a 409 for this record, not a 500")
+		assert.Equal(t, "apiKey", envelope.As(err).Fields[0].Field, "the error names the secret")
 
+		// Sending the mask back (or no secret) would keep a secret that no
+		// answer could show: refused, and nothing changes.
 		in := w.analyticsInput(w.analyticsApp.ID)
+		in.APIKey, in.APISecret = &a.APIKey, a.APISecret
+		in.TrackingID = ptr("G-CHANGED")
+		_, err = lost.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		require.ErrorIs(t, err, integrations.ErrSecretUnreadable)
+		same, err := w.svc.Analytics(ctx, w.brand, a.ID)
+		require.NoError(t, err)
+		assert.Equal(t, a.ETag(), same.ETag(), "the refused update changed nothing")
+
+		// A list flags the record instead of failing.
+		list, err := lost.ListAnalytics(ctx, w.brand)
+		require.NoError(t, err, "one unreadable record never fails the list")
+		require.Len(t, list, 1)
+		assert.True(t, list[0].SecretsUnreadable)
+		assert.Empty(t, list[0].APIKey)
+		assert.Nil(t, list[0].APISecret)
+		assert.Equal(t, a.TrackingID, list[0].TrackingID, "the rest of the record is there")
+
+		in = w.analyticsInput(w.analyticsApp.ID)
 		in.APIKey, in.APISecret = ptr("ak_new_value_0000000001"), ptr("as_new_value_0000000002")
 		got, err := lost.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
 		require.NoError(t, err, "new values replace secrets that no longer decrypt")

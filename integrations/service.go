@@ -29,11 +29,12 @@ const (
 // Methods that change something take the acting principal and the brand:
 // the actor must belong to that brand and hold the write permission of the
 // kind (auth.PermAnalyticsWrite or auth.PermPaymentGatewayWrite, or
-// auth.PermAll), else they fail with KindForbidden (code access_denied). A
-// host acting on its own behalf passes a principal of its making, such as
-// auth.Principal{UserID: "system", BrandID: id, Permissions:
-// []auth.Permission{auth.PermAll}}. Records are looked up in the given brand
-// only: an ID of another brand is KindNotFound.
+// auth.PermAll), else they fail with KindForbidden (code access_denied). The
+// actor is a user's principal (from auth.Service.Authenticate after a
+// login), or, for the host acting on its own behalf, auth.SystemPrincipal
+// of the brand, whose changes revisions record as the system's
+// (Revision.ActorSystem). Records are looked up in the given brand only: an
+// ID of another brand is KindNotFound.
 type Service struct {
 	store Store
 	keys  *KeyRing
@@ -150,7 +151,7 @@ func authorize(actor auth.Principal, brandID string, perm auth.Permission) error
 	if err := requireBrand(brandID); err != nil {
 		return err
 	}
-	if actor.UserID == "" || actor.BrandID != brandID || !actor.Can(perm) {
+	if actor.UserID == "" && !actor.System || actor.BrandID != brandID || !actor.Can(perm) {
 		return envelope.New(envelope.KindForbidden, CodeAccessDenied,
 			"You do not have the permission to change this integration in this brand.")
 	}
@@ -212,7 +213,7 @@ func (st *txState) revise(ctx context.Context, kind RecordKind, brandID, recordI
 	slices.Sort(fields)
 	rev := Revision{
 		ID: newID(), BrandID: brandID, Kind: kind, RecordID: recordID, Version: version,
-		ActorUserID: st.actor.UserID, At: st.now, Fields: fields,
+		ActorUserID: st.actor.UserID, ActorSystem: st.actor.System, At: st.now, Fields: fields,
 	}
 	if err := st.tx.InsertRevision(ctx, rev); err != nil {
 		return err
@@ -237,8 +238,9 @@ func (s *Service) inTx(ctx context.Context, actor auth.Principal, fn func(st *tx
 }
 
 // Revisions returns the revisions of the record of kind with that ID in
-// brandID, oldest first; empty for a record without any (or of another
-// brand). KindInvalid for an empty brand ID.
+// brandID, oldest first, each naming its actor (a user, or the system);
+// empty for a record without any (or of another brand). KindInvalid for an
+// empty brand ID.
 func (s *Service) Revisions(ctx context.Context, brandID string, kind RecordKind, id string) ([]Revision, error) {
 	if err := requireBrand(brandID); err != nil {
 		return nil, err
@@ -252,6 +254,9 @@ func (s *Service) Revisions(ctx context.Context, brandID string, kind RecordKind
 	}
 	if revs == nil {
 		revs = []Revision{}
+	}
+	for i := range revs {
+		revs[i].ActorSystem = revs[i].ActorUserID == "" // stores keep the user ID only
 	}
 	return revs, nil
 }

@@ -176,8 +176,14 @@ type Revision struct {
 	RecordID string `json:"recordId"`
 	// Version is the record's version after the change.
 	Version int64 `json:"version"`
-	// ActorUserID is the user who made the change.
+	// ActorUserID is the user who made the change; "" when the system
+	// did (ActorSystem).
 	ActorUserID string `json:"actorUserId"`
+	// ActorSystem reports that the host itself made the change, acting as
+	// auth.SystemPrincipal, not a user. Stores keep ActorUserID only;
+	// Service.Revisions sets it from an empty ActorUserID (every user change
+	// names its user).
+	ActorSystem bool `json:"actorSystem"`
 	// At is when the change was made.
 	At time.Time `json:"at"`
 	// Fields are the names of the changed fields, sorted; empty when the
@@ -219,6 +225,11 @@ type Analytics struct {
 	CreatedAt time.Time `json:"-"`
 	// UpdatedAt is when it last changed.
 	UpdatedAt time.Time `json:"-"`
+	// SecretsUnreadable reports, in a list (Service.ListAnalytics), that a
+	// secret does not decrypt with the key ring: APIKey is then "" and
+	// APISecret nil for the one that does not (see ErrSecretUnreadable,
+	// which a read of this one record fails with). Never sent to clients.
+	SecretsUnreadable bool `json:"-"`
 }
 
 // ETag returns the strong entity tag of a, which changes whenever its
@@ -270,6 +281,11 @@ type PaymentGateway struct {
 	CreatedAt time.Time `json:"-"`
 	// UpdatedAt is when it last changed.
 	UpdatedAt time.Time `json:"-"`
+	// SecretsUnreadable reports, in a list (Service.ListPaymentGateways),
+	// that the private key does not decrypt with the key ring; PrivateKey
+	// is then nil (see ErrSecretUnreadable, which a read of this one
+	// record fails with). Never sent to clients.
+	SecretsUnreadable bool `json:"-"`
 }
 
 // ETag returns the strong entity tag of p, which changes whenever its

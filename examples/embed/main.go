@@ -8,9 +8,10 @@
 // The host creates its brand on start (brands are created in-process;
 // there are no brand routes). Integration secrets are encrypted with the
 // key ring in the BRANDBASE_SECRET_KEYS environment variable
-// ("<id>:<base64 key>" lines, see integrations.ParseKeyRing); without it a
-// key that lives only as long as the process is used, and a warning is
-// logged.
+// ("<id>:<base64 key>" lines, see integrations.ParseKeyRing); without it,
+// with the key ring file beside the database (embed.db → embed.key,
+// created on the first start, see integrations.LoadOrCreateKeyRing), or for
+// :memory: with a key that lives as long as the process (and a warning).
 package main
 
 import (
@@ -24,6 +25,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -82,7 +85,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	// The host's logger: brandbase logs through it too.
 	logger := slog.New(slog.NewJSONHandler(stderr, nil)).With("app", "embed")
 	if c.keys == nil {
-		logger.Warn("BRANDBASE_SECRET_KEYS is not set: integration secrets stored now cannot be read after a restart")
+		if c.db == brandbase.MemoryPath {
+			logger.Warn("BRANDBASE_SECRET_KEYS is not set: integration secrets live as long as the in-memory store")
+		} else {
+			// brandbase.New refuses a file store without a key ring: keep
+			// one beside the database, created on the first start.
+			path := strings.TrimSuffix(c.db, filepath.Ext(c.db)) + ".key"
+			if c.keys, err = integrations.LoadOrCreateKeyRing(path); err != nil {
+				return err
+			}
+			logger.Info("secrets key ring", "file", path)
+		}
 	}
 
 	store, err := brandbase.OpenStore(ctx, c.db)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -155,6 +156,33 @@ func TestWithoutKeyRingWarns(t *testing.T) {
 	_, logs, stop := start(t, env(nil), "-db", ":memory:")
 	stop()
 	assert.Contains(t, logs.String(), "BRANDBASE_SECRET_KEYS is not set")
+}
+
+// On a database file without BRANDBASE_SECRET_KEYS, the key ring is kept
+// beside it (mode 0600), created on the first start and read on the next,
+// so that secrets survive a restart.
+func TestKeyRingFileBesideTheDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "shop.db")
+	_, logs, stop := start(t, env(nil), "-db", db)
+	stop()
+	keyFile := filepath.Join(dir, "shop.key")
+	assert.Contains(t, logs.String(), keyFile)
+	assert.NotContains(t, logs.String(), "BRANDBASE_SECRET_KEYS is not set")
+	fi, err := os.Stat(keyFile)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	first, err := os.ReadFile(keyFile)
+	require.NoError(t, err)
+	_, err = integrations.ParseKeyRing(first)
+	require.NoError(t, err)
+
+	_, _, stop = start(t, env(nil), "-db", db)
+	stop()
+	again, err := os.ReadFile(keyFile)
+	require.NoError(t, err)
+	assert.Equal(t, first, again, "the restart reads the key ring, it does not make a new one")
 }
 
 func TestBadConfigurationIsRefused(t *testing.T) {

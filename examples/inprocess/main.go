@@ -1,10 +1,13 @@
 // Command inprocess uses brandbase without HTTP: the host calls the
-// services of a brandbase.App directly. It opens a store, creates a brand
-// and a user, logs the user in, lists currencies with a filter, and updates
-// an analytics integration as that user, printing what happens.
+// services of a brandbase.App directly. It opens a store, creates the first
+// brand and its first user, sets up the brand's integrations as the host
+// itself (auth.SystemPrincipal), logs the user in and authenticates the
+// key to get the user's principal, lists currencies with a filter, and
+// updates an integration as that user, printing what happens and who the
+// revisions name. docs/in-process.md walks through it.
 //
 //	go run ./examples/inprocess                 # in memory
-//	go run ./examples/inprocess -db demo.db     # in an SQLite file (new or empty)
+//	go run ./examples/inprocess -db demo.db     # in an SQLite file (new or empty), its key ring in demo.key
 package main
 
 import (
@@ -14,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,37 +47,87 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	app, err := brandbase.New(store, brandbase.Config{})
+	// A store that outlives the process needs the key ring that seals
+	// integration secrets (brandbase.New refuses it without): here a file
+	// beside the database, created on the first run. The memory store may
+	// do without (a key that lives as long as the process).
+	var keys *integrations.KeyRing
+	if *db != brandbase.MemoryPath {
+		if keys, err = integrations.LoadOrCreateKeyRing(strings.TrimSuffix(*db, filepath.Ext(*db)) + ".key"); err != nil {
+			return err
+		}
+	}
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys})
 	if err != nil {
 		return err
 	}
 	defer app.Close() // before store.Close: stops the reference-data index
-	brand, alice, err := showAuth(ctx, app, out)
+	brand, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "https://Shop.Example.com/", Name: "Shop", DefaultCurrency: "EUR"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "brand: %s (default currency %s)\n", brand.URL, brand.DefaultCurrency)
+	setup, err := setUpIntegrations(ctx, app, brand, out)
+	if err != nil {
+		return err
+	}
+	alice, err := showAuth(ctx, app, brand, out)
 	if err != nil {
 		return err
 	}
 	if err := showRefData(ctx, app, brand, out); err != nil {
 		return err
 	}
-	return showIntegrations(ctx, app, brand, alice, out)
+	return showIntegrations(ctx, app, brand, alice, setup, out)
 }
 
-// showAuth creates a brand and a user in-process, logs in and
-// authenticates the key as a request would.
-func showAuth(ctx context.Context, app *brandbase.App, out io.Writer) (auth.Brand, auth.Principal, error) {
-	// Brands and users are created in-process.
-	brand, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "https://Shop.Example.com/", Name: "Shop", DefaultCurrency: "EUR"})
+// setup is what the host set up as the system principal.
+type setup struct {
+	analyticsApp, analytics, gatewayApp, gateway string
+}
+
+// setUpIntegrations creates the brand's first integrations as the host
+// itself: auth.SystemPrincipal holds every permission in the brand and names
+// no user, so the revisions of its changes say the system made them.
+func setUpIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand, out io.Writer) (setup, error) {
+	system := auth.SystemPrincipal(brand.ID)
+	ga, err := app.Integrations.CreateAppIntegration(ctx, system, brand.ID, integrations.AppIntegrationInput{
+		Type: integrations.TypeAnalytics, Name: "Google Analytics", Domain: "https://analytics.google.com"})
 	if err != nil {
-		return auth.Brand{}, auth.Principal{}, err
+		return setup{}, err
 	}
-	fmt.Fprintf(out, "brand: %s (default currency %s)\n", brand.URL, brand.DefaultCurrency)
+	a, err := app.Integrations.CreateAnalytics(ctx, system, brand.ID, integrations.AnalyticsInput{
+		AppIntegrationID: &ga.ID, TrackingID: new("G-12345"), APIKey: new("AIzaSyExample1234")})
+	if err != nil {
+		return setup{}, err
+	}
+	fmt.Fprintf(out, "analytics created by the system: %s, apiKey %s, %s\n", a.TrackingID, a.APIKey, a.Status)
+	stripe, err := app.Integrations.CreateAppIntegration(ctx, system, brand.ID, integrations.AppIntegrationInput{
+		Type: integrations.TypePaymentGateway, Name: "Stripe", Domain: "https://stripe.com"})
+	if err != nil {
+		return setup{}, err
+	}
+	g, err := app.Integrations.CreatePaymentGateway(ctx, system, brand.ID, integrations.PaymentGatewayInput{
+		AppIntegrationID: &stripe.ID, Name: new("Stripe"), PrivateKey: new("sk_test_Example5678"),
+		ReturnLink: new("https://shop.example.com/checkout/done"), TestMode: new(true), IsDefault: new(true)})
+	if err != nil {
+		return setup{}, err
+	}
+	fmt.Fprintf(out, "payment gateway created by the system: %s, privateKey %s, test mode %v\n", g.Name, *g.PrivateKey, g.TestMode)
+	return setup{analyticsApp: ga.ID, analytics: a.ID, gatewayApp: stripe.ID, gateway: g.ID}, nil
+}
+
+// showAuth creates the brand's first user in-process, logs in and
+// authenticates the key as a request would: the principal a host acts with
+// on a user's behalf.
+func showAuth(ctx context.Context, app *brandbase.App, brand auth.Brand, out io.Writer) (auth.Principal, error) {
 	const password = "correct horse battery"
 	user, err := app.Auth.CreateUser(ctx, brand.ID, auth.NewUser{
 		Username: "alice", EmailAddress: "alice@shop.example.com", Password: password,
 		Permissions: []auth.Permission{auth.PermAnalyticsWrite},
 	})
 	if err != nil {
-		return auth.Brand{}, auth.Principal{}, err
+		return auth.Principal{}, err
 	}
 	fmt.Fprintf(out, "user: %s %v\n", user.Username, user.Permissions)
 
@@ -82,16 +136,16 @@ func showAuth(ctx context.Context, app *brandbase.App, out io.Writer) (auth.Bran
 	fmt.Fprintf(out, "login with a wrong password: %s (%s)\n", envelope.KindOf(err), envelope.CodeOf(err))
 	sess, err := app.Auth.Login(ctx, brand, auth.LoginRequest{EmailAddress: "Alice@Shop.Example.com", Password: password})
 	if err != nil {
-		return auth.Brand{}, auth.Principal{}, err
+		return auth.Principal{}, err
 	}
 	fmt.Fprintf(out, "login: %s, authKey valid for %v\n", sess.User.Username, time.Until(sess.ExpiresAt).Round(time.Hour))
 	alice, err := app.Auth.Authenticate(ctx, brand, sess.AuthKey)
 	if err != nil {
-		return auth.Brand{}, auth.Principal{}, err
+		return auth.Principal{}, err
 	}
 	fmt.Fprintf(out, "authenticated: %s, may write analytics: %v, payment gateways: %v\n",
 		alice.Username, alice.Can(auth.PermAnalyticsWrite), alice.Can(auth.PermPaymentGatewayWrite))
-	return brand, alice, nil
+	return alice, nil
 }
 
 // showRefData lists reference data in-process.
@@ -118,28 +172,17 @@ func showRefData(ctx context.Context, app *brandbase.App, brand auth.Brand, out 
 	return nil
 }
 
-// showIntegrations sets up an analytics integration as the host, and
-// updates it as alice.
-func showIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand, alice auth.Principal, out io.Writer) error {
-
-	// The host sets up an integration with a principal of its own...
-	host := auth.Principal{UserID: "host", BrandID: brand.ID, Permissions: []auth.Permission{auth.PermAll}}
-	ga, err := app.Integrations.CreateAppIntegration(ctx, host, brand.ID, integrations.AppIntegrationInput{
-		Type: integrations.TypeAnalytics, Name: "Google Analytics", Domain: "https://analytics.google.com"})
+// showIntegrations updates the analytics integration as alice, as
+// PUT /api/v1/app-integrations/analytics/{id} would with her Auth-Key, and
+// the payment gateway as the system; the revisions name who did which.
+func showIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand, alice auth.Principal, set setup, out io.Writer) error {
+	a, err := app.Integrations.Analytics(ctx, brand.ID, set.analytics)
 	if err != nil {
 		return err
 	}
-	a, err := app.Integrations.CreateAnalytics(ctx, host, brand.ID, integrations.AnalyticsInput{
-		AppIntegrationID: &ga.ID, TrackingID: new("G-12345"), APIKey: new("AIzaSyExample1234")})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "analytics created: %s, apiKey %s, %s\n", a.TrackingID, a.APIKey, a.Status)
-
-	// ...and alice updates it, as PUT /api/v1/app-integrations/analytics/{id}
-	// would with her Auth-Key. The masked key sent back keeps the stored one.
+	// The masked key sent back keeps the stored one.
 	a, err = app.Integrations.UpdateAnalytics(ctx, alice, brand.ID, a.ID, integrations.AnalyticsInput{
-		AppIntegrationID: &ga.ID, TrackingID: new("G-67890"), APIKey: &a.APIKey, IsDefault: new(true),
+		AppIntegrationID: &set.analyticsApp, TrackingID: new("G-67890"), APIKey: &a.APIKey, IsDefault: new(true),
 	}, integrations.IfMatch(a.ETag()))
 	if err != nil {
 		return err
@@ -148,17 +191,54 @@ func showIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand,
 	if err != nil {
 		return err
 	}
-	revs, err := app.Integrations.Revisions(ctx, brand.ID, integrations.KindAnalytics, a.ID)
+	last, err := lastRevision(ctx, app, brand, integrations.KindAnalytics, a.ID)
 	if err != nil {
 		return err
 	}
-	last := revs[len(revs)-1]
-	fmt.Fprintf(out, "analytics updated by %s: %s, default %v, apiKey kept: %v, changed %v\n",
-		alice.Username, a.TrackingID, a.IsDefault, secrets.APIKey == "AIzaSyExample1234", last.Fields)
+	fmt.Fprintf(out, "analytics updated by alice: %s, default %v, apiKey kept: %v, changed %v\n",
+		a.TrackingID, a.IsDefault, secrets.APIKey == "AIzaSyExample1234", last.Fields)
+	fmt.Fprintf(out, "its revision names: %s\n", actor(last, alice))
 
-	// Without the permission the update is refused.
-	_, err = app.Integrations.UpdateAnalytics(ctx, auth.Principal{UserID: "bob", BrandID: brand.ID}, brand.ID, a.ID,
-		integrations.AnalyticsInput{AppIntegrationID: &ga.ID, TrackingID: new("G-0")}, nil)
-	fmt.Fprintf(out, "update without permission: %s (%s)\n", envelope.KindOf(err), envelope.CodeOf(err))
+	// alice may not write payment gateways...
+	g, err := app.Integrations.PaymentGateway(ctx, brand.ID, set.gateway)
+	if err != nil {
+		return err
+	}
+	in := integrations.PaymentGatewayInput{AppIntegrationID: &set.gatewayApp, Name: &g.Name, PrivateKey: g.PrivateKey,
+		ReturnLink: g.ReturnLink, TestMode: &g.TestMode, IsDefault: &g.IsDefault, Notes: new("checked by the nightly job")}
+	_, err = app.Integrations.UpdatePaymentGateway(ctx, alice, brand.ID, g.ID, in, nil)
+	fmt.Fprintf(out, "alice updating the payment gateway: %s (%s)\n", envelope.KindOf(err), envelope.CodeOf(err))
+	// ...the host may, as the system.
+	if _, err = app.Integrations.UpdatePaymentGateway(ctx, auth.SystemPrincipal(brand.ID), brand.ID, g.ID, in, nil); err != nil {
+		return err
+	}
+	last, err = lastRevision(ctx, app, brand, integrations.KindPaymentGateway, g.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "payment gateway updated, changed %v, its revision names: %s\n", last.Fields, actor(last, alice))
 	return nil
+}
+
+// lastRevision returns the latest revision of a record.
+func lastRevision(ctx context.Context, app *brandbase.App, brand auth.Brand, kind integrations.RecordKind, id string) (integrations.Revision, error) {
+	revs, err := app.Integrations.Revisions(ctx, brand.ID, kind, id)
+	if err != nil {
+		return integrations.Revision{}, err
+	}
+	if len(revs) == 0 {
+		return integrations.Revision{}, errors.New("no revision")
+	}
+	return revs[len(revs)-1], nil
+}
+
+// actor says who a revision names: the system, or a user (alice, here).
+func actor(rev integrations.Revision, alice auth.Principal) string {
+	switch {
+	case rev.ActorSystem:
+		return "the system"
+	case rev.ActorUserID == alice.UserID:
+		return "user " + alice.Username
+	}
+	return "user " + rev.ActorUserID
 }

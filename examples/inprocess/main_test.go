@@ -41,17 +41,19 @@ func TestRunPrintsTheWalkThrough(t *testing.T) {
 			var out bytes.Buffer
 			require.NoError(t, run(t.Context(), args, &out))
 			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-			require.Len(t, lines, 10, out.String())
+			require.Len(t, lines, 13, out.String())
 			assert.Equal(t, []string{
 				"brand: shop.example.com (default currency EUR)",
+				"analytics created by the system: G-12345, apiKey *************1234, Active",
+				"payment gateway created by the system: Stripe, privateKey ***************5678, test mode true",
 				"user: alice [integrations.analytics.write]",
 				"login with a wrong password: unauthenticated (invalid_credentials)",
 				"login: alice, authKey valid for 24h0m0s",
 				"authenticated: alice, may write analytics: true, payment gateways: false",
-			}, lines[:5])
+			}, lines[:7])
 
-			m := regexp.MustCompile(`^cryptocurrencies: (\d+), the first 5: (.+)$`).FindStringSubmatch(lines[5])
-			require.NotNil(t, m, lines[5])
+			m := regexp.MustCompile(`^cryptocurrencies: (\d+), the first 5: (.+)$`).FindStringSubmatch(lines[7])
+			require.NotNil(t, m, lines[7])
 			assert.Equal(t, strconv.Itoa(len(coins)), m[1], "IsCoin=true counts the coins only")
 			listed := strings.Fields(m[2])
 			for _, code := range listed {
@@ -61,10 +63,11 @@ func TestRunPrintsTheWalkThrough(t *testing.T) {
 
 			assert.Equal(t, []string{
 				"a negative page: invalid, field PageNumber: out_of_range",
-				"analytics created: G-12345, apiKey *************1234, Active",
 				"analytics updated by alice: G-67890, default true, apiKey kept: true, changed [isDefault trackingId]",
-				"update without permission: forbidden (access_denied)",
-			}, lines[6:])
+				"its revision names: user alice",
+				"alice updating the payment gateway: forbidden (access_denied)",
+				"payment gateway updated, changed [notes], its revision names: the system",
+			}, lines[8:])
 		})
 	}
 }

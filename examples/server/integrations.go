@@ -48,36 +48,10 @@ func loadOrCreateKeys(path string, seeded bool) (*integrations.KeyRing, error) {
 	if path == "" {
 		return integrations.EphemeralKeyRing(), nil
 	}
-	b, err := os.ReadFile(path)
-	if err == nil {
-		keys, err := integrations.ParseKeyRing(b)
-		if err != nil {
-			return nil, fmt.Errorf("key file %s: %w", path, err)
-		}
-		return keys, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	if seeded {
+	if _, err := os.Stat(path); seeded && errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("the key file %s is missing but the database has data encrypted with it (restore it, give its place with -keyring or %s, or empty the database and delete %s to start over)", path, keyringEnv, filepath.Base(demoFile(path)))
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	id := "k1"
-	key := integrations.GenerateKey()
-	_, err = f.WriteString("# brandbase secret-encryption keys: <id>:<base64 key>, the first one encrypts.\n" +
-		"# To rotate: put a new key first, restart, call Integrations.RotateSecrets, then drop the old line.\n" +
-		integrations.FormatKey(id, key))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return integrations.NewKeyRing(id, map[string][]byte{id: key})
+	return integrations.LoadOrCreateKeyRing(path)
 }
 
 // seedDemoIntegrations creates, in each brand, one Analytics and one
@@ -95,8 +69,8 @@ func seedDemoIntegrations(ctx context.Context, app *brandbase.App, demo, other a
 		{other, &d.OtherAnalyticsAppIntegrationID, &d.OtherAnalyticsIntegrationID, &d.OtherPaymentGatewayAppIntegrationID,
 			&d.OtherPaymentGatewayIntegrationID, "G-OTHER00001", "PayPal (sandbox)"},
 	} {
-		// The seed acts as the host itself, with every permission.
-		host := auth.Principal{UserID: "demo-seed", BrandID: b.brand.ID, Permissions: []auth.Permission{auth.PermAll}}
+		// The seed acts as the host itself: the system principal.
+		host := auth.SystemPrincipal(b.brand.ID)
 		aa, err := app.Integrations.CreateAppIntegration(ctx, host, b.brand.ID, integrations.AppIntegrationInput{
 			Type: integrations.TypeAnalytics, Name: "Google Analytics", Domain: "https://analytics.google.com",
 			Description: "Web analytics", LogoURL: new("https://www.gstatic.com/analytics-suite/header/suite/v2/ic_analytics.svg"),

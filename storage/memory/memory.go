@@ -28,6 +28,10 @@ type Store struct {
 	integ integrationsData // app integrations and configurations (integrations.go)
 }
 
+// Ephemeral reports true: the Store's data ends with the process (so that
+// brandbase.New lets it seal integration secrets under a per-process key).
+func (s *Store) Ephemeral() bool { return true }
+
 // New returns an empty Store with the embedded default dataset loaded.
 func New(ctx context.Context) (*Store, error) {
 	s := &Store{

@@ -8,6 +8,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/sqlite"
 )
@@ -30,7 +31,13 @@ func ExampleOpen() {
 	defer store.Close()
 	fmt.Println("integrity:", store.Check(ctx))
 
-	app, err := brandbase.New(store, brandbase.Config{})
+	// The key ring that seals integration secrets: a file kept beside, but
+	// apart from, the database (brandbase.New refuses a file store without one).
+	keys, err := integrations.LoadOrCreateKeyRing(filepath.Join(dir, "brandbase.key"))
+	if err != nil {
+		panic(err)
+	}
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys})
 	if err != nil {
 		panic(err)
 	}
