@@ -14,6 +14,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/teststores"
 	"github.com/brandbase/brandbase/storage"
 )
@@ -62,7 +63,7 @@ func TestEndedSessionsOverHTTP(t *testing.T) {
 				ctx := t.Context()
 				store := newStore(t)
 				t.Cleanup(func() { store.Close() })
-				cfg := brandbase.Config{AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}}
+				cfg := brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}}
 				if tc.name == "EpochBumpAlone" {
 					cfg.KeyCacheTTL = -1
 				}

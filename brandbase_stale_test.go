@@ -13,6 +13,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/refdata"
 )
@@ -31,11 +32,12 @@ var sharedStorePaths = map[string]func(t *testing.T) string{
 func twoApps(t *testing.T, path string) (a, b *brandbase.App, url string) {
 	t.Helper()
 	apps := make([]*brandbase.App, 2)
+	keys := integrations.EphemeralKeyRing() // one key ring for both instances, as for any shared store
 	for i := range apps {
 		store, err := brandbase.OpenStore(t.Context(), path)
 		require.NoError(t, err)
 		t.Cleanup(func() { store.Close() })
-		apps[i], err = brandbase.New(store, brandbase.Config{AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}})
+		apps[i], err = brandbase.New(store, brandbase.Config{SecretKeys: keys, AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}})
 		require.NoError(t, err)
 		t.Cleanup(func() { apps[i].Close() })
 	}
