@@ -107,7 +107,7 @@ type Config struct {
 	// passwords) are computed at once; auth.DefaultMaxConcurrentHashes
 	// (2×GOMAXPROCS) when 0.
 	MaxConcurrentHashes int
-	// MaxHashWait bounds how long a login (or a new password) waits for a
+	// MaxHashWait bounds how long a login waits for a
 	// hashing slot: past it, or at once when the logins already waiting
 	// would keep it waiting longer, it fails with 503 unavailable and a
 	// Retry-After, whoever the user is, so that logins do not queue

@@ -63,8 +63,8 @@ func (p Argon2Params) validate() error {
 // password hash computations: twice GOMAXPROCS.
 func DefaultMaxConcurrentHashes() int { return 2 * runtime.GOMAXPROCS(0) }
 
-// DefaultMaxHashWait is how long a password check or hash waits at most for
-// a hashing slot before it is refused as unavailable (1 s). One hash costs
+// DefaultMaxHashWait is how long a login waits at most for a hashing slot
+// before it is refused as unavailable (1 s). One hash costs
 // about 30 ms with the default parameters, so a wait of a second means the
 // hashing is oversubscribed some thirty times over: a client is better
 // served by a quick 503 with Retry-After than by a login that takes
@@ -217,6 +217,22 @@ func (h *hasher) admit() error {
 	return h.queueTooLong(h.waiting.Load() + 1)
 }
 
+// acquireWaiting takes a hashing slot, waiting until one is free or ctx is
+// done, whatever maxWait says.
+func (h *hasher) acquireWaiting(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	h.waiting.Add(1)
+	defer h.waiting.Add(-1)
+	select {
+	case h.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // shed returns the error of a refused wait for a slot.
 func (h *hasher) shed(cause error) error {
 	return envelope.Unavailable(cause, hashShedRetryAfter(h.maxWait))
@@ -240,13 +256,27 @@ func (h *hasher) done(start time.Time) {
 	h.release()
 }
 
-// hash returns the argon2id PHC string of password with a fresh salt.
+// hash returns the argon2id PHC string of password with a fresh salt. Its
+// wait for a slot is bounded as a login's is (acquire): logins hash too
+// (the dummy hash, a rehash).
 func (h *hasher) hash(ctx context.Context, password string) (string, error) {
+	return h.hashAfter(ctx, password, h.acquire)
+}
+
+// hashWaiting is hash waiting for a slot as long as ctx allows, whatever
+// the wait bound: for user management in-process (a new user, a new
+// password), whose callers are not the login flood the bound sheds.
+func (h *hasher) hashWaiting(ctx context.Context, password string) (string, error) {
+	return h.hashAfter(ctx, password, h.acquireWaiting)
+}
+
+// hashAfter is hash taking its slot with acquire.
+func (h *hasher) hashAfter(ctx context.Context, password string, acquire func(context.Context) error) (string, error) {
 	salt := make([]byte, h.params.SaltLen)
 	if _, err := io.ReadFull(h.rand, salt); err != nil {
 		return "", envelope.Internal(fmt.Errorf("auth: read salt: %w", err))
 	}
-	if err := h.acquire(ctx); err != nil {
+	if err := acquire(ctx); err != nil {
 		return "", err
 	}
 	defer h.done(time.Now())

@@ -165,8 +165,9 @@ func WithMaxConcurrentHashes(n int) Option {
 // hashing slot (DefaultMaxHashWait by default). When the wait runs out, or
 // when the callers already waiting would keep it waiting longer at the
 // measured time one hash takes, it fails at once with an
-// envelope.Unavailable error whose Retry-After is d rounded up to seconds:
-// Login, CreateUser and SetPassword return it. A d below 0 turns the bound
+// envelope.Unavailable error whose Retry-After is d rounded up to seconds,
+// which Login returns. CreateUser and SetPassword are not bounded: they wait
+// for a slot as long as their context allows. A d below 0 turns the bound
 // off (a caller waits as long as its context allows); 0 keeps the default.
 func WithMaxHashWait(d time.Duration) Option {
 	return func(s *Service) {

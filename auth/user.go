@@ -225,7 +225,7 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 	hash := nu.PasswordHash
 	if hash == "" {
 		var err error
-		if hash, err = s.hasher.hash(ctx, nu.Password); err != nil {
+		if hash, err = s.hasher.hashWaiting(ctx, nu.Password); err != nil {
 			return User{}, err
 		}
 	}
@@ -364,7 +364,7 @@ func (s *Service) SetPassword(ctx context.Context, userID, password string) erro
 	if _, err := s.store.UserByID(ctx, userID); err != nil {
 		return err
 	}
-	hash, err := s.hasher.hash(ctx, password)
+	hash, err := s.hasher.hashWaiting(ctx, password)
 	if err != nil {
 		return err
 	}
