@@ -103,3 +103,72 @@ func minTime(a, b time.Time) time.Time {
 	}
 	return b
 }
+
+// lastKnown keeps the last record read of each brand, by normalised URL,
+// for [Service.ResolveBrandOrLastKnown]. It has no expiry: an entry goes
+// when its brand changes (forgetID), is found gone (forgetURL), or makes
+// room for another when max are held. It is safe for concurrent use.
+//
+// As in cache, a read that raced with a change must not put what it read:
+// a caller takes generation() before reading the store and put refuses the
+// value when a forget happened since.
+type lastKnown struct {
+	max int
+
+	mu      sync.Mutex
+	entries map[string]Brand
+	gen     uint64
+}
+
+func newLastKnown(max int) *lastKnown {
+	return &lastKnown{max: max, entries: make(map[string]Brand)}
+}
+
+func (l *lastKnown) generation() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.gen
+}
+
+func (l *lastKnown) get(url string) (Brand, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.entries[url]
+	return b, ok
+}
+
+// put keeps b for url unless a forget happened since gen was taken.
+func (l *lastKnown) put(url string, b Brand, gen uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if gen != l.gen || l.max < 1 {
+		return
+	}
+	if _, ok := l.entries[url]; !ok && len(l.entries) >= l.max {
+		for old := range l.entries {
+			delete(l.entries, old)
+			break
+		}
+	}
+	l.entries[url] = b
+}
+
+// forgetID drops the record of the brand with that ID.
+func (l *lastKnown) forgetID(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.gen++
+	for url, b := range l.entries {
+		if b.ID == id {
+			delete(l.entries, url)
+		}
+	}
+}
+
+// forgetURL drops the record kept for url.
+func (l *lastKnown) forgetURL(url string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.gen++
+	delete(l.entries, url)
+}

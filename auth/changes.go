@@ -30,7 +30,9 @@ type Change struct {
 //
 //   - ChangeBrand: the cached brand with ID c.ID;
 //   - ChangeUser: the cached keys and device checks of user c.ID;
-//   - ChangeAll: every cached key, device check and brand.
+//   - ChangeAll: every cached key, device check and brand, but not the
+//     last known record of each brand that ResolveBrandOrLastKnown answers
+//     from while the store is unavailable (a ChangeBrand forgets that).
 //
 // A Change of another kind drops nothing. Changes made through this
 // Service are forgotten already; Forget is for those made by another
@@ -43,6 +45,7 @@ func (s *Service) Forget(c Change) {
 	switch c.Kind {
 	case ChangeBrand:
 		s.brands.invalidate(func(_ string, b Brand) bool { return b.ID == c.ID })
+		s.lastBrands.forgetID(c.ID)
 	case ChangeUser:
 		s.invalidateUser(c.ID)
 	case ChangeAll:

@@ -101,6 +101,11 @@ type Service struct {
 	keys       *cache[[32]byte, cachedKey]
 	devices    *cache[deviceKey, bool]
 	brands     *cache[string, Brand] // by normalised URL
+	// lastBrands keeps the last record read of each brand, by normalised
+	// URL, through every cache invalidation but the brand's own change:
+	// ResolveBrandOrLastKnown answers from it while the store is
+	// unavailable.
+	lastBrands *lastKnown
 }
 
 // Option configures a Service. An option given a value out of range leaves
@@ -242,6 +247,7 @@ func NewService(store Store, opts ...Option) *Service {
 	s.keys = newCache[[32]byte, cachedKey](s.cacheTTL, s.cacheSize)
 	s.devices = newCache[deviceKey, bool](s.cacheTTL, s.cacheSize)
 	s.brands = newCache[string, Brand](s.cacheTTL, s.cacheSize)
+	s.lastBrands = newLastKnown(s.cacheSize)
 	return s
 }
 
@@ -298,6 +304,7 @@ func (s *Service) SetBrandStatus(ctx context.Context, id string, status Status) 
 	b.Status = st
 	err = s.store.UpdateBrand(ctx, b)
 	s.brands.invalidate(nil)
+	s.lastBrands.forgetID(id)
 	if err != nil {
 		return Brand{}, err
 	}
@@ -310,7 +317,31 @@ func (s *Service) SetBrandStatus(ctx context.Context, id string, status Status) 
 // the cache TTL. It fails with KindInvalid (code brand_url_required) when raw is empty,
 // KindNotFound (brand_not_found) when no brand has that URL or raw is not a
 // domain, and KindForbidden (brand_inactive) when the brand is inactive.
+// When the brand is not cached and the store cannot be reached, it fails
+// with the store's error (KindUnavailable), never brand_not_found.
 func (s *Service) ResolveBrand(ctx context.Context, raw string) (Brand, error) {
+	return s.resolveBrand(ctx, raw, false)
+}
+
+// ResolveBrandOrLastKnown is ResolveBrand for answers that hold nothing a
+// revocation protects (the reference-data lists): when the store cannot be
+// reached (an error for which envelope.IsUnavailable is true), it answers
+// from the last record of the brand this Service read, however long ago,
+// instead of failing. That record is kept when the caches are dropped
+// because changes may have been missed (a Change of kind ChangeAll, which
+// a shared store sends while its listener is down), and forgotten when a
+// change of that brand is heard (ChangeBrand, or SetBrandStatus through
+// this Service) or the store says the brand is gone; at most as many
+// brands are kept as keys are cached (WithKeyCache). A brand never read,
+// or forgotten, fails with the store's error. While the store answers, it
+// is exactly ResolveBrand.
+func (s *Service) ResolveBrandOrLastKnown(ctx context.Context, raw string) (Brand, error) {
+	return s.resolveBrand(ctx, raw, true)
+}
+
+// resolveBrand is ResolveBrand, answering from the last known record
+// when lastKnown is set and the store is unavailable.
+func (s *Service) resolveBrand(ctx context.Context, raw string, lastKnown bool) (Brand, error) {
 	if strings.TrimSpace(raw) == "" {
 		return Brand{}, &envelope.Error{
 			Kind: envelope.KindInvalid, Code: CodeBrandURLRequired,
@@ -327,15 +358,25 @@ func (s *Service) ResolveBrand(ctx context.Context, raw string) (Brand, error) {
 	b, cached := s.brands.get(url, now)
 	if !cached {
 		gen := s.brands.generation()
+		lastGen := s.lastBrands.generation()
 		var err error
 		b, err = s.store.BrandByURL(ctx, url)
-		if errors.Is(err, ErrBrandNotFound) {
+		switch {
+		case errors.Is(err, ErrBrandNotFound):
+			s.lastBrands.forgetURL(url)
 			return Brand{}, notFound
-		}
-		if err != nil {
+		case err != nil && lastKnown && envelope.IsUnavailable(err) && ctx.Err() == nil:
+			held, ok := s.lastBrands.get(url)
+			if !ok {
+				return Brand{}, err
+			}
+			b = held
+		case err != nil:
 			return Brand{}, err
+		default:
+			s.brands.put(url, b, now, now.Add(s.cacheTTL), gen)
+			s.lastBrands.put(url, b, lastGen)
 		}
-		s.brands.put(url, b, now, now.Add(s.cacheTTL), gen)
 	}
 	if b.Status != StatusActive {
 		return Brand{}, envelope.New(envelope.KindForbidden, CodeBrandInactive, "This brand is inactive.")

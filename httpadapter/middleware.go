@@ -127,10 +127,25 @@ func durationMillis(d time.Duration) float64 {
 
 // withBrand resolves the Brand-URL header to an active brand and stores it
 // in the request context; it answers 400, 404 or 403 as auth.Service.ResolveBrand
-// decides.
+// decides, and 503 when the store cannot be reached.
 func (h *Handler) withBrand(next http.HandlerFunc) http.Handler {
+	return h.resolvingBrand(h.svc.Auth.ResolveBrand, next)
+}
+
+// withLastKnownBrand is withBrand for routes whose answers hold nothing a
+// revocation protects (the reference-data lists): while the store cannot
+// be reached, the brand is resolved from the last record of it this
+// instance read (auth.Service.ResolveBrandOrLastKnown), so that the lists
+// the instance holds keep answering.
+func (h *Handler) withLastKnownBrand(next http.HandlerFunc) http.Handler {
+	return h.resolvingBrand(h.svc.Auth.ResolveBrandOrLastKnown, next)
+}
+
+// resolvingBrand resolves the Brand-URL header with resolve and stores the
+// brand in the request context, or answers resolve's error.
+func (h *Handler) resolvingBrand(resolve func(context.Context, string) (auth.Brand, error), next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, err := h.svc.Auth.ResolveBrand(r.Context(), r.Header.Get("Brand-URL"))
+		b, err := resolve(r.Context(), r.Header.Get("Brand-URL"))
 		if err != nil {
 			h.fail(w, r, err)
 			return

@@ -42,16 +42,21 @@ func StatusOf(k envelope.Kind) int {
 }
 
 // fail answers r with err in the envelope. An internal error is logged in
-// full and answered with a generic message. A request whose own context
-// ended (the client went away, or the server is shutting down) and that
-// stopped for it is answered 503 request_cancelled and logged at INFO: it
-// is not a fault.
+// full at ERROR and answered with a generic message. A request whose own
+// context ended (the client went away, or the server is shutting down)
+// and that stopped for it is answered 503 request_cancelled and logged at
+// INFO: it is not a fault. An Unavailable error (the store cannot be
+// reached, or a wait on it ran out) is answered 503 with Retry-After and
+// logged at DEBUG only: the store logs the outage once when it starts and
+// once when it ends, so that an outage does not write a line a request.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := envelope.As(err)
 	status := StatusOf(e.Kind)
 	switch {
 	case e.Kind == envelope.KindUnavailable && r.Context().Err() != nil:
 		h.log.InfoContext(r.Context(), "request cancelled", "method", r.Method, "path", r.URL.Path, "error", err)
+	case envelope.IsUnavailable(err):
+		h.log.DebugContext(r.Context(), "request unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
 	case status >= 500:
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 		if e.Kind == envelope.KindInternal {

@@ -42,6 +42,10 @@ type route struct {
 	summary     string
 	description string
 	access      access
+	// lastKnownBrand: the answer holds nothing a revocation protects, so
+	// while the store cannot be reached the brand may be resolved from the
+	// last record of it this instance read (withLastKnownBrand).
+	lastKnownBrand bool
 	// integrations: the route exists only when Services.Integrations is set.
 	integrations bool
 	// query are the query parameters, as the refdata query type declares
@@ -81,7 +85,7 @@ var routes = []route{
 		pattern: "GET /api/v1/currencies", id: "listCurrencies", tag: tagRefData,
 		summary:     "List currencies",
 		description: "A page of the ISO 4217 currencies and common cryptocurrencies. isDefault marks the brand's default currency.",
-		access:      accessBrand, query: refdata.Params[refdata.CurrencyQuery](),
+		access:      accessBrand, lastKnownBrand: true, query: refdata.Params[refdata.CurrencyQuery](),
 		data: reflect.TypeFor[refdata.Page[refdata.Currency]](), etag: etagRead, limit: limitLists,
 		serve: func(h *Handler) http.HandlerFunc { return h.serveList(true, listQuery(h.listCurrencies)) },
 	},
@@ -89,7 +93,7 @@ var routes = []route{
 		pattern: "GET /api/v1/countries", id: "listCountries", tag: tagRefData,
 		summary:     "List countries",
 		description: "A page of the ISO 3166-1 countries.",
-		access:      accessBrand, query: refdata.Params[refdata.CountryQuery](),
+		access:      accessBrand, lastKnownBrand: true, query: refdata.Params[refdata.CountryQuery](),
 		data: reflect.TypeFor[refdata.Page[refdata.Country]](), etag: etagRead, limit: limitLists,
 		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, listQuery(h.svc.RefData.ListCountries)) },
 	},
@@ -97,7 +101,7 @@ var routes = []route{
 		pattern: "GET /api/v1/cities", id: "listCities", tag: tagRefData,
 		summary:     "List cities",
 		description: "A page of cities; without SortDataField in the order they were loaded. A city has no id.",
-		access:      accessBrand, query: refdata.Params[refdata.CityQuery](),
+		access:      accessBrand, lastKnownBrand: true, query: refdata.Params[refdata.CityQuery](),
 		data: reflect.TypeFor[refdata.Page[refdata.City]](), etag: etagRead, limit: limitLists,
 		serve: func(h *Handler) http.HandlerFunc { return h.serveList(false, listQuery(h.svc.RefData.ListCities)) },
 	},
@@ -215,7 +219,11 @@ func (h *Handler) mount() {
 		var handler http.Handler = next
 		switch rt.access {
 		case accessBrand:
-			handler = h.withBrand(next)
+			if rt.lastKnownBrand {
+				handler = h.withLastKnownBrand(next)
+			} else {
+				handler = h.withBrand(next)
+			}
 		case accessAuthKey:
 			handler = h.withAuthKey(next)
 		}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -199,10 +200,18 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 
 // list answers a list call from the current snapshot, or by the store's
 // method when there is none (or the revision cannot be read: the store
-// then fails as it does). It fails with ctx.Err() when ctx has ended.
+// then fails as it does). When the revision cannot be read because the
+// store is unavailable (envelope.IsUnavailable), it answers from the
+// snapshot it holds, if any (see held). It fails with ctx.Err() when ctx
+// has ended.
 func list[F, T any](ctx context.Context, s *Store, f F, store func(context.Context, F) ([]T, int, error),
 	fromSnapshot func(*snapshot) ([]T, int)) ([]T, int, error) {
 	snap, err := s.current(ctx)
+	if err != nil && envelope.IsUnavailable(err) && ctx.Err() == nil {
+		if held := s.held(); held != nil {
+			snap, err = held, nil
+		}
+	}
 	if err != nil || snap == nil {
 		return store(ctx, f)
 	}
@@ -214,6 +223,22 @@ func list[F, T any](ctx context.Context, s *Store, f F, store func(context.Conte
 	}
 	items, total := fromSnapshot(snap)
 	return items, total, nil
+}
+
+// held returns the snapshot s holds, current or not, for lists to answer
+// from while the store is unavailable: the last revision s saw (or, when a
+// write or a newer revision made s drop it and no build replaced it yet,
+// the one kept for the next build to patch); nil when s holds none with
+// cities (never built, too many cities, closed). Such an answer is as
+// stale as that revision: it misses what was written after s last read
+// the store's revision.
+func (s *Store) held() *snapshot {
+	for _, p := range []*atomic.Pointer[snapshot]{&s.snap, &s.stale} {
+		if snap := p.Load(); snap != nil && snap.cities != nil {
+			return snap
+		}
+	}
+	return nil
 }
 
 // UpsertCurrencies implements refdata.Store: the wrapped store's, then the
