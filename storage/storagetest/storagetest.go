@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Integrations", func(t *testing.T) { runIntegrations(t, newStore) })
 	t.Run("Cancellation", func(t *testing.T) { runCancellation(t, newStore) })
 	t.Run("ErrorsReadTheSame", func(t *testing.T) { testErrorsReadTheSame(t, newStore) })
+	t.Run("Migrations", func(t *testing.T) { runMigrations(t, newStore) })
 }
 
 // open returns a fresh store that is closed when t ends.

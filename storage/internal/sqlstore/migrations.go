@@ -40,3 +40,22 @@ func Migrations(fsys fs.FS, dir string) ([]Migration, error) {
 	}
 	return out, nil
 }
+
+// PendingMigrations returns the names of the migrations of the *.sql
+// files of dir in fsys whose version is not among applied (the versions a
+// database's schema_migrations records), in version order; none when the
+// database is up to date. Versions applied that fsys does not hold (a
+// newer instance migrated the database) are not pending.
+func PendingMigrations(fsys fs.FS, dir string, applied []int) ([]string, error) {
+	all, err := Migrations(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var pending []string
+	for _, m := range all {
+		if !slices.Contains(applied, m.Version) {
+			pending = append(pending, m.Name)
+		}
+	}
+	return pending, nil
+}
