@@ -160,7 +160,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(api, logger)
+	srv := newHTTPServer(routes(app, api, logger), logger)
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return err
@@ -230,6 +230,25 @@ func setUp(ctx context.Context, o options, store storage.Storage, stderr io.Writ
 		return nil, demoInfo{}, fmt.Errorf("demo data: %w", err)
 	}
 	return app, demo, nil
+}
+
+// routes returns the server's handler: the liveness and readiness probes
+// at /healthz and /readyz (outside the API: no Brand-URL, no rate limit,
+// plain JSON), and api for every other path, which api answers as it
+// would alone (a ServeMux in front would redirect unclean paths itself).
+func routes(app *brandbase.App, api http.Handler, logger *slog.Logger) http.Handler {
+	live := app.Liveness()
+	ready := app.Readiness(httpadapter.ReadinessConfig{Logger: logger})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			live.ServeHTTP(w, r)
+		case "/readyz":
+			ready.ServeHTTP(w, r)
+		default:
+			api.ServeHTTP(w, r)
+		}
+	})
 }
 
 // redactDB returns db fit for a log: a database URL without its password.

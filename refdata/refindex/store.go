@@ -206,7 +206,7 @@ func (s *Store) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata
 // has ended.
 func list[F, T any](ctx context.Context, s *Store, f F, store func(context.Context, F) ([]T, int, error),
 	fromSnapshot func(*snapshot) ([]T, int)) ([]T, int, error) {
-	snap, err := s.current(ctx)
+	snap, err := s.current(ctx, s.opts.Wait)
 	if err != nil && envelope.IsUnavailable(err) && ctx.Err() == nil {
 		if held := s.held(); held != nil {
 			snap, err = held, nil
@@ -398,10 +398,36 @@ func (s *Store) Ready(ctx context.Context) error {
 	}
 }
 
+// Warm reports whether lists are answered from a snapshot of the store's
+// current revision now, without waiting: when they are not, it starts the
+// build a List call would start and reports false. It fails with
+// ErrTooManyCities when the store holds more cities than
+// Options.MaxCities (lists are answered by the store for good), with
+// ErrClosed after Close, and with the store's error when its revision
+// cannot be read. For readiness probes: it costs what a List call's
+// check of the revision costs.
+func (s *Store) Warm(ctx context.Context) (bool, error) {
+	if s.life.Err() != nil {
+		return false, ErrClosed
+	}
+	snap, err := s.current(ctx, false)
+	switch {
+	case err != nil:
+		return false, err
+	case snap != nil:
+		return true, nil
+	}
+	if sn := s.snap.Load(); sn != nil && sn.cities == nil && sn.failedAt.IsZero() {
+		return false, ErrTooManyCities
+	}
+	return false, nil
+}
+
 // current returns the snapshot of the store's current revision, or nil
-// when the store must answer (none yet: a build is started; too many
-// cities; a recent failure). It fails when the revision cannot be read.
-func (s *Store) current(ctx context.Context) (*snapshot, error) {
+// when the store must answer (none yet: a build is started, and waited
+// for when wait is set; too many cities; a recent failure). It fails when
+// the revision cannot be read.
+func (s *Store) current(ctx context.Context, wait bool) (*snapshot, error) {
 	rev, err := s.Store.RefDataRevision(ctx)
 	if err != nil {
 		return nil, err
@@ -420,7 +446,7 @@ func (s *Store) current(ctx context.Context) (*snapshot, error) {
 		s.snap.CompareAndSwap(snap, nil) // stale: the build patches it, or frees it first
 	}
 	b := s.startBuild(ctx, rev, gen, snap)
-	if !s.opts.Wait {
+	if !wait {
 		return nil, nil
 	}
 	select {

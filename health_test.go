@@ -1,0 +1,113 @@
+package brandbase_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/sqlite"
+)
+
+// healthServer serves app's probes at /healthz and /readyz (no cache, so
+// that each probe runs the checks) and its API beside them, over real
+// HTTP.
+func healthServer(t *testing.T, app *brandbase.App) *httptest.Server {
+	t.Helper()
+	api, err := app.Handler(httpadapter.WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	mux := http.NewServeMux()
+	mux.Handle("GET /healthz", app.Liveness())
+	mux.Handle("GET /readyz", app.Readiness(httpadapter.ReadinessConfig{CacheFor: -1, Logger: slog.New(slog.DiscardHandler)}))
+	mux.Handle("/api/v1/", api)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// readyz probes srv's /readyz and returns the status, the Retry-After and
+// the body.
+func readyz(t *testing.T, srv *httptest.Server) (int, string, httpadapter.HealthStatus) {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + "/readyz")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	var st httpadapter.HealthStatus
+	require.NoError(t, json.Unmarshal(body, &st), "%s", body)
+	return resp.StatusCode, resp.Header.Get("Retry-After"), st
+}
+
+// checkNames returns the names of st's checks.
+func checkNames(st httpadapter.HealthStatus) []string {
+	var names []string
+	for _, c := range st.Checks {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+func TestReadinessMemory(t *testing.T) {
+	t.Parallel()
+	store, err := memory.New(t.Context())
+	require.NoError(t, err)
+	app, err := brandbase.New(store, brandbase.Config{})
+	require.NoError(t, err)
+	srv := healthServer(t, app)
+
+	resp, err := srv.Client().Get(srv.URL + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	status, _, st := readyz(t, srv)
+	assert.Equal(t, http.StatusOK, status, "%+v", st)
+	assert.NotContains(t, checkNames(st), brandbase.CheckListener, "the memory store has no listener")
+	assert.NotContains(t, checkNames(st), brandbase.CheckMigrations, "nor migrations")
+}
+
+// TestReadinessSQLite: a cold App is not ready until its reference-data
+// index is built (the first probe starts the build); then ready; a closed
+// store is not ready, and the body names the checks that failed.
+func TestReadinessSQLite(t *testing.T) {
+	t.Parallel()
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ready.db"))
+	require.NoError(t, err)
+	app, err := brandbase.New(store, brandbase.Config{})
+	require.NoError(t, err)
+	srv := healthServer(t, app)
+
+	status, retry, st := readyz(t, srv)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.NotEmpty(t, retry)
+	assert.Equal(t, []string{brandbase.CheckRefDataIndex}, st.Failed, "only the index, being built")
+	assert.Contains(t, checkNames(st), brandbase.CheckMigrations)
+
+	require.NoError(t, app.WarmUp(t.Context()))
+	status, _, st = readyz(t, srv)
+	assert.Equal(t, http.StatusOK, status, "%+v", st)
+
+	closeStore(t, app, store)
+	status, retry, st = readyz(t, srv)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.NotEmpty(t, retry)
+	assert.Contains(t, st.Failed, brandbase.CheckMigrations, "a closed store cannot say: %+v", st)
+}
+
+// closeStore closes app and then its store, as a host shutting down does.
+func closeStore(t *testing.T, app *brandbase.App, store storage.Storage) {
+	t.Helper()
+	require.NoError(t, app.Close())
+	require.NoError(t, store.Close())
+}

@@ -1,0 +1,235 @@
+package httpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// Defaults of ReadinessConfig.
+const (
+	// DefaultCheckTimeout bounds each readiness check.
+	DefaultCheckTimeout = time.Second
+	// DefaultReadinessCacheFor is how long a readiness result answers
+	// further probes before the checks run again.
+	DefaultReadinessCacheFor = time.Second
+)
+
+// Check is one readiness check: Name is how the body of [Readiness] names
+// it, and Run reports nil when what it checks is ready, or why it is not.
+// Run gets a context that ends after the check timeout; it must return
+// soon after.
+type Check struct {
+	Name string
+	Run  func(ctx context.Context) error
+}
+
+// ReadinessConfig configures [Readiness]. The zero value is usable.
+type ReadinessConfig struct {
+	// Timeout bounds each check (they run at once, so it bounds the
+	// probe too); a check still running then fails.
+	// DefaultCheckTimeout when 0.
+	Timeout time.Duration
+	// CacheFor is how long a result answers further probes without
+	// running the checks again, so that frequent probes from several
+	// orchestrators cost one round of checks a period;
+	// DefaultReadinessCacheFor when 0, no cache when negative.
+	CacheFor time.Duration
+	// RetryAfter is the Retry-After, in seconds, of a 503;
+	// envelope.DefaultRetryAfter when 0.
+	RetryAfter int
+	// Clock is where the cache period is measured; time.Now when nil.
+	Clock func() time.Time
+	// Logger receives a line at WARN when a check starts failing (with
+	// its error, which the body does not show) and at INFO when it passes
+	// again: one line a change, not one a probe. slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// HealthStatus is the body of [Liveness] and [Readiness]: Status is "ok"
+// (200) or "unavailable" (503); Checks, for Readiness, has one entry a
+// check, in the order given, and Failed names the checks that failed.
+// It is plain JSON, not the /api/v1 envelope, as orchestrators expect.
+type HealthStatus struct {
+	Status string        `json:"status"`
+	Checks []CheckResult `json:"checks,omitempty"`
+	Failed []string      `json:"failed,omitempty"`
+}
+
+// CheckResult is one check of a [HealthStatus]: its name and "ok" or
+// "fail". Why it failed goes to the log, not to the body, which anyone
+// who can reach the probe reads.
+type CheckResult struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// The values of HealthStatus.Status and CheckResult.Status.
+const (
+	StatusOK          = "ok"
+	StatusUnavailable = "unavailable"
+	StatusFail        = "fail"
+)
+
+// Liveness returns the handler of a liveness probe (mount it at /healthz,
+// say): GET and HEAD answer 200 with {"status":"ok"} for as long as the
+// process serves HTTP; it checks no dependency, so that an orchestrator
+// does not restart a process that only waits for its database. Other
+// methods get 405 with Allow. It needs no header, is not rate limited,
+// and answers plain JSON (no envelope), uncached (Cache-Control:
+// no-store).
+func Liveness() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if probeMethod(w, r) {
+			writeHealth(w, r, http.StatusOK, HealthStatus{Status: StatusOK}, 0)
+		}
+	})
+}
+
+// Readiness returns the handler of a readiness probe (mount it at /readyz,
+// say): GET and HEAD run every check at once, each within cfg.Timeout, and
+// answer 200 when all pass, else 503 with Retry-After; the body (a
+// [HealthStatus]) names each check and which failed. A result answers the
+// probes of the next cfg.CacheFor without running the checks again, and
+// concurrent probes share one run. Other methods get 405 with Allow. It
+// needs no header, is not rate limited, and answers plain JSON (no
+// envelope), uncached (Cache-Control: no-store). With no checks it is
+// always ready.
+func Readiness(checks []Check, cfg ReadinessConfig) http.Handler {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultCheckTimeout
+	}
+	if cfg.CacheFor == 0 {
+		cfg.CacheFor = DefaultReadinessCacheFor
+	}
+	if cfg.RetryAfter < 1 {
+		cfg.RetryAfter = envelope.DefaultRetryAfter
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	rd := &readiness{checks: append([]Check(nil), checks...), cfg: cfg, failing: make([]bool, len(checks))}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !probeMethod(w, r) {
+			return
+		}
+		st := rd.status(r.Context())
+		status := http.StatusOK
+		if st.Status != StatusOK {
+			status = http.StatusServiceUnavailable
+		}
+		writeHealth(w, r, status, st, cfg.RetryAfter)
+	})
+}
+
+// readiness runs the checks of a Readiness handler and keeps the last
+// result.
+type readiness struct {
+	checks []Check
+	cfg    ReadinessConfig
+
+	mu      sync.Mutex // held while the checks run: concurrent probes wait for one run
+	last    HealthStatus
+	at      time.Time // when last was computed; zero: never
+	failing []bool    // by check: failed last time (for the log)
+}
+
+// status returns the cached result when it is recent enough, else runs
+// the checks.
+func (rd *readiness) status(ctx context.Context) HealthStatus {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	now := rd.cfg.Clock()
+	if !rd.at.IsZero() && rd.cfg.CacheFor > 0 && now.Sub(rd.at) < rd.cfg.CacheFor {
+		return rd.last
+	}
+	// The checks do not end with the probe that runs them: their result
+	// serves the probes waiting for it, and the next.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rd.cfg.Timeout)
+	defer cancel()
+	errs := make([]error, len(rd.checks))
+	var wg sync.WaitGroup
+	for i, c := range rd.checks {
+		wg.Go(func() { errs[i] = runCheck(ctx, c) })
+	}
+	wg.Wait()
+	st := HealthStatus{Status: StatusOK, Checks: make([]CheckResult, len(rd.checks))}
+	for i, c := range rd.checks {
+		res := CheckResult{Name: c.Name, Status: StatusOK}
+		if errs[i] != nil {
+			res.Status = StatusFail
+			st.Status = StatusUnavailable
+			st.Failed = append(st.Failed, c.Name)
+		}
+		st.Checks[i] = res
+		switch {
+		case errs[i] != nil && !rd.failing[i]:
+			rd.cfg.Logger.Warn("readiness check failing", "check", c.Name, "error", errs[i])
+		case errs[i] == nil && rd.failing[i]:
+			rd.cfg.Logger.Info("readiness check passing again", "check", c.Name)
+		}
+		rd.failing[i] = errs[i] != nil
+	}
+	rd.last, rd.at = st, now
+	return st
+}
+
+// runCheck runs c, failing with ctx's error when c outlasts ctx (the
+// check keeps running in the background until it returns), and with an
+// error for a panic.
+func runCheck(ctx context.Context, c Check) error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- fmt.Errorf("check %s panicked: %v", c.Name, v)
+			}
+		}()
+		done <- c.Run(ctx)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// probeMethod answers 405 with Allow to a method other than GET and HEAD,
+// and reports whether r may go on.
+func probeMethod(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return true
+	}
+	w.Header().Set("Allow", "GET, HEAD")
+	writeHealth(w, r, http.StatusMethodNotAllowed, HealthStatus{Status: "method_not_allowed"}, 0)
+	return false
+}
+
+// writeHealth writes st as JSON with status, and Retry-After when
+// retryAfter > 0 and status is 503; HEAD gets the headers alone.
+func writeHealth(w http.ResponseWriter, r *http.Request, status int, st HealthStatus, retryAfter int) {
+	body, _ := json.Marshal(st) // plain strings and slices: cannot fail
+	body = append(body, '\n')
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	if status == http.StatusServiceUnavailable && retryAfter > 0 {
+		hd.Set("Retry-After", strconv.Itoa(retryAfter))
+	}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
