@@ -292,8 +292,9 @@ func (h *Handler) limitKey(scope limitScope, r *http.Request) string {
 //		return
 //	}
 //
-// A failed lookup is logged and lets the request through to Login, which
-// meets the same store.
+// A failed lookup is logged (at DEBUG when the store is unavailable: the
+// store logs its outage itself) and lets the request through to Login,
+// which meets the same store.
 func (h *Handler) limitLogin(w http.ResponseWriter, r *http.Request, req auth.LoginRequest) bool {
 	p := h.rl.limits.LoginPerIdentifier
 	if p.IsZero() {
@@ -306,7 +307,7 @@ func (h *Handler) limitLogin(w http.ResponseWriter, r *http.Request, req auth.Lo
 	}
 	userID, err := h.svc.Auth.LoginUserID(ctx, brand, req)
 	if err != nil {
-		h.log.ErrorContext(ctx, "login user lookup failed, per-user limit skipped", "error", err)
+		h.log.Log(ctx, faultLevel(err), "login user lookup failed, per-user limit skipped", "error", err)
 		return true
 	}
 	if userID == "" {
@@ -342,11 +343,12 @@ var errRateLimited = envelope.New(envelope.KindRateLimited, "rate_limited",
 // (keeping those of an earlier policy of this request that has fewer
 // requests remaining), and when the request is refused it answers 429
 // rate_limited with Retry-After and returns false. A failing limiter is
-// logged and the request let through.
+// logged (at DEBUG when it is unavailable: a shared limiter's store logs
+// its outage itself) and the request let through.
 func (h *Handler) limit(w http.ResponseWriter, r *http.Request, p ratelimit.Policy, key string) bool {
 	d, err := h.rl.limiter.Allow(r.Context(), key, p, h.rl.now())
 	if err != nil {
-		h.log.ErrorContext(r.Context(), "rate limiter failed, request let through",
+		h.log.Log(r.Context(), faultLevel(err), "rate limiter failed, request let through",
 			"policy", p.Name, "path", r.URL.Path, "error", err)
 		return true
 	}

@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -67,6 +68,17 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	h.writeEnvelope(w, r, envelope.Failure(status, e))
+}
+
+// faultLevel is the level at which the adapter logs a failure it does not
+// answer with: ERROR, or DEBUG for an Unavailable error (the store that
+// cannot be reached logs the outage once when it starts and once when it
+// ends; a line a request would flood the log).
+func faultLevel(err error) slog.Level {
+	if envelope.IsUnavailable(err) {
+		return slog.LevelDebug
+	}
+	return slog.LevelError
 }
 
 // ok answers r with status 200 and data.
