@@ -8,14 +8,17 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/postgres"
 	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
@@ -73,8 +76,8 @@ func TestReadinessMemory(t *testing.T) {
 
 	status, _, st := readyz(t, srv)
 	assert.Equal(t, http.StatusOK, status, "%+v", st)
-	assert.NotContains(t, checkNames(st), brandbase.CheckListener, "the memory store has no listener")
-	assert.NotContains(t, checkNames(st), brandbase.CheckMigrations, "nor migrations")
+	assert.Equal(t, []string{brandbase.CheckStore, brandbase.CheckRefDataIndex}, checkNames(st),
+		"the memory store has no migrations and no listener")
 }
 
 // TestReadinessSQLite: a cold App is not ready until its reference-data
@@ -102,6 +105,7 @@ func TestReadinessSQLite(t *testing.T) {
 	status, retry, st = readyz(t, srv)
 	assert.Equal(t, http.StatusServiceUnavailable, status)
 	assert.NotEmpty(t, retry)
+	assert.Contains(t, st.Failed, brandbase.CheckStore, "a closed store: %+v", st)
 	assert.Contains(t, st.Failed, brandbase.CheckMigrations, "a closed store cannot say: %+v", st)
 }
 
@@ -110,4 +114,50 @@ func closeStore(t *testing.T, app *brandbase.App, store storage.Storage) {
 	t.Helper()
 	require.NoError(t, app.Close())
 	require.NoError(t, store.Close())
+}
+
+// TestReadinessPostgres: on a PostgreSQL cluster of its own, a cold App
+// is not ready until its index is built; a stopped database makes the
+// probe 503 naming the store (and the listener), a frozen one too within
+// the check timeout, not after the stall; started or thawed, ready again
+// on the same App.
+func TestReadinessPostgres(t *testing.T) {
+	t.Parallel()
+	cluster := pgtest.NewCluster(t)
+	store, err := postgres.Open(t.Context(), cluster.URL(), postgres.WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	app, err := brandbase.New(store, brandbase.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() { app.Close() })
+	srv := healthServer(t, app)
+
+	status, _, st := readyz(t, srv)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Equal(t, []string{brandbase.CheckRefDataIndex}, st.Failed, "only the index, being built")
+	assert.Equal(t, []string{brandbase.CheckStore, brandbase.CheckMigrations, brandbase.CheckRefDataIndex, brandbase.CheckListener},
+		checkNames(st))
+	require.NoError(t, app.WarmUp(t.Context()))
+	status, _, st = readyz(t, srv)
+	require.Equal(t, http.StatusOK, status, "%+v", st)
+
+	cluster.Stop(t)
+	status, retry, st := readyz(t, srv)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.NotEmpty(t, retry)
+	assert.Contains(t, st.Failed, brandbase.CheckStore, "%+v", st)
+	cluster.Start(t)
+	require.Eventually(t, func() bool { status, _, _ := readyz(t, srv); return status == http.StatusOK },
+		30*time.Second, 50*time.Millisecond, "ready again, on the same App")
+
+	cluster.Freeze(t)
+	start := time.Now()
+	status, _, st = readyz(t, srv)
+	elapsed := time.Since(start)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Contains(t, st.Failed, brandbase.CheckStore, "%+v", st)
+	assert.Less(t, elapsed, httpadapter.DefaultCheckTimeout+time.Second, "the probe is bounded by the check timeout")
+	cluster.Thaw(t)
+	require.Eventually(t, func() bool { status, _, _ := readyz(t, srv); return status == http.StatusOK },
+		30*time.Second, 50*time.Millisecond, "ready again once thawed")
 }

@@ -41,6 +41,7 @@ func TestServerHealthAndReadiness(t *testing.T) {
 	}, 30*time.Second, 100*time.Millisecond, "ready once the index is built")
 	_, body = get("/readyz")
 	assert.Equal(t, []any{
+		map[string]any{"name": "store", "status": "ok"},
 		map[string]any{"name": "migrations", "status": "ok"},
 		map[string]any{"name": "refdata_index", "status": "ok"},
 	}, body["checks"])

@@ -13,7 +13,7 @@ import (
 // schema_migrations (one query), for hosts' readiness checks, and fails
 // with the store's error when the database cannot answer.
 func (s *Store) PendingMigrations(ctx context.Context) ([]string, error) {
-	applied, err := queryAll(ctx, s.pool, sqlstore.ScanColumn[int], `SELECT version FROM schema_migrations`)
+	applied, err := queryAll(ctx, s.db, sqlstore.ScanColumn[int], `SELECT version FROM schema_migrations`)
 	if err != nil {
 		return nil, err
 	}
