@@ -205,7 +205,7 @@ func TestDatabaseAway(t *testing.T) {
 				fmt.Sprintf(`{"refreshAuthKey":%q}`, refreshKey), "Brand-URL", shop),
 			"Auth-Key route": authKeyRoute(),
 			"logout":         send(t, srv, "DELETE", "/api/v1/users/auth", "", "Brand-URL", shop, "Auth-Key", authKey),
-			"update": send(t, srv, "PUT", missing, `{"trackingId":"G-1"}`, "Brand-URL", shop, "Auth-Key", authKey),
+			"update":         send(t, srv, "PUT", missing, `{"trackingId":"G-1"}`, "Brand-URL", shop, "Auth-Key", authKey),
 		} {
 			require.Equal(t, http.StatusServiceUnavailable, r.status, "round %d: %s: %s", i, name, r.body)
 			assert.Contains(t, r.body, `"code":"unavailable"`, name)
