@@ -15,6 +15,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
@@ -65,7 +66,7 @@ func TestReadinessMemory(t *testing.T) {
 	t.Parallel()
 	store, err := memory.New(t.Context())
 	require.NoError(t, err)
-	app, err := brandbase.New(store, brandbase.Config{})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
 	require.NoError(t, err)
 	srv := healthServer(t, app)
 
@@ -87,7 +88,7 @@ func TestReadinessSQLite(t *testing.T) {
 	t.Parallel()
 	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "ready.db"))
 	require.NoError(t, err)
-	app, err := brandbase.New(store, brandbase.Config{})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
 	require.NoError(t, err)
 	srv := healthServer(t, app)
 
@@ -127,7 +128,7 @@ func TestReadinessPostgres(t *testing.T) {
 	store, err := postgres.Open(t.Context(), cluster.URL(), postgres.WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
-	app, err := brandbase.New(store, brandbase.Config{})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
 	require.NoError(t, err)
 	t.Cleanup(func() { app.Close() })
 	srv := healthServer(t, app)

@@ -20,6 +20,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/postgres"
@@ -109,7 +110,7 @@ func TestDatabaseAway(t *testing.T) {
 	store, err := postgres.Open(ctx, cluster.URL(), postgres.WithLogger(logger))
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
-	app, err := brandbase.New(store, brandbase.Config{AuthOptions: []auth.Option{
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), AuthOptions: []auth.Option{
 		auth.WithLogger(logger), auth.WithArgon2Params(fastArgon2),
 	}})
 	require.NoError(t, err)
