@@ -155,6 +155,7 @@ func TestReadinessPostgres(t *testing.T) {
 	start := time.Now()
 	status, _, st = readyz(t, srv)
 	elapsed := time.Since(start)
+	t.Logf("a probe of a frozen database answered in %v", elapsed)
 	assert.Equal(t, http.StatusServiceUnavailable, status)
 	assert.Contains(t, st.Failed, brandbase.CheckStore, "%+v", st)
 	assert.Less(t, elapsed, httpadapter.DefaultCheckTimeout+time.Second, "the probe is bounded by the check timeout")

@@ -235,6 +235,7 @@ func TestDatabaseAway(t *testing.T) {
 	assert.Contains(t, st.Failed, brandbase.CheckListener, "%+v", st)
 
 	errorLines, records := logs.counted()
+	t.Logf("%d ERROR lines for %d requests during the outage", errorLines, rounds*(len(lists)+7))
 	assert.LessOrEqual(t, errorLines, 2, "%d requests during the outage; the log:\n%s", rounds*(len(lists)+7), records)
 
 	cluster.Start(t)
