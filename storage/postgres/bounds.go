@@ -10,7 +10,8 @@ package postgres
 //   - each call of the store (waiting for a pool connection, then every
 //     statement of the call, or of its transaction): the query timeout
 //     option (5 s by default), also sent to the server as statement_timeout
-//     and lock_timeout unless the URL sets those;
+//     and lock_timeout unless the URL sets those; a bulk write (a batch of
+//     cities) gets the query timeout for each started thousand rows;
 //   - the listener's pings and reconnections (listen.go).
 //
 // The statements of a call run under a context whose deadline is the
@@ -245,6 +246,30 @@ func unbounded(ctx context.Context) context.Context {
 // isUnbounded reports whether ctx is marked as Open's own work.
 func isUnbounded(ctx context.Context) bool { return ctx.Value(unboundedKey{}) != nil }
 
+// bulkKey marks the context of a bulk write (bulk).
+type bulkKey struct{}
+
+// bulkRowsPerBound is the number of rows of a bulk write that one query
+// timeout covers.
+const bulkRowsPerBound = 1000
+
+// bulk returns ctx marked as a write of n rows: its transaction is bounded
+// by the query timeout for each started thousand rows (a city import's
+// batch of 25,000 has 25 times the bound), not by one.
+func bulk(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, bulkKey{}, n)
+}
+
+// txTimeout returns the bound of a transaction begun with ctx, and whether
+// it is longer than the query timeout (a bulk write).
+func (b *bounds) txTimeout(ctx context.Context) (time.Duration, bool) {
+	n, _ := ctx.Value(bulkKey{}).(int)
+	if k := (n + bulkRowsPerBound - 1) / bulkRowsPerBound; k > 1 {
+		return time.Duration(k) * b.timeout, true
+	}
+	return b.timeout, false
+}
+
 // stmt returns the context of one statement of a caller with context ctx
 // and the store's deadline (a zero deadline: now plus the timeout).
 func (b *bounds) stmt(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
@@ -321,9 +346,11 @@ func (p boundedPool) QueryRow(ctx context.Context, sql string, args ...any) pgx.
 }
 
 // begin starts a transaction whose statements are all bounded by one
-// deadline, the query timeout from now.
+// deadline, the query timeout from now (longer for a bulk write, whose
+// statements get as long a statement and lock timeout).
 func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
-	deadline := time.Now().Add(p.b.timeout)
+	timeout, long := p.b.txTimeout(ctx)
+	deadline := time.Now().Add(timeout)
 	sctx, cancel, err := p.b.call(ctx, deadline)
 	if err != nil {
 		return nil, err
@@ -333,9 +360,17 @@ func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, err
 	if err != nil {
 		return nil, p.b.done(ctx, sctx, err)
 	}
-	if isUnbounded(ctx) {
-		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`); err != nil {
-			_ = tx.Rollback(ctx) // the Exec's error says why
+	set := ""
+	switch {
+	case isUnbounded(ctx):
+		set = `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`
+	case long:
+		ms := timeout.Milliseconds()
+		set = fmt.Sprintf(`SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d`, ms, ms)
+	}
+	if set != "" {
+		if _, err := tx.Exec(sctx, set); err != nil {
+			_ = tx.Rollback(context.WithoutCancel(sctx)) // the Exec's error says why
 			return nil, p.b.done(ctx, sctx, err)
 		}
 	}
