@@ -53,9 +53,9 @@ const (
 // errWaitBound is the cause of a context that a bound of the store ended.
 var errWaitBound = errors.New("the database did not answer within the bound")
 
-// errOutage fails a call at once during an outage while another call is
-// probing the database.
-var errOutage = errors.New("the database is unreachable (another call is checking whether it is back)")
+// errOutage fails a call at once during an outage, between two probes of
+// the database.
+var errOutage = errors.New("the database is unreachable (an outage is under way; it is probed now and then)")
 
 // WithConnectTimeout bounds each connection attempt (dial, TLS and
 // authentication) to d, instead of the URL's connect_timeout or, without
@@ -162,16 +162,22 @@ func unavailable(err error) error {
 
 // outage logs when the database becomes unreachable and when it is
 // reachable again, once each, however many calls fail meanwhile. During
-// an outage it admits one call at a time to the database (the probe, whose
-// success ends the outage); the others fail at once instead of each
-// waiting out its bound on a database that does not answer.
+// an outage it admits a call to the database (the probe, whose answer ends
+// the outage) only when no other probe runs and the last one started at
+// least interval ago; the other calls fail at once instead of each waiting
+// out its bound on a database that does not answer. With interval longer
+// than the bound, a request that makes several calls waits out one bound
+// at most: its call that ran into the outage, or probed, was the last
+// probe for a while.
 type outage struct {
-	log     *slog.Logger
-	now     func() time.Time
-	down    atomic.Bool // fast path of ok and admit
-	probing atomic.Bool // a call admitted during the outage is running
-	mu      sync.Mutex
-	from    time.Time // start of the current outage; zero when none
+	log      *slog.Logger
+	now      func() time.Time
+	interval time.Duration
+	down     atomic.Bool // fast path of ok and admit
+	mu       sync.Mutex
+	from     time.Time // start of the current outage; zero when none
+	probe    time.Time // start of the last probe (or of the outage)
+	probing  bool      // a probe runs
 }
 
 // admit reports whether a call may go to the database now, and returns
@@ -180,10 +186,21 @@ func (o *outage) admit() (end func(), ok bool) {
 	if !o.down.Load() {
 		return func() {}, true
 	}
-	if o.probing.CompareAndSwap(false, true) {
-		return func() { o.probing.Store(false) }, true
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.now()
+	if o.from.IsZero() { // ended meanwhile
+		return func() {}, true
 	}
-	return nil, false
+	if o.probing || now.Sub(o.probe) < o.interval {
+		return nil, false
+	}
+	o.probing, o.probe = true, now
+	return func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.probing = false
+	}, true
 }
 
 // observe records the outcome of a statement run for a caller whose
@@ -212,6 +229,7 @@ func (o *outage) failed(err error) {
 		return
 	}
 	o.from = o.now()
+	o.probe = o.from
 	o.down.Store(true)
 	o.log.Warn("database unreachable", "error", err)
 }
@@ -284,7 +302,7 @@ func (b *bounds) stmt(ctx context.Context, deadline time.Time) (context.Context,
 
 // call starts a call of the store on the pool: the context of its
 // statement (stmt) and the function that ends it, or errOutage at once
-// when an outage is under way and another call is probing the database.
+// when an outage is under way and the call is not its probe.
 func (b *bounds) call(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc, error) {
 	end, ok := b.outage.admit()
 	if !ok {
