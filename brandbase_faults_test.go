@@ -52,7 +52,7 @@ type faultRig struct {
 	brand   string // its URL
 	brandID string
 	appID   string
-	configs [faultWorkers]string
+	configs [faultWorkers + 1]string // one per worker, the last for the recovery probes
 	authKey string
 	client  *http.Client
 }
@@ -227,7 +227,7 @@ func (r *faultRig) outage(t *testing.T, hold time.Duration, fault func() (restor
 	for time.Since(back) < recovery && !recovered {
 		recovered = true
 		for _, kind := range []string{"list", "get", "put", "login"} {
-			if res := r.send(t.Context(), kind, 0, -1); res.status != http.StatusOK {
+			if res := r.send(t.Context(), kind, faultWorkers, 0); res.status != http.StatusOK {
 				recovered = false
 			}
 		}
@@ -268,7 +268,7 @@ func (r *faultRig) outage(t *testing.T, hold time.Duration, fault func() (restor
 	// last acknowledged PUT or a later one, and has a revision per
 	// acknowledged PUT at least.
 	ctx := t.Context()
-	for w, id := range r.configs {
+	for w, id := range r.configs[:faultWorkers] {
 		lastAcked, acked := -1, 0
 		for i, res := range results {
 			if res.kind == "put" && res.worker == w && res.status == http.StatusOK {

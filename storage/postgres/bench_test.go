@@ -1,9 +1,15 @@
 package postgres_test
 
 import (
+	"fmt"
+	"sync/atomic"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/postgres"
@@ -71,4 +77,90 @@ func BenchmarkIndexStartup(b *testing.B) {
 		}
 		return s
 	})
+}
+
+// BenchmarkImportOneState times importing n cities of one country and
+// state in batches of 5,000, on a fresh schema each time: 60,000 must cost
+// about three times 20,000 (each batch's look-up of stored tags goes
+// through the unique index or a hash, not through every city of the
+// state once per key).
+func BenchmarkImportOneState(b *testing.B) {
+	for _, n := range []int{20_000, 60_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			cs := make([]refdata.City, n)
+			for i := range cs {
+				cs[i] = refdata.City{CountryCode: "US", StateCode: "TX", Name: fmt.Sprintf("Town %d", i), Tags: "t"}
+			}
+			for b.Loop() {
+				b.StopTimer()
+				s, err := postgres.Open(b.Context(), pgtest.Schema(b))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				for i := 0; i < n; i += 5000 {
+					if _, err := s.UpsertCities(b.Context(), cs[i:i+5000]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				s.Close()
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// BenchmarkIntegrationsManyBrands runs integration writes (an analytics
+// update through integrations.Service: read, lock, write, revision) and a
+// mix of reads and writes (nine reads to a write) from 16 goroutines at
+// once, spread over 1 brand or over 16 brands. Writes of one brand's
+// integration wait for each other; writes in different brands take
+// different locks and proceed in parallel, so the 16-brand case runs
+// several writes at a time (bounded by the pool and the server).
+func BenchmarkIntegrationsManyBrands(b *testing.B) {
+	ctx := b.Context()
+	s, err := postgres.Open(ctx, pgtest.Schema(b), postgres.WithPoolConfig(func(c *pgxpool.Config) { c.MaxConns = 16 }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	keys, err := integrations.NewKeyRing("k1", map[string][]byte{"k1": []byte("0123456789abcdef0123456789abcdef")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc := integrations.NewService(s, integrations.WithKeyRing(keys))
+	fixtures := make([]integFixture, 16)
+	for i := range fixtures {
+		fixtures[i] = newIntegFixture(b, s, svc, fmt.Sprintf("bench%d.example.com", i))
+	}
+	for _, mode := range []struct {
+		name       string
+		writeEvery int64 // one op in writeEvery is a write
+	}{{"writes", 1}, {"mixed-10pct-writes", 10}} {
+		for _, brands := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/brands=%d", mode.name, brands), func(b *testing.B) {
+				var n atomic.Int64
+				b.SetParallelism(8) // 16 goroutines on 2 cores: they mostly wait on the database
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						i := n.Add(1)
+						f := fixtures[int(i)%brands]
+						if i%mode.writeEvery == 0 {
+							if _, err := svc.UpdateAnalytics(ctx, f.admin, f.brand, f.analytics, f.analyticsIn(fmt.Sprintf("G-%d", i)), nil); err != nil {
+								b.Error(err)
+								return
+							}
+							continue
+						}
+						if _, err := svc.Analytics(ctx, f.brand, f.analytics); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			})
+		}
+	}
 }

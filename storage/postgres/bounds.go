@@ -10,7 +10,8 @@ package postgres
 //   - each call of the store (waiting for a pool connection, then every
 //     statement of the call, or of its transaction): the query timeout
 //     option (5 s by default), also sent to the server as statement_timeout
-//     and lock_timeout unless the URL sets those;
+//     and lock_timeout unless the URL sets those; a bulk write (a batch of
+//     cities) gets the query timeout for each started thousand rows;
 //   - the listener's pings and reconnections (listen.go).
 //
 // The statements of a call run under a context whose deadline is the
@@ -52,9 +53,9 @@ const (
 // errWaitBound is the cause of a context that a bound of the store ended.
 var errWaitBound = errors.New("the database did not answer within the bound")
 
-// errOutage fails a call at once during an outage while another call is
-// probing the database.
-var errOutage = errors.New("the database is unreachable (another call is checking whether it is back)")
+// errOutage fails a call at once during an outage, between two probes of
+// the database.
+var errOutage = errors.New("the database is unreachable (an outage is under way; it is probed now and then)")
 
 // WithConnectTimeout bounds each connection attempt (dial, TLS and
 // authentication) to d, instead of the URL's connect_timeout or, without
@@ -161,16 +162,22 @@ func unavailable(err error) error {
 
 // outage logs when the database becomes unreachable and when it is
 // reachable again, once each, however many calls fail meanwhile. During
-// an outage it admits one call at a time to the database (the probe, whose
-// success ends the outage); the others fail at once instead of each
-// waiting out its bound on a database that does not answer.
+// an outage it admits a call to the database (the probe, whose answer ends
+// the outage) only when no other probe runs and the last one started at
+// least interval ago; the other calls fail at once instead of each waiting
+// out its bound on a database that does not answer. With interval longer
+// than the bound, a request that makes several calls waits out one bound
+// at most: its call that ran into the outage, or probed, was the last
+// probe for a while.
 type outage struct {
-	log     *slog.Logger
-	now     func() time.Time
-	down    atomic.Bool // fast path of ok and admit
-	probing atomic.Bool // a call admitted during the outage is running
-	mu      sync.Mutex
-	from    time.Time // start of the current outage; zero when none
+	log      *slog.Logger
+	now      func() time.Time
+	interval time.Duration
+	down     atomic.Bool // fast path of ok and admit
+	mu       sync.Mutex
+	from     time.Time // start of the current outage; zero when none
+	probe    time.Time // start of the last probe (or of the outage)
+	probing  bool      // a probe runs
 }
 
 // admit reports whether a call may go to the database now, and returns
@@ -179,10 +186,21 @@ func (o *outage) admit() (end func(), ok bool) {
 	if !o.down.Load() {
 		return func() {}, true
 	}
-	if o.probing.CompareAndSwap(false, true) {
-		return func() { o.probing.Store(false) }, true
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.now()
+	if o.from.IsZero() { // ended meanwhile
+		return func() {}, true
 	}
-	return nil, false
+	if o.probing || now.Sub(o.probe) < o.interval {
+		return nil, false
+	}
+	o.probing, o.probe = true, now
+	return func() {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.probing = false
+	}, true
 }
 
 // observe records the outcome of a statement run for a caller whose
@@ -211,6 +229,7 @@ func (o *outage) failed(err error) {
 		return
 	}
 	o.from = o.now()
+	o.probe = o.from
 	o.down.Store(true)
 	o.log.Warn("database unreachable", "error", err)
 }
@@ -245,6 +264,30 @@ func unbounded(ctx context.Context) context.Context {
 // isUnbounded reports whether ctx is marked as Open's own work.
 func isUnbounded(ctx context.Context) bool { return ctx.Value(unboundedKey{}) != nil }
 
+// bulkKey marks the context of a bulk write (bulk).
+type bulkKey struct{}
+
+// bulkRowsPerBound is the number of rows of a bulk write that one query
+// timeout covers.
+const bulkRowsPerBound = 1000
+
+// bulk returns ctx marked as a write of n rows: its transaction is bounded
+// by the query timeout for each started thousand rows (a city import's
+// batch of 25,000 has 25 times the bound), not by one.
+func bulk(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, bulkKey{}, n)
+}
+
+// txTimeout returns the bound of a transaction begun with ctx, and whether
+// it is longer than the query timeout (a bulk write).
+func (b *bounds) txTimeout(ctx context.Context) (time.Duration, bool) {
+	n, _ := ctx.Value(bulkKey{}).(int)
+	if k := (n + bulkRowsPerBound - 1) / bulkRowsPerBound; k > 1 {
+		return time.Duration(k) * b.timeout, true
+	}
+	return b.timeout, false
+}
+
 // stmt returns the context of one statement of a caller with context ctx
 // and the store's deadline (a zero deadline: now plus the timeout).
 func (b *bounds) stmt(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
@@ -259,7 +302,7 @@ func (b *bounds) stmt(ctx context.Context, deadline time.Time) (context.Context,
 
 // call starts a call of the store on the pool: the context of its
 // statement (stmt) and the function that ends it, or errOutage at once
-// when an outage is under way and another call is probing the database.
+// when an outage is under way and the call is not its probe.
 func (b *bounds) call(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc, error) {
 	end, ok := b.outage.admit()
 	if !ok {
@@ -321,9 +364,11 @@ func (p boundedPool) QueryRow(ctx context.Context, sql string, args ...any) pgx.
 }
 
 // begin starts a transaction whose statements are all bounded by one
-// deadline, the query timeout from now.
+// deadline, the query timeout from now (longer for a bulk write, whose
+// statements get as long a statement and lock timeout).
 func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
-	deadline := time.Now().Add(p.b.timeout)
+	timeout, long := p.b.txTimeout(ctx)
+	deadline := time.Now().Add(timeout)
 	sctx, cancel, err := p.b.call(ctx, deadline)
 	if err != nil {
 		return nil, err
@@ -333,9 +378,17 @@ func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, err
 	if err != nil {
 		return nil, p.b.done(ctx, sctx, err)
 	}
-	if isUnbounded(ctx) {
-		if _, err := tx.Exec(ctx, `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`); err != nil {
-			_ = tx.Rollback(ctx) // the Exec's error says why
+	set := ""
+	switch {
+	case isUnbounded(ctx):
+		set = `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`
+	case long:
+		ms := timeout.Milliseconds()
+		set = fmt.Sprintf(`SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d`, ms, ms)
+	}
+	if set != "" {
+		if _, err := tx.Exec(sctx, set); err != nil {
+			_ = tx.Rollback(context.WithoutCancel(sctx)) // the Exec's error says why
 			return nil, p.b.done(ctx, sctx, err)
 		}
 	}

@@ -73,14 +73,15 @@ func TestStoreErrorUnavailable(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
-// TestOutageAdmitsOneProbe: no outage, every call goes; during one, one
-// call at a time (the probe), the others fail at once; an answer ends it.
-// Each outage is logged once when it starts and once when it ends.
+// TestOutageAdmitsOneProbe: no outage, every call goes; during one, a
+// probe at a time and at most one per interval, the others fail at once;
+// an answer ends it. Each outage is logged once when it starts and once
+// when it ends.
 func TestOutageAdmitsOneProbe(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	o := &outage{log: slog.New(slog.NewTextHandler(&buf, nil)), now: func() time.Time { return now }}
+	o := &outage{log: slog.New(slog.NewTextHandler(&buf, nil)), now: func() time.Time { return now }, interval: time.Second}
 	ctx := context.Background()
 	for range 3 {
 		end, ok := o.admit()
@@ -90,16 +91,22 @@ func TestOutageAdmitsOneProbe(t *testing.T) {
 	lost := fmt.Errorf("dial: %w", syscall.ECONNREFUSED)
 	o.observe(ctx, lost)
 	o.observe(ctx, lost)
+	_, ok := o.admit()
+	assert.False(t, ok, "the call that found the outage was the last probe")
+	now = now.Add(time.Second)
 	end, ok := o.admit()
-	require.True(t, ok, "the probe")
+	require.True(t, ok, "a probe, an interval later")
 	_, ok = o.admit()
 	assert.False(t, ok, "another call while the probe runs")
+	o.observe(ctx, lost)
 	end()
+	now = now.Add(500 * time.Millisecond)
+	_, ok = o.admit()
+	assert.False(t, ok, "no probe before the interval")
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	o.observe(cancelled, nil)
 	assert.True(t, o.down.Load(), "a caller that gave up says nothing")
-	now = now.Add(1500 * time.Millisecond)
 	o.observe(ctx, &pgconn.PgError{Code: "57014"})
 	assert.False(t, o.down.Load(), "a statement timeout is an answer: the server is back")
 	end, ok = o.admit()

@@ -157,8 +157,10 @@ func runePairs(needle string) []string {
 // temporary table, the stored ones whose name or tags differ are updated
 // in place, the others inserted in order with the next seqs, and the gram
 // counters and the number of cities follow. It bumps the revision and
-// notifies ChangeRefData, also when no city changed.
+// notifies ChangeRefData, also when no city changed. Its bound is the
+// query timeout for each started thousand cities.
 func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
+	ctx = bulk(ctx, len(cs))
 	cs = refdata.DedupCities(cs)
 	folds := make([]string, len(cs))
 	for i := range cs {
@@ -211,6 +213,21 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 	return int(added), nil
 }
 
+// storedTagsSQL reads the tags of the stored cities among the keys $1
+// (countries), $2 (states), $3 (folded names), with the ordinal of each
+// key. It runs as an unnamed statement (pgx.QueryExecModeExec), planned
+// for the batch's actual keys each time: a cached generic plan knows
+// neither how many keys there are nor which states they name, and once
+// chose to find each key through the (country, state) index and then
+// filter by name, reading every stored city of the state once per key (a
+// 5,000-city batch into a state of 35,000 cities took over a minute).
+// Planned for its keys, the join finds them through the unique (country,
+// state, name) index or hashes them.
+const storedTagsSQL = `SELECT k.i, c.tags
+		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY k(cc, sc, nf, i)
+		JOIN cities c ON c.country_code = k.cc COLLATE "C" AND c.state_code = k.sc COLLATE "C"
+			AND c.name_fold = k.nf COLLATE "C"`
+
 // withStoredTags returns cs with the tags of each city already stored
 // merged in front of its own (refdata.MergeTags); folds[i] is
 // refdata.Fold(cs[i].Name). The caller holds the lock of city upserts, so
@@ -220,10 +237,7 @@ func withStoredTags(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []s
 	for i, c := range cs {
 		cc[i], sc[i] = c.CountryCode, c.StateCode
 	}
-	rows, err := tx.Query(ctx, `SELECT k.i, c.tags
-		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY k(cc, sc, nf, i)
-		JOIN cities c ON c.country_code = k.cc COLLATE "C" AND c.state_code = k.sc COLLATE "C"
-			AND c.name_fold = k.nf COLLATE "C"`, cc, sc, folds)
+	rows, err := tx.Query(ctx, storedTagsSQL, pgx.QueryExecModeExec, cc, sc, folds)
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,10 @@ type listener struct {
 	channel string
 	log     *slog.Logger
 
+	// onBack, when not nil, is called when the listener connects again
+	// after a loss: the database answers.
+	onBack func()
+
 	// Timings, the constants above unless a test shortens them.
 	retry, minBackoff, maxBackoff, health time.Duration
 
@@ -225,6 +229,9 @@ func (l *listener) reconnect(ctx context.Context) *pgx.Conn {
 			l.deliver(all)
 			l.listening.Store(true)
 			l.log.Info("postgres: listening again", "channel", l.channel)
+			if l.onBack != nil {
+				l.onBack()
+			}
 			return conn
 		}
 		if ctx.Err() != nil {
@@ -272,6 +279,7 @@ type instances struct {
 // store needs session connections).
 func (s *Store) startInstances(ctx context.Context) error {
 	l := newListener(s.pool.Config().ConnConfig, s.channel, s.log)
+	l.onBack = s.bounds.outage.ok // a connection that answers ends an outage
 	l.subscribe(func(c Change) {
 		if c.Kind == ChangeRefData || c.Kind == ChangeAll {
 			s.multi.revision.forget()

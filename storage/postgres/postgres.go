@@ -118,7 +118,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	s := &Store{pool: pool, log: o.log}
-	s.bounds = bounds{timeout: o.queryTimeout, outage: &outage{log: o.log, now: time.Now}}
+	s.bounds = bounds{timeout: o.queryTimeout, outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2}}
 	s.db = boundedPool{pool: pool, b: &s.bounds}
 	if err := s.setUp(ctx); err != nil {
 		pool.Close()

@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Cancellation", func(t *testing.T) { runCancellation(t, newStore) })
 	t.Run("ErrorsReadTheSame", func(t *testing.T) { testErrorsReadTheSame(t, newStore) })
 	t.Run("Migrations", func(t *testing.T) { runMigrations(t, newStore) })
+	t.Run("Ping", func(t *testing.T) { t.Parallel(); testPing(t, newStore) })
 }
 
 // open returns a fresh store that is closed when t ends.
@@ -75,4 +76,24 @@ func contextCancelled(t *testing.T) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	return ctx, cancel
+}
+
+// pinger is a store that tells readiness checks whether its database
+// answers (every store of this module is one).
+type pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// testPing: Ping answers nil for a store that serves, and fails (never
+// nil) under a cancelled context.
+func testPing(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	p, ok := s.(pinger)
+	if !ok {
+		t.Skip("the store has no Ping")
+	}
+	require.NoError(t, p.Ping(t.Context()))
+	ctx, cancel := contextCancelled(t)
+	defer cancel()
+	require.Error(t, p.Ping(ctx), "a cancelled context")
 }
