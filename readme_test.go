@@ -474,9 +474,10 @@ func TestHeadingAnchors(t *testing.T) {
 }
 
 // missingDocument matches a citation of a document that does not ship
-// with the repository: the design notes and the numbered sections of the
-// interface specification the code was written from.
-var missingDocument = regexp.MustCompile(`DESIGN\.md|\b[Ss]pec(ification)? (section )?[0-9]+(\.[0-9]+)?\b`)
+// with the repository: the design notes, the numbered sections of the
+// interface specification the code was written from, and the numbered
+// issues of the tracker.
+var missingDocument = regexp.MustCompile(`DESIGN\.md|\b[Ss]pec(ification)? (section )?[0-9]+(\.[0-9]+)?\b|\b[Ii]ssue #?[0-9]+`)
 
 // TestNoCitationOfMissingDocuments fails when a Go file (test or not), the
 // README or a page under docs/ cites a document a reader of the
