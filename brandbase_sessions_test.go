@@ -33,7 +33,7 @@ func (s failingRevocation) RevokeKeyPairs(ctx context.Context, sel auth.KeySelec
 // TestEndedSessionsOverHTTP: once a password change or RevokeUserKeys has
 // written the user's new session epoch, the old authKey and
 // refreshAuthKey are answered 401 over HTTP, though the revocation of
-// their pair failed or was never written (issue 19, item 2).
+// their pair failed or was never written (docs/authentication.md).
 func TestEndedSessionsOverHTTP(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -52,7 +52,8 @@ func twoApps(t *testing.T, path string) (a, b *brandbase.App, url string) {
 // has been listed; instance B adds a city; A then imports cities that are
 // all stored already (a write that changes nothing), in one batch or with
 // B's write landing between two batches. A's list must show B's city, and
-// the ETag A answered before must not match any more (issue 19, item 1).
+// the ETag A answered before must not match any more
+// (docs/several-instances.md, How an index adopts a revision).
 func TestNoOpWriteKeepsNoStaleList(t *testing.T) {
 	t.Parallel()
 	const known = "countryCode,stateCode,name\nUS,CA,Los Angeles\nUS,NY,New York\nDE,BE,Berlin\n"

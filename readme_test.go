@@ -443,20 +443,26 @@ func TestDocsLinksResolve(t *testing.T) {
 }
 
 // TestDocsIndexListsEveryPage checks that docs/README.md, the index of the
-// reference, links every page under docs/, and that the README links the
-// index.
+// reference, and the README's Further reading link every page under docs/,
+// and that the README links the index.
 func TestDocsIndexListsEveryPage(t *testing.T) {
 	t.Parallel()
 	pages := docPages(t)
 	index := filepath.Join("docs", "README.md")
-	linked := map[string]bool{}
+	linked := map[string]bool{}      // by the index
+	readmeLinks := map[string]bool{} // by the README
 	for _, link := range markdownLinks(pages[index]) {
 		file, _, _ := strings.Cut(link, "#")
 		linked[filepath.Join("docs", filepath.FromSlash(file))] = true
 	}
+	for _, link := range markdownLinks(pages["README.md"]) {
+		file, _, _ := strings.Cut(link, "#")
+		readmeLinks[filepath.FromSlash(file)] = true
+	}
 	for page := range pages {
 		if strings.HasPrefix(page, "docs"+string(filepath.Separator)) && page != index {
 			assert.True(t, linked[page], "docs/README.md, the index, does not link %s", page)
+			assert.True(t, readmeLinks[page], "the README does not link %s: list it under Further reading", page)
 		}
 	}
 	assert.Contains(t, markdownLinks(readme(t)), "docs/README.md", "the README links the index of docs/")
@@ -474,9 +480,10 @@ func TestHeadingAnchors(t *testing.T) {
 }
 
 // missingDocument matches a citation of a document that does not ship
-// with the repository: the design notes and the numbered sections of the
-// interface specification the code was written from.
-var missingDocument = regexp.MustCompile(`DESIGN\.md|\b[Ss]pec(ification)? (section )?[0-9]+(\.[0-9]+)?\b`)
+// with the repository: the design notes, the numbered sections of the
+// interface specification the code was written from, and the numbered
+// issues of the tracker.
+var missingDocument = regexp.MustCompile(`DESIGN\.md|\b[Ss]pec(ification)? (section )?[0-9]+(\.[0-9]+)?\b|\b[Ii]ssue #?[0-9]+`)
 
 // TestNoCitationOfMissingDocuments fails when a Go file (test or not), the
 // README or a page under docs/ cites a document a reader of the

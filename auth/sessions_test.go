@@ -57,7 +57,7 @@ func newRacyEnv(t *testing.T, newStore func(testing.TB) storage.Storage) (*env, 
 
 // TestLoginLosesTheRaceWithARevocation checks that a login whose device,
 // password or keys are revoked between its checks and its store write gets
-// no session, and that nothing is stored for it (issue 15).
+// no session, and that nothing is stored for it (docs/security.md).
 func TestLoginLosesTheRaceWithARevocation(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -187,9 +187,10 @@ func (s revocationFails) RevokeKeyPairs(ctx context.Context, sel auth.KeySelecto
 // does not depend on the revocation of the pairs, the second of its two
 // writes: once the user's session epoch has moved on, the older authKey
 // and refreshAuthKey are refused, though their pairs are not revoked
-// (issue 19, item 2). Through the same Service the change is seen at
-// once, cached keys included; a bump made elsewhere is seen once Forget
-// hears of it, or once the cached answer expires.
+// (docs/authentication.md, Ending every session). Through the same
+// Service the change is seen at once, cached keys included; a bump made
+// elsewhere is seen once Forget hears of it, or once the cached answer
+// expires.
 func TestTheEpochAloneEndsSessions(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

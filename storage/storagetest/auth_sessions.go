@@ -14,7 +14,7 @@ import (
 
 // runSessions runs the auth.Store scenarios that end sessions: a pair is
 // never stored on a revoked device, nor after its user's session epoch
-// moved on (issue 15).
+// moved on (docs/security.md, Sessions end when they should).
 func runSessions(t *testing.T, newStore NewStore) {
 	runScenarios(t, newStore, []scenario{
 		{"SessionEpochRoundTrips", testSessionEpochRoundTrips},
