@@ -113,16 +113,26 @@ func applyBounds(o *options, cfg *pgxpool.Config) {
 // that needs a connection of its own beside the store's pool (a session
 // lock, say).
 func ConnConfig(url string, opts ...Option) (*pgx.ConnConfig, error) {
+	cfg, _, err := parseConfig(url, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cfg.ConnConfig, nil
+}
+
+// parseConfig applies opts and parses url into the pool configuration
+// that Open and ConnConfig both use, with the bounds applied.
+func parseConfig(url string, opts []Option) (*pgxpool.Config, options, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: parse url: %w", err)
+		return nil, o, fmt.Errorf("postgres: parse url: %w", err)
 	}
 	applyBounds(&o, cfg)
-	return cfg.ConnConfig, nil
+	return cfg, o, nil
 }
 
 // unreachable reports whether err says that the database could not be

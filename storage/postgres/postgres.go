@@ -101,15 +101,10 @@ func WithPoolConfig(fn func(*pgxpool.Config)) Option {
 // the connect timeout. It fails with the connection's, a migration's or
 // the load's error; nothing is left open then.
 func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	cfg, err := pgxpool.ParseConfig(url)
+	cfg, o, err := parseConfig(url, opts)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: parse url: %w", err)
+		return nil, err
 	}
-	applyBounds(&o, cfg)
 	for _, fn := range o.pool {
 		fn(cfg)
 	}
