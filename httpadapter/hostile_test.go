@@ -411,7 +411,7 @@ func snapshot(t *testing.T, f *integFixture) storedState {
 	require.NoError(t, err)
 	s.Brands, err = f.app.Auth.Brands(ctx)
 	require.NoError(t, err)
-	cur, err := f.app.RefData.ListCurrencies(ctx, "USD", refdata.CurrencyQuery{Page: refdata.Paging{Size: 1}})
+	cur, err := f.app.RefData.ListCurrencies(ctx, refdata.CurrencyQuery{Page: refdata.Paging{Size: 1}, DefaultCurrency: "USD"})
 	require.NoError(t, err)
 	s.Currencies = cur.TotalItems
 	s.ListTotals = map[string]int{}

@@ -70,7 +70,8 @@ func listQuery[Q refdata.Query, T any](list func(ctx context.Context, q Q) (T, e
 // listCurrencies lists currencies; isDefault marks the brand's
 // default currency.
 func (h *Handler) listCurrencies(ctx context.Context, q refdata.CurrencyQuery) (refdata.Page[refdata.Currency], error) {
-	return h.svc.RefData.ListCurrencies(ctx, brandFrom(ctx).DefaultCurrency, q)
+	q.DefaultCurrency = brandFrom(ctx).DefaultCurrency
+	return h.svc.RefData.ListCurrencies(ctx, q)
 }
 
 // listCacheBytes bounds the bodies the list cache keeps.

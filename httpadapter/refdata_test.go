@@ -196,7 +196,7 @@ func TestRefDataListsHTTP(t *testing.T) {
 			}},
 		{name: "currencies by keywords", path: "/api/v1/currencies?Keywords=euro&Code=EUR",
 			inProc: func(f *fixture) (any, error) {
-				return f.app.RefData.ListCurrencies(t.Context(), "EUR", refdata.CurrencyQuery{Keywords: refPtr("euro"), Code: refPtr("eur")})
+				return f.app.RefData.ListCurrencies(t.Context(), refdata.CurrencyQuery{Keywords: refPtr("euro"), Code: refPtr("eur"), DefaultCurrency: "EUR"})
 			},
 			check: func(t *testing.T, e env) { assert.Equal(t, 1, pageOf[refdata.Currency](t, e).TotalItems) }},
 		{name: "no Brand-URL", path: "/api/v1/cities", headers: map[string]string{}, status: 400,

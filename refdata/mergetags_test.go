@@ -45,7 +45,7 @@ func TestDedupCitiesMergesTags(t *testing.T) {
 func TestCreatedDateOrder(t *testing.T) {
 	t.Parallel()
 	by := "CreatedDate"
-	cf, err := refdata.CurrencyQuery{SortDataField: &by}.Filter("USD")
+	cf, err := refdata.CurrencyQuery{SortDataField: &by, DefaultCurrency: "USD"}.Filter()
 	assert.NoError(t, err)
 	assert.Equal(t, refdata.FieldCreatedDate, cf.Sort)
 	kf, err := refdata.CountryQuery{SortDataField: &by}.Filter()

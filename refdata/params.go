@@ -145,6 +145,9 @@ func readDecls(qt, ft reflect.Type) (*paramSet, error) {
 	}
 	for i := range qt.NumField() {
 		f := qt.Field(i)
+		if f.Tag.Get("query") == "-" {
+			continue // not a parameter (CurrencyQuery.DefaultCurrency)
+		}
 		m := ParamKind(f.Tag.Get("query"))
 		doc := f.Tag.Get("doc")
 		if doc == "" {

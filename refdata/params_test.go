@@ -114,9 +114,31 @@ func TestFilterErrorsInDeclarationOrder(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("x", refdata.MaxTextLength+1)
 	_, err := refdata.CurrencyQuery{Keywords: &long, Rounding: ptr(math.NaN()), SortOrder: ptr("up"), Code: &long,
-		Page: refdata.Paging{Size: -1}}.Filter("USD")
+		Page: refdata.Paging{Size: -1}, DefaultCurrency: "USD"}.Filter()
 	assert.Equal(t, []string{"Code:too_long", "Rounding:invalid_type", "Keywords:too_long", "SortOrder:invalid_enum", "PageSize:out_of_range"},
 		fieldErrors(t, err))
 	_, err = refdata.CountryQuery{Keywords: &long, CodePhone: &long, Tld: &long, Region: &long}.Filter()
 	assert.Equal(t, []string{"Region:too_long", "CodePhone:too_long", "Tld:too_long", "Keywords:too_long"}, fieldErrors(t, err))
+}
+
+// The default currency travels in the query but is not a parameter: a
+// client cannot set it through the URL, and only it marks IsDefault.
+func TestDefaultCurrencyIsNotAParameter(t *testing.T) {
+	t.Parallel()
+	for _, p := range refdata.Params[refdata.CurrencyQuery]() {
+		assert.NotEqual(t, "DefaultCurrency", p.Name)
+	}
+	q, err := refdata.ParseQuery[refdata.CurrencyQuery](func(name string) (string, bool) {
+		if strings.EqualFold(name, "DefaultCurrency") {
+			return "EUR", true
+		}
+		return "", false
+	})
+	require.NoError(t, err)
+	assert.Empty(t, q.DefaultCurrency)
+
+	q.DefaultCurrency = " eur "
+	f, err := q.Filter()
+	require.NoError(t, err)
+	assert.Equal(t, "EUR", f.DefaultCode)
 }

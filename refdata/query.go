@@ -227,8 +227,9 @@ func NormalizePhone(s string) string {
 
 // CurrencyQuery selects currencies (GET /api/v1/currencies). Nil fields are
 // not filtered on; docs/reference-data.md says how each one matches.
-// Each field is a query parameter of the same name, declared by its
-// `query` tag (see Match).
+// Each field but DefaultCurrency is the query parameter of the field's
+// name (matched in any case over HTTP); its `query` tag is not a name but
+// the [ParamKind] that says how the parameter matches.
 type CurrencyQuery struct {
 	Code          *string  `query:"code"`      // exact, case-insensitive
 	Name          *string  `query:"substring"` // case- and accent-insensitive substring
@@ -249,6 +250,12 @@ type CurrencyQuery struct {
 	// descending accepted.
 	SortOrder *string `query:"order"`
 	Page      Paging  `query:"page"`
+	// DefaultCurrency is the requesting brand's default currency code (any
+	// case): the currency with that code is answered with IsDefault set,
+	// and sorting by isDefault puts it apart. It is not a query parameter:
+	// the HTTP adapter sets it from the brand; empty marks no currency as
+	// the default.
+	DefaultCurrency string `query:"-"`
 }
 
 // CurrencyFilter is a validated CurrencyQuery in the normalised form stores
@@ -274,11 +281,11 @@ type CurrencyFilter struct {
 	Page        Paging
 }
 
-// Filter validates q and returns its normalised form. defaultCurrency is
-// the brand's default currency code. It fails with KindInvalid, one field
+// Filter validates q and returns its normalised form (DefaultCode is
+// q.DefaultCurrency, upper-case). It fails with KindInvalid, one field
 // error per bad parameter.
-func (q CurrencyQuery) Filter(defaultCurrency string) (CurrencyFilter, error) {
-	f := CurrencyFilter{DefaultCode: strings.ToUpper(strings.TrimSpace(defaultCurrency))}
+func (q CurrencyQuery) Filter() (CurrencyFilter, error) {
+	f := CurrencyFilter{DefaultCode: strings.ToUpper(strings.TrimSpace(q.DefaultCurrency))}
 	err := filterQuery(q, &f)
 	return f, err
 }
@@ -286,8 +293,9 @@ func (q CurrencyQuery) Filter(defaultCurrency string) (CurrencyFilter, error) {
 // CountryQuery selects countries (GET /api/v1/countries). Nil fields are
 // not filtered on; docs/reference-data.md says how each one matches.
 //
-// Each field is a query parameter of the same name, declared by its
-// `query` tag (see ParamKind).
+// Each field is the query parameter of the field's name (matched in any
+// case over HTTP); its `query` tag is not a name but the [ParamKind] that
+// says how the parameter matches (two fields may share one).
 type CountryQuery struct {
 	Region      *string `query:"substring"` // substring
 	Subregion   *string `query:"substring"` // substring
@@ -339,8 +347,9 @@ func (q CountryQuery) Filter() (CountryFilter, error) {
 
 // CityQuery selects cities (GET /api/v1/cities). Nil fields are not
 // filtered on; docs/reference-data.md says how each one matches.
-// Each field is a query parameter of the same name, declared by its
-// `query` tag (see ParamKind).
+// Each field is the query parameter of the field's name (matched in any
+// case over HTTP); its `query` tag is not a name but the [ParamKind] that
+// says how the parameter matches (two fields may share one).
 type CityQuery struct {
 	Keywords    *string `query:"keywords"` // every word prefix-matches a word of name, country code, state code or tags
 	CountryCode *string `query:"code" doc:"ISO 3166-1 alpha-2, exact, any case."`

@@ -54,9 +54,9 @@ func TestQueryValidation(t *testing.T) {
 		_, err := sc.q.Filter()
 		assert.Equal(t, sc.want, fieldErrors(t, err), sc.name)
 	}
-	_, err := refdata.CurrencyQuery{Rounding: ptr(math.Inf(1))}.Filter("USD")
+	_, err := refdata.CurrencyQuery{Rounding: ptr(math.Inf(1)), DefaultCurrency: "USD"}.Filter()
 	assert.Equal(t, []string{"Rounding:invalid_type"}, fieldErrors(t, err))
-	_, err = refdata.CurrencyQuery{SortDataField: ptr("ISDEFAULT")}.Filter("USD")
+	_, err = refdata.CurrencyQuery{SortDataField: ptr("ISDEFAULT"), DefaultCurrency: "USD"}.Filter()
 	assert.NoError(t, err)
 	_, err = refdata.CountryQuery{SortDataField: ptr("codenumeric"), Tags: &long}.Filter()
 	assert.Equal(t, []string{"Tags:too_long"}, fieldErrors(t, err))

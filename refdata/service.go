@@ -17,11 +17,11 @@ func NewService(store Store) *Service {
 }
 
 // ListCurrencies returns the page of currencies that q selects. The currency
-// whose code is defaultCurrency (the brand's) has IsDefault set. It fails with
-// KindInvalid, one field error per bad parameter, when q is invalid, and with
-// the store's error otherwise.
-func (s *Service) ListCurrencies(ctx context.Context, defaultCurrency string, q CurrencyQuery) (Page[Currency], error) {
-	f, err := q.Filter(defaultCurrency)
+// whose code is q.DefaultCurrency (the brand's) has IsDefault set. It fails
+// with KindInvalid, one field error per bad parameter, when q is invalid, and
+// with the store's error otherwise.
+func (s *Service) ListCurrencies(ctx context.Context, q CurrencyQuery) (Page[Currency], error) {
+	f, err := q.Filter()
 	if err != nil {
 		return Page[Currency]{}, err
 	}
@@ -33,7 +33,7 @@ func (s *Service) ListCurrencies(ctx context.Context, defaultCurrency string, q 
 		return Page[Currency]{}, err
 	}
 	for i := range items {
-		items[i].IsDefault = strings.EqualFold(items[i].Code, defaultCurrency)
+		items[i].IsDefault = strings.EqualFold(items[i].Code, q.DefaultCurrency)
 	}
 	return newPage(items, total, f.Page), nil
 }

@@ -153,8 +153,9 @@ func showRefData(ctx context.Context, app *brandbase.App, brand auth.Brand, out 
 
 	// A filtered list, as GET /api/v1/currencies?IsCoin=true&SortDataField=code&PageSize=5
 	// answers it.
-	page, err := app.RefData.ListCurrencies(ctx, brand.DefaultCurrency, refdata.CurrencyQuery{
+	page, err := app.RefData.ListCurrencies(ctx, refdata.CurrencyQuery{
 		IsCoin: new(true), SortDataField: new("code"), Page: refdata.Paging{Size: 5},
+		DefaultCurrency: brand.DefaultCurrency,
 	})
 	if err != nil {
 		return err
@@ -164,7 +165,7 @@ func showRefData(ctx context.Context, app *brandbase.App, brand auth.Brand, out 
 		codes = append(codes, c.Code)
 	}
 	fmt.Fprintf(out, "cryptocurrencies: %d, the first %d: %s\n", page.TotalItems, len(codes), strings.Join(codes, " "))
-	_, err = app.RefData.ListCurrencies(ctx, brand.DefaultCurrency, refdata.CurrencyQuery{Page: refdata.Paging{Number: -1}})
+	_, err = app.RefData.ListCurrencies(ctx, refdata.CurrencyQuery{Page: refdata.Paging{Number: -1}, DefaultCurrency: brand.DefaultCurrency})
 	var bad *envelope.Error
 	if errors.As(err, &bad) {
 		fmt.Fprintf(out, "a negative page: %s, field %s: %s\n", bad.Kind, bad.Fields[0].Field, bad.Fields[0].Code)

@@ -22,7 +22,7 @@ func TestRunPrintsTheWalkThrough(t *testing.T) {
 	// The coins of the dataset, counted without the filter.
 	store, err := memory.New(t.Context())
 	require.NoError(t, err)
-	all, err := refdata.NewService(store).ListCurrencies(t.Context(), "", refdata.CurrencyQuery{Page: refdata.Paging{Size: refdata.MaxPageSize}})
+	all, err := refdata.NewService(store).ListCurrencies(t.Context(), refdata.CurrencyQuery{Page: refdata.Paging{Size: refdata.MaxPageSize}})
 	require.NoError(t, err)
 	coins := map[string]bool{}
 	for _, c := range all.Items {

@@ -106,7 +106,7 @@ func TestListsFromSnapshot(t *testing.T) {
 		f := cityFilter(t, q)
 		assertSameAnswer(t, m.ListCities, ix.ListCities, f)
 	}
-	cf, err := refdata.CurrencyQuery{Name: ptr("dollar"), SortDataField: ptr("name")}.Filter("USD")
+	cf, err := refdata.CurrencyQuery{Name: ptr("dollar"), SortDataField: ptr("name"), DefaultCurrency: "USD"}.Filter()
 	require.NoError(t, err)
 	assertSameAnswer(t, m.ListCurrencies, ix.ListCurrencies, cf)
 	kf, err := refdata.CountryQuery{Region: ptr("europe"), SortDataField: ptr("capital")}.Filter()
@@ -375,7 +375,7 @@ func TestWritesPatchTheSnapshot(t *testing.T) {
 	for _, q := range queries {
 		assertSameAnswer(t, m.ListCities, ix.ListCities, cityFilter(t, q))
 	}
-	cf, err := refdata.CurrencyQuery{Name: ptr("patch")}.Filter("USD")
+	cf, err := refdata.CurrencyQuery{Name: ptr("patch"), DefaultCurrency: "USD"}.Filter()
 	require.NoError(t, err)
 	assertSameAnswer(t, m.ListCurrencies, ix.ListCurrencies, cf)
 	assert.Zero(t, sp.queries.Load(), "no list reached the store")

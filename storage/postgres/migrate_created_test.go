@@ -41,7 +41,7 @@ func TestMigrationNumbersStoredCurrencies(t *testing.T) {
 
 	s := open(t, url)
 	byCreation := "createdDate"
-	f, err := refdata.CurrencyQuery{SortDataField: &byCreation, Page: refdata.Paging{Size: refdata.MaxPageSize}}.Filter("USD")
+	f, err := refdata.CurrencyQuery{SortDataField: &byCreation, Page: refdata.Paging{Size: refdata.MaxPageSize}, DefaultCurrency: "USD"}.Filter()
 	require.NoError(t, err)
 	got, _, err := s.ListCurrencies(ctx, f)
 	require.NoError(t, err)

@@ -45,7 +45,7 @@ func ExampleOpen() {
 	if err != nil {
 		panic(err)
 	}
-	page, err := app.RefData.ListCurrencies(ctx, brand.DefaultCurrency, refdata.CurrencyQuery{Page: refdata.Paging{Size: 1}})
+	page, err := app.RefData.ListCurrencies(ctx, refdata.CurrencyQuery{Page: refdata.Paging{Size: 1}, DefaultCurrency: brand.DefaultCurrency})
 	fmt.Println("currencies loaded:", err == nil && page.TotalItems > 100, "page size:", page.PageSize)
 	// Output:
 	// integrity: <nil>

@@ -38,7 +38,7 @@ func TestMigrationNumbersStoredCurrencies(t *testing.T) {
 	s, err := sqlite.Open(ctx, path)
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
-	f, err := refdata.CurrencyQuery{SortDataField: refPtr("createdDate"), Page: refdata.Paging{Size: refdata.MaxPageSize}}.Filter("USD")
+	f, err := refdata.CurrencyQuery{SortDataField: refPtr("createdDate"), Page: refdata.Paging{Size: refdata.MaxPageSize}, DefaultCurrency: "USD"}.Filter()
 	require.NoError(t, err)
 	got, _, err := s.ListCurrencies(ctx, f)
 	require.NoError(t, err)

@@ -138,7 +138,7 @@ func testWritesElsewherePatchTheIndex(t *testing.T, newStore NewStore) {
 		assert.Equal(t, want, got, "%+v", q)
 		assert.Equal(t, wantTotal, total, "%+v", q)
 	}
-	uf, err := refdata.CurrencyQuery{Code: new("XPT")}.Filter("USD")
+	uf, err := refdata.CurrencyQuery{Code: new("XPT"), DefaultCurrency: "USD"}.Filter()
 	require.NoError(t, err)
 	_, total, err := ix.ListCurrencies(ctx, uf)
 	require.NoError(t, err)
@@ -202,7 +202,7 @@ func testWritesPatchTheIndex(t *testing.T, newStore NewStore) {
 	assert.Equal(t, want, cities)
 	assert.Equal(t, wantTotal, total)
 	assert.Equal(t, 1, total)
-	uf, err := refdata.CurrencyQuery{Code: &code}.Filter("USD")
+	uf, err := refdata.CurrencyQuery{Code: &code, DefaultCurrency: "USD"}.Filter()
 	require.NoError(t, err)
 	currencies, total, err := ix.ListCurrencies(ctx, uf)
 	require.NoError(t, err)

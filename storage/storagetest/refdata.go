@@ -43,7 +43,8 @@ var (
 // currencyFilter validates q (with USD as the default currency).
 func currencyFilter(t *testing.T, q refdata.CurrencyQuery) refdata.CurrencyFilter {
 	t.Helper()
-	f, err := q.Filter("USD")
+	q.DefaultCurrency = "USD"
+	f, err := q.Filter()
 	require.NoError(t, err)
 	return f
 }
