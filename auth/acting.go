@@ -19,6 +19,19 @@ type Acting struct {
 	Principal Principal
 }
 
+// Actor returns the principal an update acts as, in a.Brand: a.Principal
+// when it belongs to a.Brand, else a principal of a.Brand that is neither a
+// user nor the system and holds no permission, so that every write it
+// attempts there is refused (access_denied). A body that names another
+// brand without an authKey valid there thus authorizes nothing: the
+// request's own key never carries its permissions into another brand.
+func (a Acting) Actor() Principal {
+	if a.Principal.BrandID == a.Brand.ID {
+		return a.Principal
+	}
+	return Principal{BrandID: a.Brand.ID}
+}
+
 // ActingAs names, from a request body (authKey, brandUrl), who an update
 // acts as. An empty field is absent.
 type ActingAs struct {

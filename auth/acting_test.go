@@ -75,3 +75,18 @@ func TestActingIdentity(t *testing.T) {
 		}
 	})
 }
+
+// The actor of an acting identity is its principal in its own brand, and in
+// another brand a principal of that brand with no permission.
+func TestActingActor(t *testing.T) {
+	t.Parallel()
+	admin := auth.Principal{BrandID: "a", UserID: "u", Permissions: []auth.Permission{auth.PermAll}}
+	assert.Equal(t, admin, auth.Acting{Brand: auth.Brand{ID: "a"}, Principal: admin}.Actor())
+	for _, p := range []auth.Principal{admin, auth.SystemPrincipal("a")} {
+		got := auth.Acting{Brand: auth.Brand{ID: "b"}, Principal: p}.Actor()
+		assert.Equal(t, "b", got.BrandID)
+		assert.Empty(t, got.UserID)
+		assert.False(t, got.System)
+		assert.False(t, got.Can(auth.PermAnalyticsWrite))
+	}
+}

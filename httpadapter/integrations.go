@@ -16,8 +16,8 @@ const cacheIntegration = "private, no-cache"
 // 4.5); the route table mounts it only with an integrations service.
 func putAnalytics(h *Handler) http.HandlerFunc {
 	return putRecord(h,
-		func(ctx context.Context, actor auth.Principal, brandID, id string, b *AnalyticsUpdateRequest, pre integrations.Precondition) (integrations.Analytics, error) {
-			return h.svc.Integrations.UpdateAnalytics(ctx, actor, brandID, id, b.AnalyticsInput, pre)
+		func(ctx context.Context, actor auth.Principal, id string, b *AnalyticsUpdateRequest, pre integrations.Precondition) (integrations.Analytics, error) {
+			return h.svc.Integrations.UpdateAnalytics(ctx, actor, id, b.AnalyticsInput, pre)
 		})
 }
 
@@ -26,8 +26,8 @@ func putAnalytics(h *Handler) http.HandlerFunc {
 // mounts it only with an integrations service.
 func putPaymentGateway(h *Handler) http.HandlerFunc {
 	return putRecord(h,
-		func(ctx context.Context, actor auth.Principal, brandID, id string, b *PaymentGatewayUpdateRequest, pre integrations.Precondition) (integrations.PaymentGateway, error) {
-			return h.svc.Integrations.UpdatePaymentGateway(ctx, actor, brandID, id, b.PaymentGatewayInput, pre)
+		func(ctx context.Context, actor auth.Principal, id string, b *PaymentGatewayUpdateRequest, pre integrations.Precondition) (integrations.PaymentGateway, error) {
+			return h.svc.Integrations.UpdatePaymentGateway(ctx, actor, id, b.PaymentGatewayInput, pre)
 		})
 }
 
@@ -88,10 +88,11 @@ func getRecord[T tagged](h *Handler, read func(ctx context.Context, brandID, id 
 }
 
 // putRecord answers a PUT with a body B: it decodes the body, settles the
-// identity the update acts as (auth.Service.ActingIdentity) and applies update to the
-// path's {id} in the acting brand, under the request's If-Match.
+// identity the update acts as (auth.Service.ActingIdentity) and applies update,
+// as that identity's actor (auth.Acting.Actor, whose brand is the acting
+// brand), to the path's {id}, under the request's If-Match.
 func putRecord[B interface{ actingAs() auth.ActingAs }, T tagged](h *Handler,
-	update func(ctx context.Context, actor auth.Principal, brandID, id string, body *B, pre integrations.Precondition) (T, error),
+	update func(ctx context.Context, actor auth.Principal, id string, body *B, pre integrations.Precondition) (T, error),
 ) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var body B
@@ -105,7 +106,7 @@ func putRecord[B interface{ actingAs() auth.ActingAs }, T tagged](h *Handler,
 			h.fail(w, r, err)
 			return
 		}
-		rec, err := update(ctx, act.Principal, act.Brand.ID, r.PathValue("id"), &body, ifMatch(r))
+		rec, err := update(ctx, act.Actor(), r.PathValue("id"), &body, ifMatch(r))
 		if err != nil {
 			h.fail(w, r, err)
 			return

@@ -41,7 +41,7 @@ func (in AnalyticsInput) validate(v *envelope.Validation) analyticsFields {
 }
 
 // saveAnalytics creates (id "") or updates an analytics configuration.
-func (s *Service) saveAnalytics(ctx context.Context, actor auth.Principal, brandID, id string, in AnalyticsInput, pre Precondition) (Analytics, error) {
+func (s *Service) saveAnalytics(ctx context.Context, actor auth.Principal, brandID, id string, in AnalyticsInput, pre []Precondition) (Analytics, error) {
 	sv := &save[AnalyticsRecord]{k: &analyticsKind, actor: actor, brandID: brandID, id: id, pre: pre}
 	f := in.validate(&sv.v)
 	sv.common = f.common
@@ -75,21 +75,22 @@ func (s *Service) CreateAnalytics(ctx context.Context, actor auth.Principal, bra
 	return s.saveAnalytics(ctx, actor, brandID, "", in, nil)
 }
 
-// UpdateAnalytics replaces the analytics configuration of brandID with that
-// ID on behalf of actor (who needs auth.PermAnalyticsWrite in brandID), as
-// [AnalyticsInput] describes, atomically: it checks pre (when not nil)
-// against the current ETag, applies the status rule (Inactive while the app
+// UpdateAnalytics replaces the analytics configuration with that ID in the
+// actor's brand (actor.BrandID) on behalf of actor (who needs
+// auth.PermAnalyticsWrite there), as [AnalyticsInput] describes,
+// atomically: it checks every precondition given (a nil one is ignored;
+// [IfMatch] makes one) against the current ETag, applies the status rule (Inactive while the app
 // integration is; an Inactive configuration is not the default), clears the
 // default of the brand's other analytics configurations when this one
 // becomes the default, and writes a revision. It fails with KindForbidden
 // (access_denied), KindNotFound (no such configuration in the brand),
 // KindPreconditionFailed, or KindInvalid (a field error per bad field:
 // appIntegrationId, trackingId and apiKey are required, as on create).
-func (s *Service) UpdateAnalytics(ctx context.Context, actor auth.Principal, brandID, id string, in AnalyticsInput, pre Precondition) (Analytics, error) {
+func (s *Service) UpdateAnalytics(ctx context.Context, actor auth.Principal, id string, in AnalyticsInput, pre ...Precondition) (Analytics, error) {
 	if id == "" {
 		return Analytics{}, ErrConfigNotFound
 	}
-	return s.saveAnalytics(ctx, actor, brandID, id, in, pre)
+	return s.saveAnalytics(ctx, actor, actor.BrandID, id, in, pre)
 }
 
 // Analytics returns the analytics configuration of brandID with that ID,

@@ -69,7 +69,7 @@ func TestAnalyticsValidation(t *testing.T) {
 				var err error
 				if tt.update {
 					a := w.analytics(t)
-					_, err = w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+					_, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 					got, gerr := w.svc.Analytics(ctx, w.brand, a.ID)
 					require.NoError(t, gerr)
 					assert.Equal(t, a, got, "a refused update changes nothing")
@@ -128,7 +128,7 @@ func TestAnalyticsSecretsOnUpdate(t *testing.T) {
 			t.Helper()
 			in := w.analyticsInput(w.analyticsApp.ID)
 			mutate(&in)
-			got, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+			got, err := w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 			require.NoError(t, err)
 			return got
 		}
@@ -157,7 +157,7 @@ func TestAnalyticsSecretsOnUpdate(t *testing.T) {
 		// apiKey is required on every update, not only on create.
 		in := w.analyticsInput(w.analyticsApp.ID)
 		in.APIKey = nil
-		_, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		_, err := w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		assert.Equal(t, map[string]string{"apiKey": "required"}, fieldCodes(t, err))
 		assert.Equal(t, orig, secrets(), "a refused update changes nothing")
 
@@ -206,14 +206,14 @@ func TestStatusRule(t *testing.T) {
 		// An Inactive configuration is never the default.
 		in := w.analyticsInput(w.analyticsApp.ID)
 		in.Status, in.IsDefault = ptr(auth.Status("INACTIVE")), ptr(true)
-		got, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		got, err := w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.NoError(t, err)
 		assert.Equal(t, auth.StatusInactive, got.Status)
 		assert.False(t, got.IsDefault)
 
 		// Deactivating the app integration deactivates its configurations.
 		in.Status = ptr(auth.StatusActive)
-		_, err = w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		_, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.NoError(t, err)
 		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.brand, w.gatewayApp.ID, integrations.AppIntegrationInput{
 			Name: "Gateway", Domain: "https://gw.example.com", Status: "inactive",
@@ -233,7 +233,7 @@ func TestStatusRule(t *testing.T) {
 		// While it is Inactive, an update sending Active stores Inactive.
 		pin := w.gatewayInput(w.gatewayApp.ID)
 		pin.Status, pin.IsDefault = ptr(auth.StatusActive), ptr(true)
-		gotP, err = w.svc.UpdatePaymentGateway(ctx, w.admin, w.brand, p.ID, pin, nil)
+		gotP, err = w.svc.UpdatePaymentGateway(ctx, w.admin, p.ID, pin)
 		require.NoError(t, err)
 		assert.Equal(t, auth.StatusInactive, gotP.Status)
 		assert.False(t, gotP.IsDefault)
@@ -243,14 +243,14 @@ func TestStatusRule(t *testing.T) {
 			Name: "Gateway", Domain: "https://gw.example.com", Status: "Active",
 		})
 		require.NoError(t, err)
-		gotP, err = w.svc.UpdatePaymentGateway(ctx, w.admin, w.brand, p.ID, pin, nil)
+		gotP, err = w.svc.UpdatePaymentGateway(ctx, w.admin, p.ID, pin)
 		require.NoError(t, err)
 		assert.Equal(t, auth.StatusActive, gotP.Status)
 		assert.True(t, gotP.IsDefault)
 
 		// A status not sent keeps the stored one.
 		pin.Status = nil
-		gotP, err = w.svc.UpdatePaymentGateway(ctx, w.admin, w.brand, p.ID, pin, nil)
+		gotP, err = w.svc.UpdatePaymentGateway(ctx, w.admin, p.ID, pin)
 		require.NoError(t, err)
 		assert.Equal(t, auth.StatusActive, gotP.Status)
 	})
@@ -268,13 +268,13 @@ func TestOneDefaultPerBrandAndKind(t *testing.T) {
 		require.NoError(t, err)
 		oin := w.analyticsInput(w.otherAnalyticsApp.ID)
 		oin.IsDefault = ptr(true)
-		otherBrand, err = w.svc.UpdateAnalytics(ctx, w.otherAdmin, w.other, otherBrand.ID, oin, nil)
+		otherBrand, err = w.svc.UpdateAnalytics(ctx, w.otherAdmin, otherBrand.ID, oin)
 		require.NoError(t, err)
 		gw := w.gateway(t, func(in *integrations.PaymentGatewayInput) { in.IsDefault = ptr(true) })
 
 		in := w.analyticsInput(w.analyticsApp.ID)
 		in.IsDefault = ptr(true)
-		got, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, second.ID, in, nil)
+		got, err := w.svc.UpdateAnalytics(ctx, w.admin, second.ID, in)
 		require.NoError(t, err)
 		assert.True(t, got.IsDefault)
 
@@ -314,16 +314,19 @@ func TestPermissionsAndBrands(t *testing.T) {
 		in := w.analyticsInput(w.analyticsApp.ID)
 		pin := w.gatewayInput(w.gatewayApp.ID)
 
-		_, err := w.svc.UpdateAnalytics(ctx, w.viewer, w.brand, a.ID, in, nil)
+		_, err := w.svc.UpdateAnalytics(ctx, w.viewer, a.ID, in)
 		assertKind(t, envelope.KindForbidden, err, "a user without the permission")
 		assert.Equal(t, integrations.CodeAccessDenied, envelope.CodeOf(err))
-		_, err = w.svc.UpdatePaymentGateway(ctx, w.analyst, w.brand, p.ID, pin, nil)
+		_, err = w.svc.UpdatePaymentGateway(ctx, w.analyst, p.ID, pin)
 		assertKind(t, envelope.KindForbidden, err, "the analytics permission does not cover payment gateways")
-		_, err = w.svc.UpdateAnalytics(ctx, w.analyst, w.brand, a.ID, in, nil)
+		_, err = w.svc.UpdateAnalytics(ctx, w.analyst, a.ID, in)
 		assert.NoError(t, err, "it covers analytics")
-		_, err = w.svc.UpdateAnalytics(ctx, w.otherAdmin, w.brand, a.ID, in, nil)
+		// An update works in its actor's brand: another brand's admin acting
+		// in this brand (as a body brandUrl without an authKey of this brand
+		// makes it) is an actor of this brand without any permission.
+		_, err = w.svc.UpdateAnalytics(ctx, auth.Acting{Brand: auth.Brand{ID: w.brand}, Principal: w.otherAdmin}.Actor(), a.ID, in)
 		assertKind(t, envelope.KindForbidden, err, "an admin of another brand")
-		_, err = w.svc.UpdateAnalytics(ctx, auth.Principal{BrandID: w.brand, Permissions: []auth.Permission{auth.PermAll}}, w.brand, a.ID, in, nil)
+		_, err = w.svc.UpdateAnalytics(ctx, auth.Principal{BrandID: w.brand, Permissions: []auth.Permission{auth.PermAll}}, a.ID, in)
 		assertKind(t, envelope.KindForbidden, err, "no user")
 		_, err = w.svc.CreateAnalytics(ctx, w.viewer, w.brand, in)
 		assertKind(t, envelope.KindForbidden, err, "create needs the permission too")
@@ -337,9 +340,9 @@ func TestPermissionsAndBrands(t *testing.T) {
 		// The other brand's admin acting in its own brand finds nothing of
 		// this brand.
 		oin := w.analyticsInput(w.otherAnalyticsApp.ID)
-		_, err = w.svc.UpdateAnalytics(ctx, w.otherAdmin, w.other, a.ID, oin, nil)
+		_, err = w.svc.UpdateAnalytics(ctx, w.otherAdmin, a.ID, oin)
 		assertKind(t, envelope.KindNotFound, err, "an ID of another brand")
-		_, err = w.svc.UpdatePaymentGateway(ctx, w.otherAdmin, w.other, p.ID, w.gatewayInput(w.otherGatewayApp.ID), nil)
+		_, err = w.svc.UpdatePaymentGateway(ctx, w.otherAdmin, p.ID, w.gatewayInput(w.otherGatewayApp.ID))
 		assertKind(t, envelope.KindNotFound, err, "an ID of another brand")
 		_, err = w.svc.UpdateAppIntegration(ctx, w.otherAdmin, w.other, w.analyticsApp.ID, integrations.AppIntegrationInput{
 			Name: "x", Domain: "https://x.example.com"})
@@ -391,12 +394,12 @@ func TestPrecondition(t *testing.T) {
 		a := w.analytics(t)
 		in := w.analyticsInput(w.analyticsApp.ID)
 		in.TrackingID = ptr("G-2")
-		b, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, integrations.IfMatch(a.ETag()))
+		b, err := w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in, integrations.IfMatch(a.ETag()))
 		require.NoError(t, err)
 		assert.NotEqual(t, a.ETag(), b.ETag())
 
 		in.TrackingID = ptr("G-3")
-		_, err = w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, integrations.IfMatch(a.ETag()))
+		_, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in, integrations.IfMatch(a.ETag()))
 		assertKind(t, envelope.KindPreconditionFailed, err, "a stale ETag")
 		assert.Equal(t, integrations.CodePreconditionFailed, envelope.CodeOf(err))
 		got, err := w.svc.Analytics(ctx, w.brand, a.ID)
@@ -407,11 +410,11 @@ func TestPrecondition(t *testing.T) {
 		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.brand, w.analyticsApp.ID, integrations.AppIntegrationInput{
 			Name: "Renamed", Domain: "https://a.example.com"})
 		require.NoError(t, err)
-		_, err = w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, integrations.IfMatch(b.ETag()))
+		_, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in, integrations.IfMatch(b.ETag()))
 		assertKind(t, envelope.KindPreconditionFailed, err, "the app integration changed")
 
 		// The precondition is checked after the record is found.
-		_, err = w.svc.UpdateAnalytics(ctx, w.admin, w.brand, "missing", in, integrations.IfMatch(b.ETag()))
+		_, err = w.svc.UpdateAnalytics(ctx, w.admin, "missing", in, integrations.IfMatch(b.ETag()))
 		assertKind(t, envelope.KindNotFound, err, "missing record")
 	})
 }
@@ -429,7 +432,7 @@ func TestRevisionsAndHooks(t *testing.T) {
 		w.clock.Add(time.Minute)
 		in := w.analyticsInput(w.analyticsApp.ID)
 		in.TrackingID, in.APISecret, in.Metadata, in.Status = ptr("G-9"), ptr("new secret value"), nil, ptr(auth.StatusInactive)
-		got, err := w.svc.UpdateAnalytics(ctx, w.analyst, w.brand, a.ID, in, nil)
+		got, err := w.svc.UpdateAnalytics(ctx, w.analyst, a.ID, in)
 		require.NoError(t, err, "a panicking hook does not fail the update")
 		assert.Equal(t, "2026-05-06T07:09:09+00:00", got.UpdatedDate)
 		assert.Equal(t, a.CreatedDate, got.CreatedDate)
@@ -450,7 +453,7 @@ func TestRevisionsAndHooks(t *testing.T) {
 		assert.Equal(t, r, evs[0].Revision)
 
 		unsubscribe()
-		_, err = w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		_, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.NoError(t, err)
 		assert.Len(t, rec.all(), 1, "an unsubscribed hook is not called")
 		revs, err = w.svc.Revisions(ctx, w.brand, integrations.KindAnalytics, a.ID)

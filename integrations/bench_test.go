@@ -24,7 +24,7 @@ func BenchmarkUpdateAnalytics(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				var err error
-				benchAnalytics, err = w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+				benchAnalytics, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
@@ -139,7 +140,7 @@ type save[R any] struct {
 	actor   auth.Principal
 	brandID string
 	id      string
-	pre     Precondition
+	pre     []Precondition      // every one must hold; nil ones are ignored
 	v       envelope.Validation // the body's field errors
 	common  commonInput
 	// apply sets the kind's own fields of next (whose header is set) from
@@ -191,18 +192,21 @@ func (sv *save[R]) run(ctx context.Context, s *Service) (R, AppIntegration, erro
 	return out, parent, err
 }
 
-// checkPrecondition checks the precondition, when there is one, against
+// checkPrecondition checks the preconditions, when there are any, against
 // the entity tag of the current record with header hd.
 func (sv *save[R]) checkPrecondition(ctx context.Context, st *txState, hd *ConfigHeader) error {
-	if sv.pre == nil {
+	if !slices.ContainsFunc(sv.pre, func(p Precondition) bool { return p != nil }) {
 		return nil
 	}
 	p, err := st.tx.AppIntegrationByID(ctx, sv.brandID, hd.AppIntegrationID)
 	if err != nil {
 		return err
 	}
-	if !sv.pre(etag(hd.Version, p.Version)) {
-		return preconditionFailed()
+	tag := etag(hd.Version, p.Version)
+	for _, pre := range sv.pre {
+		if pre != nil && !pre(tag) {
+			return preconditionFailed()
+		}
 	}
 	return nil
 }

@@ -26,11 +26,11 @@ func TestMissingConfigReadsAlike(t *testing.T) {
 				return err
 			},
 			"UpdateAnalytics": func(ctx context.Context, id string) error {
-				_, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, id, w.analyticsInput(w.analyticsApp.ID), nil)
+				_, err := w.svc.UpdateAnalytics(ctx, w.admin, id, w.analyticsInput(w.analyticsApp.ID))
 				return err
 			},
 			"UpdatePaymentGateway": func(ctx context.Context, id string) error {
-				_, err := w.svc.UpdatePaymentGateway(ctx, w.admin, w.brand, id, w.gatewayInput(w.gatewayApp.ID), nil)
+				_, err := w.svc.UpdatePaymentGateway(ctx, w.admin, id, w.gatewayInput(w.gatewayApp.ID))
 				return err
 			},
 			"AnalyticsSecrets": func(ctx context.Context, id string) error {

@@ -34,7 +34,7 @@ func Example() {
 	fmt.Println(a.TrackingID, a.APIKey, a.Status)
 
 	// An update that sends the masked key back keeps the stored key.
-	a, _ = svc.UpdateAnalytics(ctx, admin, brand.ID, a.ID, integrations.AnalyticsInput{
+	a, _ = svc.UpdateAnalytics(ctx, admin, a.ID, integrations.AnalyticsInput{
 		AppIntegrationID: &app.ID, TrackingID: str("G-67890"), APIKey: &a.APIKey, IsDefault: new(true),
 	}, integrations.IfMatch(a.ETag()))
 	secrets, _ := svc.AnalyticsSecrets(ctx, brand.ID, a.ID)

@@ -37,7 +37,7 @@ func (in PaymentGatewayInput) validate(v *envelope.Validation) paymentGatewayFie
 
 // savePaymentGateway creates (id "") or updates a payment-gateway
 // configuration.
-func (s *Service) savePaymentGateway(ctx context.Context, actor auth.Principal, brandID, id string, in PaymentGatewayInput, pre Precondition) (PaymentGateway, error) {
+func (s *Service) savePaymentGateway(ctx context.Context, actor auth.Principal, brandID, id string, in PaymentGatewayInput, pre []Precondition) (PaymentGateway, error) {
 	sv := &save[PaymentGatewayRecord]{k: &paymentGatewayKind, actor: actor, brandID: brandID, id: id, pre: pre}
 	f := in.validate(&sv.v)
 	sv.common = f.common
@@ -72,14 +72,15 @@ func (s *Service) CreatePaymentGateway(ctx context.Context, actor auth.Principal
 	return s.savePaymentGateway(ctx, actor, brandID, "", in, nil)
 }
 
-// UpdatePaymentGateway replaces the payment-gateway configuration of brandID
-// with that ID on behalf of actor (who needs auth.PermPaymentGatewayWrite in
-// brandID), with the rules and errors of [Service.UpdateAnalytics].
-func (s *Service) UpdatePaymentGateway(ctx context.Context, actor auth.Principal, brandID, id string, in PaymentGatewayInput, pre Precondition) (PaymentGateway, error) {
+// UpdatePaymentGateway replaces the payment-gateway configuration with that
+// ID in the actor's brand (actor.BrandID) on behalf of actor (who needs
+// auth.PermPaymentGatewayWrite there), under every precondition given,
+// with the rules and errors of [Service.UpdateAnalytics].
+func (s *Service) UpdatePaymentGateway(ctx context.Context, actor auth.Principal, id string, in PaymentGatewayInput, pre ...Precondition) (PaymentGateway, error) {
 	if id == "" {
 		return PaymentGateway{}, ErrConfigNotFound
 	}
-	return s.savePaymentGateway(ctx, actor, brandID, id, in, pre)
+	return s.savePaymentGateway(ctx, actor, actor.BrandID, id, in, pre)
 }
 
 // PaymentGateway returns the payment-gateway configuration of brandID with

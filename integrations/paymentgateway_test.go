@@ -58,7 +58,7 @@ func TestPaymentGatewayValidation(t *testing.T) {
 				p := w.gateway(t)
 				in := w.gatewayInput(w.gatewayApp.ID)
 				tt.mutate(w, &in)
-				got, err := w.svc.UpdatePaymentGateway(t.Context(), w.admin, w.brand, p.ID, in, nil)
+				got, err := w.svc.UpdatePaymentGateway(t.Context(), w.admin, p.ID, in)
 				if tt.want == nil {
 					require.NoError(t, err)
 					assert.EqualValues(t, 2, got.Version)
@@ -97,7 +97,7 @@ func TestPaymentGatewayAnswerAndSecrets(t *testing.T) {
 		// PUT semantics: fields not sent are cleared (testMode false), the
 		// private key sent back masked is kept.
 		in := integrations.PaymentGatewayInput{AppIntegrationID: &w.gatewayApp.ID, Name: ptr("Stripe 2"), PrivateKey: p.PrivateKey}
-		got, err = w.svc.UpdatePaymentGateway(ctx, w.admin, w.brand, p.ID, in, nil)
+		got, err = w.svc.UpdatePaymentGateway(ctx, w.admin, p.ID, in)
 		require.NoError(t, err)
 		assert.Nil(t, got.IPNListenerLink)
 		assert.Nil(t, got.Description)

@@ -107,7 +107,7 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 		// An update that keeps the secrets writes no plaintext either.
 		in := w.gatewayInput(w.gatewayApp.ID)
 		in.PrivateKey = p.PrivateKey
-		_, err = w.svc.UpdatePaymentGateway(t.Context(), w.admin, w.brand, p.ID, in, nil)
+		_, err = w.svc.UpdatePaymentGateway(t.Context(), w.admin, p.ID, in)
 		require.NoError(t, err)
 		require.NoError(t, store.Close())
 
@@ -225,7 +225,7 @@ func TestConcurrentUpdates(t *testing.T) {
 				in := w.analyticsInput(w.analyticsApp.ID)
 				in.TrackingID, in.APIKey = ptr(fmt.Sprintf("G-%d", i)), ptr(fmt.Sprintf("key-%d-abcdefgh", i))
 				in.IsDefault = ptr(true)
-				_, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+				_, err := w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 				assert.NoError(t, err)
 			})
 		}
@@ -264,7 +264,7 @@ func TestConcurrentDefaults(t *testing.T) {
 			wg.Go(func() {
 				in := w.analyticsInput(w.analyticsApp.ID)
 				in.IsDefault = ptr(true)
-				_, err := w.svc.UpdateAnalytics(ctx, w.admin, w.brand, ids[i%len(ids)], in, nil)
+				_, err := w.svc.UpdateAnalytics(ctx, w.admin, ids[i%len(ids)], in)
 				assert.NoError(t, err)
 			})
 		}
@@ -301,7 +301,7 @@ func TestNewSecretReplacesOneThatNoLongerDecrypts(t *testing.T) {
 		in := w.analyticsInput(w.analyticsApp.ID)
 		in.APIKey, in.APISecret = &a.APIKey, a.APISecret
 		in.TrackingID = ptr("G-CHANGED")
-		_, err = lost.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		_, err = lost.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.ErrorIs(t, err, integrations.ErrSecretUnreadable)
 		same, err := w.svc.Analytics(ctx, w.brand, a.ID)
 		require.NoError(t, err)
@@ -318,7 +318,7 @@ func TestNewSecretReplacesOneThatNoLongerDecrypts(t *testing.T) {
 
 		in = w.analyticsInput(w.analyticsApp.ID)
 		in.APIKey, in.APISecret = ptr("ak_new_value_0000000001"), ptr("as_new_value_0000000002")
-		got, err := lost.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		got, err := lost.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.NoError(t, err, "new values replace secrets that no longer decrypt")
 		assert.Equal(t, integrations.Mask("ak_new_value_0000000001"), got.APIKey)
 

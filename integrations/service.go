@@ -26,9 +26,10 @@ const (
 // Service applies the rules of app integrations and their configurations on
 // top of a Store. It is safe for concurrent use.
 //
-// Methods that change something take the acting principal and the brand:
-// the actor must belong to that brand and hold the write permission of the
-// kind (auth.PermAnalyticsWrite or auth.PermPaymentGatewayWrite, or
+// Methods that change something take the acting principal; the create
+// methods also take the brand, the update methods of configurations work in
+// the actor's own brand (Principal.BrandID). The actor must belong to that
+// brand and hold the write permission of the kind (auth.PermAnalyticsWrite or auth.PermPaymentGatewayWrite, or
 // auth.PermAll), else they fail with KindForbidden (code access_denied). The
 // actor is a user's principal (from auth.Service.Authenticate after a
 // login), or, for the host acting on its own behalf, auth.SystemPrincipal

@@ -33,10 +33,10 @@ func TestSystemPrincipal(t *testing.T) {
 			seen = append(seen, ev.Revision)
 		})
 		defer unsubscribe()
-		_, err := w.svc.UpdateAnalytics(ctx, system, w.brand, a.ID, in, nil)
+		_, err := w.svc.UpdateAnalytics(ctx, system, a.ID, in)
 		require.NoError(t, err)
 		in.TrackingID = ptr("G-ADMIN")
-		_, err = w.svc.UpdateAnalytics(ctx, w.admin, w.brand, a.ID, in, nil)
+		_, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.NoError(t, err)
 
 		revs, err := w.svc.Revisions(ctx, w.brand, integrations.KindAnalytics, a.ID)
@@ -52,11 +52,15 @@ func TestSystemPrincipal(t *testing.T) {
 		assert.False(t, seen[1].ActorSystem)
 
 		for name, p := range map[string]auth.Principal{
-			"the system of another brand": auth.SystemPrincipal(w.other),
+			// An update works in its actor's brand: the system of another
+			// brand acting in this one holds no permission here.
+			"the system of another brand": auth.Acting{Brand: auth.Brand{ID: w.brand}, Principal: auth.SystemPrincipal(w.other)}.Actor(),
 			"no user and not the system":  {BrandID: w.brand, Permissions: []auth.Permission{auth.PermAll}},
 		} {
-			_, err := w.svc.UpdateAnalytics(ctx, p, w.brand, a.ID, in, nil)
+			_, err := w.svc.UpdateAnalytics(ctx, p, a.ID, in)
 			assert.Equal(t, envelope.KindForbidden, envelope.KindOf(err), name)
 		}
+		_, err = w.svc.UpdateAnalytics(ctx, auth.SystemPrincipal(w.other), a.ID, in)
+		assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err), "in its own brand, the system of another brand finds nothing of this one")
 	})
 }

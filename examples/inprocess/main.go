@@ -182,7 +182,7 @@ func showIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand,
 		return err
 	}
 	// The masked key sent back keeps the stored one.
-	a, err = app.Integrations.UpdateAnalytics(ctx, alice, brand.ID, a.ID, integrations.AnalyticsInput{
+	a, err = app.Integrations.UpdateAnalytics(ctx, alice, a.ID, integrations.AnalyticsInput{
 		AppIntegrationID: &set.analyticsApp, TrackingID: new("G-67890"), APIKey: &a.APIKey, IsDefault: new(true),
 	}, integrations.IfMatch(a.ETag()))
 	if err != nil {
@@ -207,10 +207,10 @@ func showIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand,
 	}
 	in := integrations.PaymentGatewayInput{AppIntegrationID: &set.gatewayApp, Name: &g.Name, PrivateKey: g.PrivateKey,
 		ReturnLink: g.ReturnLink, TestMode: &g.TestMode, IsDefault: &g.IsDefault, Notes: new("checked by the nightly job")}
-	_, err = app.Integrations.UpdatePaymentGateway(ctx, alice, brand.ID, g.ID, in, nil)
+	_, err = app.Integrations.UpdatePaymentGateway(ctx, alice, g.ID, in)
 	fmt.Fprintf(out, "alice updating the payment gateway: %s (%s)\n", envelope.KindOf(err), envelope.CodeOf(err))
 	// ...the host may, as the system.
-	if _, err = app.Integrations.UpdatePaymentGateway(ctx, auth.SystemPrincipal(brand.ID), brand.ID, g.ID, in, nil); err != nil {
+	if _, err = app.Integrations.UpdatePaymentGateway(ctx, auth.SystemPrincipal(brand.ID), g.ID, in); err != nil {
 		return err
 	}
 	last, err = lastRevision(ctx, app, brand, integrations.KindPaymentGateway, g.ID)

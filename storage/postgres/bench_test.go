@@ -148,7 +148,7 @@ func BenchmarkIntegrationsManyBrands(b *testing.B) {
 						i := n.Add(1)
 						f := fixtures[int(i)%brands]
 						if i%mode.writeEvery == 0 {
-							if _, err := svc.UpdateAnalytics(ctx, f.admin, f.brand, f.analytics, f.analyticsIn(fmt.Sprintf("G-%d", i)), nil); err != nil {
+							if _, err := svc.UpdateAnalytics(ctx, f.admin, f.analytics, f.analyticsIn(fmt.Sprintf("G-%d", i))); err != nil {
 								b.Error(err)
 								return
 							}

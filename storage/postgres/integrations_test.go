@@ -53,7 +53,7 @@ func TestIntegrationUpdatesAcrossInstances(t *testing.T) {
 	for i, svc := range svcs {
 		for j := range updates {
 			wg.Go(func() {
-				_, err := svc.UpdateAnalytics(ctx, admin, b.ID, created.ID, input(fmt.Sprintf("G-%d-%d", i, j)), nil)
+				_, err := svc.UpdateAnalytics(ctx, admin, created.ID, input(fmt.Sprintf("G-%d-%d", i, j)))
 				assert.NoError(t, err)
 			})
 		}
@@ -162,16 +162,16 @@ func TestIntegrationLocksArePerBrandAndIntegration(t *testing.T) {
 
 	bound, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_, err := svc.UpdateAnalytics(bound, b.admin, b.brand, b.analytics, b.analyticsIn("G-b"), nil)
+	_, err := svc.UpdateAnalytics(bound, b.admin, b.analytics, b.analyticsIn("G-b"))
 	require.NoError(t, err, "another brand's analytics does not wait")
-	_, err = svc.UpdatePaymentGateway(bound, a.admin, a.brand, a.gateway, a.gatewayIn("gw-a"), nil)
+	_, err = svc.UpdatePaymentGateway(bound, a.admin, a.gateway, a.gatewayIn("gw-a"))
 	require.NoError(t, err, "the brand's other integration does not wait")
 	_, err = svc.CreateAnalytics(bound, b.admin, b.brand, b.analyticsIn("G-b2"))
 	require.NoError(t, err, "a create in another brand does not wait")
 
 	same, rotate := make(chan error, 1), make(chan error, 1)
 	go func() {
-		_, err := svc.UpdateAnalytics(ctx, a.admin, a.brand, a.analytics, a.analyticsIn("G-a"), nil)
+		_, err := svc.UpdateAnalytics(ctx, a.admin, a.analytics, a.analyticsIn("G-a"))
 		same <- err
 	}()
 	go func() {

@@ -68,9 +68,9 @@ func seedIntegrations(t *testing.T, svc *integrations.Service, admin auth.Princi
 		TrackingID: ptr("G-1"), APIKey: ptr("key-one-123456"), APISecret: ptr("secret-one-123456"),
 		Metadata: ptr("env=prod"), AccountConfigNotes: ptr("notes"), IsDefault: ptr(true)})
 	require.NoError(t, err)
-	_, err = svc.UpdateAnalytics(ctx, admin, brandID, a.ID, integrations.AnalyticsInput{AppIntegrationID: &anApp.ID,
+	_, err = svc.UpdateAnalytics(ctx, admin, a.ID, integrations.AnalyticsInput{AppIntegrationID: &anApp.ID,
 		TrackingID: ptr("G-1b"), APIKey: &a.APIKey, Metadata: ptr("env=test"), AccountConfigNotes: ptr("notes 2"),
-		IsDefault: ptr(true)}, nil)
+		IsDefault: ptr(true)})
 	require.NoError(t, err)
 	_, err = svc.CreateAnalytics(ctx, admin, brandID, integrations.AnalyticsInput{AppIntegrationID: &anApp.ID,
 		TrackingID: ptr("G-2"), APIKey: ptr("key-two-123456")})
