@@ -37,8 +37,9 @@ var requestRules = map[reflect.Type]struct {
 
 // enumTypes are the string types with a closed set of values.
 var enumTypes = map[reflect.Type][]string{
-	reflect.TypeFor[auth.Status]():       {string(auth.StatusActive), string(auth.StatusInactive)},
-	reflect.TypeFor[integrations.Type](): {string(integrations.TypeAnalytics), string(integrations.TypePaymentGateway)},
+	reflect.TypeFor[auth.Status]():         {string(auth.StatusActive), string(auth.StatusInactive)},
+	reflect.TypeFor[integrations.Status](): {string(integrations.StatusActive), string(integrations.StatusInactive)},
+	reflect.TypeFor[integrations.Type]():   {string(integrations.TypeAnalytics), string(integrations.TypePaymentGateway)},
 }
 
 // fieldDocs describe fields whose meaning their name and type do not carry,

@@ -289,6 +289,13 @@ func TestOpenAPIDocumentShape(t *testing.T) {
 	// about one).
 	item := doc.deref(map[string]any{"$ref": "#/components/schemas/ErrorItem"})
 	assert.ElementsMatch(t, []any{"code", "message", "details"}, item["required"])
+	// The integrations' status is a closed enum, as the brands' was.
+	for _, name := range []string{"Analytics", "PaymentGateway"} {
+		sch := doc.deref(map[string]any{"$ref": "#/components/schemas/" + name})
+		props, _ := sch["properties"].(map[string]any)
+		status, _ := props["status"].(map[string]any)
+		assert.Equal(t, []any{"Active", "Inactive"}, doc.deref(status)["enum"], name+".status")
+	}
 
 	refs := 0
 	walkRefs(map[string]any(doc), func(ref string) {

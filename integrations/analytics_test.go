@@ -35,7 +35,7 @@ func TestAnalyticsValidation(t *testing.T) {
 			in.APIKey = nil
 		}, map[string]string{"apiKey": "required"}},
 		{"bad status", false, func(_ *world, in *integrations.AnalyticsInput) {
-			in.Status = ptr(auth.Status("Paused"))
+			in.Status = ptr(integrations.Status("Paused"))
 		}, map[string]string{"status": "invalid_enum"}},
 		{"unknown app integration", false, func(_ *world, in *integrations.AnalyticsInput) {
 			in.AppIntegrationID = ptr("no-such-id")
@@ -48,7 +48,7 @@ func TestAnalyticsValidation(t *testing.T) {
 		}, map[string]string{"appIntegrationId": "type_mismatch"}},
 		{"every bad field at once", false, func(w *world, in *integrations.AnalyticsInput) {
 			in.AppIntegrationID, in.TrackingID, in.APIKey = &w.gatewayApp.ID, nil, ptr(" ")
-			in.Status, in.Metadata = ptr(auth.Status("nope")), ptr(strings.Repeat("m", 10001))
+			in.Status, in.Metadata = ptr(integrations.Status("nope")), ptr(strings.Repeat("m", 10001))
 		}, map[string]string{"appIntegrationId": "type_mismatch", "trackingId": "required", "apiKey": "too_short",
 			"status": "invalid_enum", "metadata": "too_long"}},
 		{"control characters in trackingId", false, func(_ *world, in *integrations.AnalyticsInput) {
@@ -92,12 +92,12 @@ func TestAnalyticsAnswer(t *testing.T) {
 	forEachStore(t, func(t *testing.T, w *world) {
 		ctx := t.Context()
 		a := w.analytics(t, func(in *integrations.AnalyticsInput) {
-			in.Status, in.IsDefault, in.AccountConfigNotes = ptr(auth.Status("active")), ptr(true), ptr("acct 7")
+			in.Status, in.IsDefault, in.AccountConfigNotes = ptr(integrations.Status("active")), ptr(true), ptr("acct 7")
 		})
 		assert.Equal(t, "G-12345", a.TrackingID)
 		assert.Equal(t, "********************cdef", a.APIKey, "apiKey masked but its last 4")
 		assert.Equal(t, ptr("******************7654"), a.APISecret, "apiSecret masked too")
-		assert.Equal(t, auth.StatusActive, a.Status, "status canonical")
+		assert.Equal(t, integrations.StatusActive, a.Status, "status canonical")
 		assert.True(t, a.IsDefault)
 		assert.Equal(t, w.analyticsApp, a.AppIntegration)
 		assert.Equal(t, "2026-05-06T07:08:09+00:00", a.CreatedDate, "RFC 3339 with a numeric offset")
@@ -205,14 +205,14 @@ func TestStatusRule(t *testing.T) {
 
 		// An Inactive configuration is never the default.
 		in := w.analyticsInput(w.analyticsApp.ID)
-		in.Status, in.IsDefault = ptr(auth.Status("INACTIVE")), ptr(true)
+		in.Status, in.IsDefault = ptr(integrations.Status("INACTIVE")), ptr(true)
 		got, err := w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.NoError(t, err)
-		assert.Equal(t, auth.StatusInactive, got.Status)
+		assert.Equal(t, integrations.StatusInactive, got.Status)
 		assert.False(t, got.IsDefault)
 
 		// Deactivating the app integration deactivates its configurations.
-		in.Status = ptr(auth.StatusActive)
+		in.Status = ptr(integrations.StatusActive)
 		_, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.NoError(t, err)
 		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.brand, w.gatewayApp.ID, integrations.AppIntegrationInput{
@@ -221,8 +221,8 @@ func TestStatusRule(t *testing.T) {
 		require.NoError(t, err)
 		gotP, err := w.svc.PaymentGateway(ctx, w.brand, p.ID)
 		require.NoError(t, err)
-		assert.Equal(t, auth.StatusInactive, gotP.Status)
-		assert.Equal(t, auth.StatusInactive, gotP.AppIntegration.Status)
+		assert.Equal(t, integrations.StatusInactive, gotP.Status)
+		assert.Equal(t, integrations.StatusInactive, gotP.AppIntegration.Status)
 		assert.False(t, gotP.IsDefault)
 		revs, err := w.svc.Revisions(ctx, w.brand, integrations.KindPaymentGateway, p.ID)
 		require.NoError(t, err)
@@ -232,10 +232,10 @@ func TestStatusRule(t *testing.T) {
 
 		// While it is Inactive, an update sending Active stores Inactive.
 		pin := w.gatewayInput(w.gatewayApp.ID)
-		pin.Status, pin.IsDefault = ptr(auth.StatusActive), ptr(true)
+		pin.Status, pin.IsDefault = ptr(integrations.StatusActive), ptr(true)
 		gotP, err = w.svc.UpdatePaymentGateway(ctx, w.admin, p.ID, pin)
 		require.NoError(t, err)
-		assert.Equal(t, auth.StatusInactive, gotP.Status)
+		assert.Equal(t, integrations.StatusInactive, gotP.Status)
 		assert.False(t, gotP.IsDefault)
 
 		// Once the app integration is Active again, the status sent is kept.
@@ -245,14 +245,14 @@ func TestStatusRule(t *testing.T) {
 		require.NoError(t, err)
 		gotP, err = w.svc.UpdatePaymentGateway(ctx, w.admin, p.ID, pin)
 		require.NoError(t, err)
-		assert.Equal(t, auth.StatusActive, gotP.Status)
+		assert.Equal(t, integrations.StatusActive, gotP.Status)
 		assert.True(t, gotP.IsDefault)
 
 		// A status not sent keeps the stored one.
 		pin.Status = nil
 		gotP, err = w.svc.UpdatePaymentGateway(ctx, w.admin, p.ID, pin)
 		require.NoError(t, err)
-		assert.Equal(t, auth.StatusActive, gotP.Status)
+		assert.Equal(t, integrations.StatusActive, gotP.Status)
 	})
 }
 
@@ -431,7 +431,7 @@ func TestRevisionsAndHooks(t *testing.T) {
 
 		w.clock.Add(time.Minute)
 		in := w.analyticsInput(w.analyticsApp.ID)
-		in.TrackingID, in.APISecret, in.Metadata, in.Status = ptr("G-9"), ptr("new secret value"), nil, ptr(auth.StatusInactive)
+		in.TrackingID, in.APISecret, in.Metadata, in.Status = ptr("G-9"), ptr("new secret value"), nil, ptr(integrations.StatusInactive)
 		got, err := w.svc.UpdateAnalytics(ctx, w.analyst, a.ID, in)
 		require.NoError(t, err, "a panicking hook does not fail the update")
 		assert.Equal(t, "2026-05-06T07:09:09+00:00", got.UpdatedDate)

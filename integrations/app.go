@@ -14,7 +14,7 @@ type appFields struct {
 	domain      string
 	description string
 	logoURL     *string
-	status      *auth.Status // nil when not given
+	status      *Status // nil when not given
 }
 
 // validate checks in and returns its normalised fields, with a field error
@@ -65,7 +65,7 @@ func (s *Service) CreateAppIntegration(ctx context.Context, actor auth.Principal
 			Status: deref(f.status), ID: newID(), BrandID: brandID, Version: 1, CreatedAt: st.now, UpdatedAt: st.now,
 		}
 		if a.Status == "" {
-			a.Status = auth.StatusActive
+			a.Status = StatusActive
 		}
 		out = a
 		return st.tx.InsertAppIntegration(ctx, a)
@@ -127,7 +127,7 @@ func (s *Service) UpdateAppIntegration(ctx context.Context, actor auth.Principal
 		if err := st.revise(ctx, KindAppIntegration, brandID, id, next.Version, c); err != nil {
 			return err
 		}
-		if next.Status == auth.StatusInactive {
+		if next.Status == StatusInactive {
 			err = deactivateConfigs(ctx, st, brandID, id)
 		}
 		out = next

@@ -124,7 +124,7 @@ func (k *kindSpec[R]) list(ctx context.Context, rd Reader, f ConfigFilter) ([]R,
 type commonInput struct {
 	appIntegrationID string
 	isDefault        bool
-	status           *auth.Status // nil when not sent
+	status           *Status // nil when not sent
 }
 
 // validateCommon checks appIntegrationId and reads isDefault; the caller
@@ -241,12 +241,12 @@ func (c commonInput) applyRules(nh *ConfigHeader, create bool, parent AppIntegra
 	case c.status != nil:
 		nh.Status = *c.status
 	case create:
-		nh.Status = auth.StatusActive
+		nh.Status = StatusActive
 	}
-	if parent.Status == auth.StatusInactive {
-		nh.Status = auth.StatusInactive
+	if parent.Status == StatusInactive {
+		nh.Status = StatusInactive
 	}
-	nh.IsDefault = c.isDefault && nh.Status == auth.StatusActive
+	nh.IsDefault = c.isDefault && nh.Status == StatusActive
 }
 
 // write stores next (a new record when cur is nil), first clearing the
@@ -345,11 +345,11 @@ func deactivateConfigs(ctx context.Context, st *txState, brandID, appID string) 
 		return err
 	}
 	for _, r := range list {
-		if r.Status == auth.StatusInactive && !r.IsDefault {
+		if r.Status == StatusInactive && !r.IsDefault {
 			continue
 		}
 		err := touch(ctx, st, r, func(hd *ConfigHeader) {
-			hd.Status, hd.IsDefault = auth.StatusInactive, false
+			hd.Status, hd.IsDefault = StatusInactive, false
 		})
 		if err != nil {
 			return err

@@ -54,3 +54,15 @@ func TestMissingConfigReadsAlike(t *testing.T) {
 		}
 	})
 }
+
+// The integrations' status is their own type, parsed in any case.
+func TestParseStatus(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]integrations.Status{
+		"Active": integrations.StatusActive, " inactive ": integrations.StatusInactive, "ACTIVE": integrations.StatusActive, "": "", "Paused": "",
+	} {
+		got, ok := integrations.ParseStatus(in)
+		assert.Equal(t, want, got, in)
+		assert.Equal(t, want != "", ok, in)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
 )
 
@@ -38,7 +37,7 @@ func TestPaymentGatewayValidation(t *testing.T) {
 			in.IPNListenerLink, in.CancelLink = ptr(""), ptr("  ")
 		}, nil},
 		{"wrong app integration type and bad status", func(w *world, in *integrations.PaymentGatewayInput) {
-			in.AppIntegrationID, in.Status = &w.analyticsApp.ID, ptr(auth.Status("Deleted"))
+			in.AppIntegrationID, in.Status = &w.analyticsApp.ID, ptr(integrations.Status("Deleted"))
 		}, map[string]string{"appIntegrationId": "type_mismatch", "status": "invalid_enum"}},
 		{"app integration of another brand", func(w *world, in *integrations.PaymentGatewayInput) {
 			in.AppIntegrationID = &w.otherGatewayApp.ID
@@ -84,7 +83,7 @@ func TestPaymentGatewayAnswerAndSecrets(t *testing.T) {
 		assert.Equal(t, ptr("pk_live_abc"), p.PublicKey, "the public key is not a secret")
 		assert.Equal(t, ptr("https://shop.example.com/ipn"), p.IPNListenerLink)
 		assert.True(t, p.TestMode)
-		assert.Equal(t, auth.StatusActive, p.Status)
+		assert.Equal(t, integrations.StatusActive, p.Status)
 		assert.Equal(t, w.gatewayApp, p.AppIntegration)
 
 		got, err := w.svc.PaymentGateway(ctx, w.brand, p.ID)
@@ -141,7 +140,7 @@ func TestAppIntegrations(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, integrations.TypePaymentGateway, a.Type, "type canonical")
 		assert.Equal(t, "PayPal", a.Name)
-		assert.Equal(t, auth.StatusInactive, a.Status)
+		assert.Equal(t, integrations.StatusInactive, a.Status)
 		got, err := w.svc.AppIntegration(ctx, w.brand, a.ID)
 		require.NoError(t, err)
 		assert.Equal(t, a, got)
@@ -160,7 +159,7 @@ func TestAppIntegrations(t *testing.T) {
 		})
 		require.NoError(t, err)
 		assert.Nil(t, up.LogoURL)
-		assert.Equal(t, auth.StatusInactive, up.Status, "an empty status keeps the stored one")
+		assert.Equal(t, integrations.StatusInactive, up.Status, "an empty status keeps the stored one")
 		assert.EqualValues(t, 2, up.Version)
 		revs, err := w.svc.Revisions(ctx, w.brand, integrations.KindAppIntegration, a.ID)
 		require.NoError(t, err)
@@ -171,6 +170,6 @@ func TestAppIntegrations(t *testing.T) {
 		// Inactive.
 		p, err := w.svc.CreatePaymentGateway(ctx, w.admin, w.brand, w.gatewayInput(a.ID))
 		require.NoError(t, err)
-		assert.Equal(t, auth.StatusInactive, p.Status)
+		assert.Equal(t, integrations.StatusInactive, p.Status)
 	})
 }

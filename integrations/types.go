@@ -3,9 +3,8 @@ package integrations
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"time"
-
-	"github.com/brandbase/brandbase/auth"
 )
 
 // Type is the type of an app integration.
@@ -48,7 +47,7 @@ type AppIntegration struct {
 	// LogoURL is an absolute http(s) URL, or nil.
 	LogoURL *string `json:"logoURL"`
 	// Status is Active or Inactive.
-	Status auth.Status `json:"status"`
+	Status Status `json:"status"`
 	// ID is assigned at creation.
 	ID string `json:"id"`
 
@@ -76,7 +75,7 @@ type ConfigHeader struct {
 	// most one per brand and kind, and never an Inactive one).
 	IsDefault bool
 	// Status is Active or Inactive.
-	Status auth.Status
+	Status Status
 	// Version starts at 1 and grows by one with every change.
 	Version int64
 	// CreatedAt is when the record was created.
@@ -209,7 +208,7 @@ type Analytics struct {
 	// IsDefault marks the brand's default analytics configuration.
 	IsDefault bool `json:"isDefault"`
 	// Status is Active or Inactive.
-	Status auth.Status `json:"status"`
+	Status Status `json:"status"`
 	// ID is the configuration's ID.
 	ID string `json:"id"`
 	// CreatedDate is CreatedAt in DateLayout.
@@ -265,7 +264,7 @@ type PaymentGateway struct {
 	// IsDefault marks the brand's default payment-gateway configuration.
 	IsDefault bool `json:"isDefault"`
 	// Status is Active or Inactive.
-	Status auth.Status `json:"status"`
+	Status Status `json:"status"`
 	// ID is the configuration's ID.
 	ID string `json:"id"`
 	// CreatedDate is CreatedAt in DateLayout.
@@ -328,7 +327,7 @@ type AppIntegrationInput struct {
 	LogoURL *string
 	// Status is Active or Inactive, case-insensitive; empty means Active on
 	// create and unchanged on update.
-	Status auth.Status
+	Status Status
 }
 
 // AnalyticsInput is the body of an analytics create or update.
@@ -357,7 +356,7 @@ type AnalyticsInput struct {
 	// IsDefault is false when not sent.
 	IsDefault *bool `json:"isDefault"`
 	// Status is Active or Inactive, case-insensitive.
-	Status *auth.Status `json:"status"`
+	Status *Status `json:"status"`
 }
 
 // PaymentGatewayInput is the body of a payment-gateway create or update.
@@ -392,7 +391,7 @@ type PaymentGatewayInput struct {
 	// IsDefault is false when not sent.
 	IsDefault *bool `json:"isDefault"`
 	// Status is Active or Inactive, case-insensitive.
-	Status *auth.Status `json:"status"`
+	Status *Status `json:"status"`
 }
 
 // Matches reports whether a is selected by f. Stores that filter in Go use
@@ -435,4 +434,28 @@ func cloneStr(p *string) *string {
 	}
 	s := *p
 	return &s
+}
+
+// Status is the status of an app integration or a configuration: the
+// common status enum of integrations, Active or Inactive. It is the
+// integrations' own type, apart from the status of brands and users
+// (Status), so that either may gain a value without the other.
+type Status string
+
+// The statuses of app integrations and configurations.
+const (
+	StatusActive   Status = "Active"
+	StatusInactive Status = "Inactive"
+)
+
+// ParseStatus returns the canonical status for s, matched
+// case-insensitively (surrounding spaces ignored), and whether s is one.
+func ParseStatus(s string) (Status, bool) {
+	s = strings.TrimSpace(s)
+	for _, st := range []Status{StatusActive, StatusInactive} {
+		if strings.EqualFold(s, string(st)) {
+			return st, true
+		}
+	}
+	return "", false
 }

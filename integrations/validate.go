@@ -8,7 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 )
 
@@ -137,11 +136,11 @@ func optionalSecret(v *envelope.Validation, field string, p *string) *string {
 // parseStatus returns the canonical status for p: nil when not sent, an
 // invalid_enum field error for anything but Active or Inactive (in any
 // case).
-func parseStatus(v *envelope.Validation, field string, p *auth.Status) *auth.Status {
+func parseStatus(v *envelope.Validation, field string, p *Status) *Status {
 	if p == nil {
 		return nil
 	}
-	st, ok := auth.ParseStatus(strings.TrimSpace(string(*p)))
+	st, ok := ParseStatus(string(*p))
 	if !ok {
 		v.Add(field, "invalid_enum", "The field "+field+" must be Active or Inactive.")
 		return nil

@@ -60,7 +60,7 @@ func scanApp(row scanner) (integrations.AppIntegration, error) {
 		&a.Version, &a.CreatedAt, &a.UpdatedAt); err != nil {
 		return a, err
 	}
-	a.Type, a.Status = integrations.Type(typ), auth.Status(status)
+	a.Type, a.Status = integrations.Type(typ), integrations.Status(status)
 	a.CreatedAt, a.UpdatedAt = fromTime(a.CreatedAt), fromTime(a.UpdatedAt)
 	return a, nil
 }
@@ -75,7 +75,7 @@ func scanConfig(row scanner) (integrations.ConfigRecord, error) {
 		&body, &secrets, &r.CreatedAt, &r.UpdatedAt); err != nil {
 		return r, err
 	}
-	r.Kind, r.Status, r.Body = integrations.RecordKind(kind), auth.Status(status), []byte(body)
+	r.Kind, r.Status, r.Body = integrations.RecordKind(kind), integrations.Status(status), []byte(body)
 	r.CreatedAt, r.UpdatedAt = fromTime(r.CreatedAt), fromTime(r.UpdatedAt)
 	var err error
 	r.Secrets, err = sqlstore.DecodeSecrets(secrets)

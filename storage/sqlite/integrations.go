@@ -29,7 +29,7 @@ func scanApp(row scanner) (integrations.AppIntegration, error) {
 		&a.Version, &created, &updated); err != nil {
 		return a, err
 	}
-	a.Type, a.Status = integrations.Type(typ), auth.Status(status)
+	a.Type, a.Status = integrations.Type(typ), integrations.Status(status)
 	if logo.Valid {
 		a.LogoURL = &logo.String
 	}
@@ -48,7 +48,7 @@ func scanConfig(row scanner) (integrations.ConfigRecord, error) {
 		&body, &secrets, &created, &updated); err != nil {
 		return r, err
 	}
-	r.Kind, r.Status, r.Body = integrations.RecordKind(kind), auth.Status(status), []byte(body)
+	r.Kind, r.Status, r.Body = integrations.RecordKind(kind), integrations.Status(status), []byte(body)
 	r.CreatedAt, r.UpdatedAt = fromMicro(created), fromMicro(updated)
 	var err error
 	r.Secrets, err = sqlstore.DecodeSecrets(secrets)

@@ -82,7 +82,7 @@ func seedIntegrations(t *testing.T, svc *integrations.Service, admin auth.Princi
 		IsDefault: ptr(true)})
 	require.NoError(t, err)
 	_, err = svc.CreatePaymentGateway(ctx, admin, brandID, integrations.PaymentGatewayInput{AppIntegrationID: &pgApp.ID,
-		Name: ptr("Sandbox"), TestMode: ptr(true), Status: ptr(auth.StatusInactive)})
+		Name: ptr("Sandbox"), TestMode: ptr(true), Status: ptr(integrations.StatusInactive)})
 	require.NoError(t, err)
 }
 

@@ -66,7 +66,7 @@ func testApp(brandID string, typ integrations.Type, created time.Time) integrati
 	return integrations.AppIntegration{
 		ID: uuid.NewString(), BrandID: brandID, Type: typ, Name: "App " + string(typ),
 		Domain: "https://app.example.com", Description: "An app", LogoURL: integPtr("https://app.example.com/logo.png"),
-		Status: auth.StatusActive, Version: 1, CreatedAt: created, UpdatedAt: created,
+		Status: integrations.StatusActive, Version: 1, CreatedAt: created, UpdatedAt: created,
 	}
 }
 
@@ -77,7 +77,7 @@ func testConfig(kind integrations.RecordKind, brandID, appID string, created tim
 	return integrations.ConfigRecord{
 		Kind: kind,
 		ConfigHeader: integrations.ConfigHeader{
-			ID: uuid.NewString(), BrandID: brandID, AppIntegrationID: appID, Status: auth.StatusActive,
+			ID: uuid.NewString(), BrandID: brandID, AppIntegrationID: appID, Status: integrations.StatusActive,
 			Version: 1, CreatedAt: created, UpdatedAt: created,
 		},
 		Body: mustJSON(body), Secrets: secrets,
@@ -174,7 +174,7 @@ func testAppIntegrations(t *testing.T, s storage.Storage) {
 	assert.Len(t, list, 3, "an empty brand selects every brand")
 
 	up := an
-	up.Name, up.Domain, up.Description, up.LogoURL, up.Status = "Renamed", "https://x.example.com", "", nil, auth.StatusInactive
+	up.Name, up.Domain, up.Description, up.LogoURL, up.Status = "Renamed", "https://x.example.com", "", nil, integrations.StatusInactive
 	up.Version, up.UpdatedAt = 2, integT0.Add(time.Hour)
 	up.Type, up.CreatedAt = integrations.TypePaymentGateway, integT0.Add(time.Hour) // ignored
 	inTx(t, s, func(tx integrations.Tx) error { return tx.UpdateAppIntegration(ctx, up) })

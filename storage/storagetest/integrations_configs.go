@@ -118,7 +118,7 @@ func testConfigUpdate(t *testing.T, s storage.Storage, w *configWorld) {
 	// Every field but CreatedAt changes; the kind, ID and brand stay.
 	up := w.a
 	w.k.change(&up)
-	up.AppIntegrationID, up.Status, up.Version, up.UpdatedAt = w.app2.ID, auth.StatusInactive, 2, integT0.Add(time.Hour)
+	up.AppIntegrationID, up.Status, up.Version, up.UpdatedAt = w.app2.ID, integrations.StatusInactive, 2, integT0.Add(time.Hour)
 	up.CreatedAt = integT0.Add(time.Hour) // ignored
 	require.NoError(t, w.update(t, up))
 	got, err := s.ConfigByID(t.Context(), w.k.kind, w.brand, up.ID)
