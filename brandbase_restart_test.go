@@ -129,7 +129,7 @@ func TestSecretsSurviveARestart(t *testing.T) {
 	assert.Equal(t, "sk_restart_0003", *sec.PrivateKey)
 	as, err := app.Integrations.AnalyticsSecrets(ctx, w.brand.ID, w.analytics.ID)
 	require.NoError(t, err)
-	assert.Equal(t, "ak_restart_0001", as.APIKey)
+	assert.Equal(t, new("ak_restart_0001"), as.APIKey)
 }
 
 // Without the key that sealed them (the key file lost, or a per-process
@@ -155,7 +155,7 @@ func TestUnreadableSecretsFailTheirRecordOnly(t *testing.T) {
 	assert.Equal(t, w.gateway.ID, list[0].ID)
 	assert.True(t, list[0].SecretsUnreadable)
 	assert.Nil(t, list[0].PrivateKey)
-	assert.Equal(t, "Stripe", list[0].Name, "the rest of the record is there")
+	assert.Equal(t, new("Stripe"), list[0].Name, "the rest of the record is there")
 	assert.Equal(t, fresh.ID, list[1].ID)
 	assert.False(t, list[1].SecretsUnreadable)
 	assert.Equal(t, fresh.PrivateKey, list[1].PrivateKey)

@@ -79,7 +79,7 @@ func ExampleNew() {
 	// apiKey is required; sending back the masked value (ga.APIKey, as a GET
 	// answers it) keeps the stored key.
 	status, data = call("PUT", path, login.AuthKey,
-		`{"appIntegrationId":"`+app.ID+`","trackingId":"G-2","apiKey":"`+ga.APIKey+`","isDefault":true}`)
+		`{"appIntegrationId":"`+app.ID+`","trackingId":"G-2","apiKey":"`+*ga.APIKey+`","isDefault":true}`)
 	var updated struct {
 		TrackingID string
 		APIKey     string

@@ -178,7 +178,7 @@ func TestLoad(t *testing.T) {
 			require.NoError(t, err)
 			revs, err := f.app.Integrations.Revisions(ctx, f.brand.ID, integrations.KindPaymentGateway, f.gateway.ID)
 			require.NoError(t, err)
-			return p.Version, p.Name, revs
+			return p.Version, *p.Name, revs
 		})
 	assert.Equal(t, otherBefore, snapshotOther(t, f), "the other brand is untouched")
 }
@@ -296,7 +296,7 @@ func (c *loadClient) update(ctx context.Context, path string) {
 		// apiKey is required on every update: the masked value a read answered
 		// keeps the stored key.
 		body = fmt.Sprintf(`{"appIntegrationId":%q,"trackingId":%q,"apiKey":%q,"isDefault":true,"status":"Active"}`,
-			c.f.analytics.AppIntegration.ID, marker, c.f.analytics.APIKey)
+			c.f.analytics.AppIntegration.ID, marker, *c.f.analytics.APIKey)
 	} else {
 		body = fmt.Sprintf(`{"appIntegrationId":%q,"name":%q,"ipnListenerLink":"https://shop.example.com/ipn","isDefault":true,"status":"Active"}`,
 			c.f.gateway.AppIntegration.ID, marker)

@@ -110,8 +110,8 @@ func (s *Service) Analytics(ctx context.Context, brandID, id string) (Analytics,
 
 // ListAnalytics returns the analytics configurations of brandID, secrets
 // masked, oldest first. A configuration whose secrets do not decrypt with
-// the key ring is listed with SecretsUnreadable set (APIKey "" and
-// APISecret nil), not as a failure of the list.
+// the key ring is listed with SecretsUnreadable set (the unreadable secret
+// nil), not as a failure of the list.
 func (s *Service) ListAnalytics(ctx context.Context, brandID string) ([]Analytics, error) {
 	return listConfigs(ctx, s, &analyticsKind, brandID, s.analyticsView)
 }
@@ -133,7 +133,7 @@ func (s *Service) AnalyticsSecrets(ctx context.Context, brandID, id string) (Ana
 	if err != nil {
 		return AnalyticsSecrets{}, err
 	}
-	return AnalyticsSecrets{APIKey: deref(key), APISecret: secret}, nil
+	return AnalyticsSecrets{APIKey: key, APISecret: secret}, nil
 }
 
 // analyticsView returns the answer for r under app integration p. When a
@@ -144,7 +144,7 @@ func (s *Service) analyticsView(r AnalyticsRecord, p AppIntegration) (Analytics,
 	secret, secretErr := s.openMasked(secretOf(KindAnalytics, &r.ConfigHeader, "apiSecret"), r.APISecret)
 	err := cmp.Or(keyErr, secretErr)
 	return Analytics{
-		AppIntegration: p, TrackingID: r.TrackingID, APIKey: deref(key), APISecret: secret,
+		AppIntegration: p, TrackingID: r.TrackingID, APIKey: key, APISecret: secret,
 		Metadata: r.Metadata, AccountConfigNotes: r.AccountConfigNotes, IsDefault: r.IsDefault,
 		Status: r.Status, ID: r.ID, CreatedDate: formatDate(r.CreatedAt), UpdatedDate: formatDate(r.UpdatedAt),
 		BrandID: r.BrandID, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,

@@ -95,7 +95,7 @@ func TestAnalyticsAnswer(t *testing.T) {
 			in.Status, in.IsDefault, in.AccountConfigNotes = ptr(integrations.Status("active")), ptr(true), ptr("acct 7")
 		})
 		assert.Equal(t, "G-12345", a.TrackingID)
-		assert.Equal(t, "********************cdef", a.APIKey, "apiKey masked but its last 4")
+		assert.Equal(t, ptr("********************cdef"), a.APIKey, "apiKey masked but its last 4")
 		assert.Equal(t, ptr("******************7654"), a.APISecret, "apiSecret masked too")
 		assert.Equal(t, integrations.StatusActive, a.Status, "status canonical")
 		assert.True(t, a.IsDefault)
@@ -111,7 +111,7 @@ func TestAnalyticsAnswer(t *testing.T) {
 
 		sec, err := w.svc.AnalyticsSecrets(ctx, w.brand, a.ID)
 		require.NoError(t, err)
-		assert.Equal(t, integrations.AnalyticsSecrets{APIKey: "ak_live_0123456789abcdef", APISecret: ptr("as_secret_value_987654")}, sec)
+		assert.Equal(t, integrations.AnalyticsSecrets{APIKey: ptr("ak_live_0123456789abcdef"), APISecret: ptr("as_secret_value_987654")}, sec)
 
 		list, err := w.svc.ListAnalytics(ctx, w.brand)
 		require.NoError(t, err)
@@ -147,11 +147,11 @@ func TestAnalyticsSecretsOnUpdate(t *testing.T) {
 		}
 		orig := secrets()
 
-		update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = &a.APIKey, a.APISecret })
+		update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = a.APIKey, a.APISecret })
 		assert.Equal(t, orig, secrets(), "masked values sent back keep the stored secrets")
 		assert.Empty(t, lastFields())
 
-		update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = &a.APIKey, nil })
+		update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = a.APIKey, nil })
 		assert.Equal(t, orig, secrets(), "the masked apiKey and an omitted apiSecret are kept")
 
 		// apiKey is required on every update, not only on create.
@@ -162,20 +162,20 @@ func TestAnalyticsSecretsOnUpdate(t *testing.T) {
 		assert.Equal(t, orig, secrets(), "a refused update changes nothing")
 
 		got := update(func(in *integrations.AnalyticsInput) { in.APIKey = ptr("ak_new_key_0000WXYZ") })
-		assert.Equal(t, "ak_new_key_0000WXYZ", secrets().APIKey)
-		assert.Equal(t, "***************WXYZ", got.APIKey)
+		assert.Equal(t, ptr("ak_new_key_0000WXYZ"), secrets().APIKey)
+		assert.Equal(t, ptr("***************WXYZ"), got.APIKey)
 		assert.Equal(t, []string{"apiKey"}, lastFields(), "the revision names the secret, never its value")
 
 		masked := got.APIKey
-		got = update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = &masked, ptr("") })
+		got = update(func(in *integrations.AnalyticsInput) { in.APIKey, in.APISecret = masked, ptr("") })
 		assert.Nil(t, got.APISecret, "an empty apiSecret clears it")
 		assert.Nil(t, secrets().APISecret)
 		assert.Equal(t, []string{"apiSecret"}, lastFields())
 
 		short := update(func(in *integrations.AnalyticsInput) { in.APIKey = ptr("abc12") })
-		assert.Equal(t, "*****", short.APIKey, "a short secret is masked whole")
+		assert.Equal(t, ptr("*****"), short.APIKey, "a short secret is masked whole")
 		update(func(in *integrations.AnalyticsInput) { in.APIKey = ptr("*****") })
-		assert.Equal(t, "abc12", secrets().APIKey, "its mask sent back keeps it")
+		assert.Equal(t, ptr("abc12"), secrets().APIKey, "its mask sent back keeps it")
 	})
 }
 

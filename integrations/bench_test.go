@@ -19,7 +19,7 @@ func BenchmarkUpdateAnalytics(b *testing.B) {
 			w := newWorld(b, newStore)
 			a := w.analytics(b)
 			in := w.analyticsInput(w.analyticsApp.ID)
-			in.APIKey = &a.APIKey // sent back masked: kept
+			in.APIKey = a.APIKey // sent back masked: kept
 			ctx := b.Context()
 			b.ReportAllocs()
 			for b.Loop() {

@@ -45,7 +45,7 @@ func ExampleService_RotateSecrets() {
 	ring2026, _ := integrations.NewKeyRing("2026", map[string][]byte{"2026": newKey})
 	svc = integrations.NewService(store, integrations.WithKeyRing(ring2026))
 	secrets, err := svc.AnalyticsSecrets(ctx, brand.ID, a.ID)
-	fmt.Println(secrets.APIKey, *secrets.APISecret, err)
+	fmt.Println(*secrets.APIKey, *secrets.APISecret, err)
 	// Output:
 	// re-encrypted: 2 <nil>
 	// ak_live_123456789 s3cret-value <nil>

@@ -31,15 +31,15 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(a.TrackingID, a.APIKey, a.Status)
+	fmt.Println(a.TrackingID, *a.APIKey, a.Status)
 
 	// An update that sends the masked key back keeps the stored key.
 	a, _ = svc.UpdateAnalytics(ctx, admin, a.ID, integrations.AnalyticsInput{
-		AppIntegrationID: &app.ID, TrackingID: str("G-67890"), APIKey: &a.APIKey, IsDefault: new(true),
+		AppIntegrationID: &app.ID, TrackingID: str("G-67890"), APIKey: a.APIKey, IsDefault: new(true),
 	}, integrations.IfMatch(a.ETag()))
 	secrets, _ := svc.AnalyticsSecrets(ctx, brand.ID, a.ID)
 	revs, _ := svc.Revisions(ctx, brand.ID, integrations.KindAnalytics, a.ID)
-	fmt.Println(a.TrackingID, a.IsDefault, secrets.APIKey, revs[0].ActorUserID, revs[0].Fields)
+	fmt.Println(a.TrackingID, a.IsDefault, *secrets.APIKey, revs[0].ActorUserID, revs[0].Fields)
 	// Output:
 	// G-12345 *************1234 Active
 	// G-67890 true AIzaSyExample1234 admin [isDefault trackingId]

@@ -129,7 +129,7 @@ func (s *Service) PaymentGatewaySecrets(ctx context.Context, brandID, id string)
 func (s *Service) paymentGatewayView(r PaymentGatewayRecord, p AppIntegration) (PaymentGateway, error) {
 	key, err := s.openMasked(secretOf(KindPaymentGateway, &r.ConfigHeader, "privateKey"), r.PrivateKey)
 	return PaymentGateway{
-		AppIntegration: p, Name: r.Name, IPNListenerLink: r.IPNListenerLink,
+		AppIntegration: p, Name: nonEmpty(r.Name), IPNListenerLink: r.IPNListenerLink,
 		CancelLinkWithoutLogin: r.CancelLinkWithoutLogin, CancelLink: r.CancelLink, ReturnLink: r.ReturnLink,
 		PublicKey: r.PublicKey, PrivateKey: key, Description: r.Description, Notes: r.Notes,
 		TestMode: r.TestMode, IsDefault: r.IsDefault, Status: r.Status, ID: r.ID,
@@ -137,4 +137,12 @@ func (s *Service) paymentGatewayView(r PaymentGatewayRecord, p AppIntegration) (
 		BrandID: r.BrandID, Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		SecretsUnreadable: err != nil,
 	}, err
+}
+
+// nonEmpty returns &s, or nil for "".
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

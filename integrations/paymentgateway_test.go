@@ -1,6 +1,7 @@
 package integrations_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,7 +79,7 @@ func TestPaymentGatewayAnswerAndSecrets(t *testing.T) {
 		p := w.gateway(t, func(in *integrations.PaymentGatewayInput) {
 			in.Description, in.Notes, in.TestMode = ptr("Main gateway"), ptr("ops"), ptr(true)
 		})
-		assert.Equal(t, "Stripe", p.Name)
+		assert.Equal(t, ptr("Stripe"), p.Name)
 		assert.Equal(t, ptr("******************4242"), p.PrivateKey, "privateKey masked")
 		assert.Equal(t, ptr("pk_live_abc"), p.PublicKey, "the public key is not a secret")
 		assert.Equal(t, ptr("https://shop.example.com/ipn"), p.IPNListenerLink)
@@ -171,5 +172,40 @@ func TestAppIntegrations(t *testing.T) {
 		p, err := w.svc.CreatePaymentGateway(ctx, w.admin, w.brand, w.gatewayInput(a.ID))
 		require.NoError(t, err)
 		assert.Equal(t, integrations.StatusInactive, p.Status)
+	})
+}
+
+// A payment gateway stored without a name answers "name": null, as the
+// interface allows; one with a name answers it.
+func TestPaymentGatewayNameMayBeNull(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, w *world) {
+		ctx := t.Context()
+		p := w.gateway(t)
+		out, err := json.Marshal(p)
+		require.NoError(t, err)
+		assert.Contains(t, string(out), `"name":"Stripe"`)
+
+		require.NoError(t, w.store.IntegrationsTx(ctx, func(tx integrations.Tx) error {
+			r, err := tx.ConfigByID(ctx, integrations.KindPaymentGateway, w.brand, p.ID)
+			if err != nil {
+				return err
+			}
+			var body map[string]any
+			if err := json.Unmarshal(r.Body, &body); err != nil {
+				return err
+			}
+			delete(body, "name")
+			if r.Body, err = json.Marshal(body); err != nil {
+				return err
+			}
+			return tx.UpdateConfig(ctx, r)
+		}))
+		got, err := w.svc.PaymentGateway(ctx, w.brand, p.ID)
+		require.NoError(t, err)
+		assert.Nil(t, got.Name)
+		out, err = json.Marshal(got)
+		require.NoError(t, err)
+		assert.Contains(t, string(out), `"name":null`)
 	})
 }

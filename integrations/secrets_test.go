@@ -238,7 +238,7 @@ func TestConcurrentUpdates(t *testing.T) {
 		sec, err := w.svc.AnalyticsSecrets(ctx, w.brand, a.ID)
 		require.NoError(t, err)
 		i := strings.TrimPrefix(got.TrackingID, "G-")
-		assert.Equal(t, "key-"+i+"-abcdefgh", sec.APIKey, "trackingId and apiKey come from the same update")
+		assert.Equal(t, ptr("key-"+i+"-abcdefgh"), sec.APIKey, "trackingId and apiKey come from the same update")
 
 		revs, err := w.svc.Revisions(ctx, w.brand, integrations.KindAnalytics, a.ID)
 		require.NoError(t, err)
@@ -299,7 +299,7 @@ func TestNewSecretReplacesOneThatNoLongerDecrypts(t *testing.T) {
 		// Sending the mask back (or no secret) would keep a secret that no
 		// answer could show: refused, and nothing changes.
 		in := w.analyticsInput(w.analyticsApp.ID)
-		in.APIKey, in.APISecret = &a.APIKey, a.APISecret
+		in.APIKey, in.APISecret = a.APIKey, a.APISecret
 		in.TrackingID = ptr("G-CHANGED")
 		_, err = lost.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.ErrorIs(t, err, integrations.ErrSecretUnreadable)
@@ -320,10 +320,10 @@ func TestNewSecretReplacesOneThatNoLongerDecrypts(t *testing.T) {
 		in.APIKey, in.APISecret = ptr("ak_new_value_0000000001"), ptr("as_new_value_0000000002")
 		got, err := lost.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.NoError(t, err, "new values replace secrets that no longer decrypt")
-		assert.Equal(t, integrations.Mask("ak_new_value_0000000001"), got.APIKey)
+		assert.Equal(t, ptr(integrations.Mask("ak_new_value_0000000001")), got.APIKey)
 
 		sec, err := lost.AnalyticsSecrets(ctx, w.brand, a.ID)
 		require.NoError(t, err)
-		assert.Equal(t, "ak_new_value_0000000001", sec.APIKey)
+		assert.Equal(t, ptr("ak_new_value_0000000001"), sec.APIKey)
 	})
 }

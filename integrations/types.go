@@ -197,8 +197,10 @@ type Analytics struct {
 	AppIntegration AppIntegration `json:"appIntegration"`
 	// TrackingID identifies the analytics property or project.
 	TrackingID string `json:"trackingId"`
-	// APIKey is the API key, masked (see [Mask]).
-	APIKey string `json:"apiKey"`
+	// APIKey is the API key, masked (see [Mask]); nil only when it does not
+	// decrypt (SecretsUnreadable). Every secret field is a *string alike:
+	// nil when there is none to show.
+	APIKey *string `json:"apiKey"`
 	// APISecret is the API secret, masked, or nil.
 	APISecret *string `json:"apiSecret"`
 	// Metadata is free text, or nil.
@@ -225,8 +227,8 @@ type Analytics struct {
 	// UpdatedAt is when it last changed.
 	UpdatedAt time.Time `json:"-"`
 	// SecretsUnreadable reports, in a list (Service.ListAnalytics), that a
-	// secret does not decrypt with the key ring: APIKey is then "" and
-	// APISecret nil for the one that does not (see ErrSecretUnreadable,
+	// secret does not decrypt with the key ring: APIKey or APISecret is
+	// then nil for the one that does not (see ErrSecretUnreadable,
 	// which a read of this one record fails with). Never sent to clients.
 	SecretsUnreadable bool `json:"-"`
 }
@@ -240,8 +242,10 @@ func (a Analytics) ETag() string { return etag(a.Version, a.AppIntegration.Versi
 type PaymentGateway struct {
 	// AppIntegration is the app integration the configuration belongs to.
 	AppIntegration AppIntegration `json:"appIntegration"`
-	// Name is the gateway integration's name.
-	Name string `json:"name"`
+	// Name is the gateway integration's name, or nil (null) for a record
+	// stored without one; the service requires it on every create and
+	// update, so it is nil only for a record a store holds from elsewhere.
+	Name *string `json:"name"`
 	// IPNListenerLink receives the gateway's payment notifications.
 	IPNListenerLink *string `json:"ipnListenerLink"`
 	// CancelLinkWithoutLogin is where an unauthenticated user lands after
@@ -299,8 +303,11 @@ func etag(v, parent int64) string {
 
 // AnalyticsSecrets are the plaintext secrets of an analytics configuration,
 // for the host's own use in-process; they are never answered over HTTP.
+// Like every secret field, each is a *string, nil when not set.
 type AnalyticsSecrets struct {
-	APIKey    string
+	// APIKey is the API key; a stored configuration always has one.
+	APIKey *string
+	// APISecret is the API secret, or nil.
 	APISecret *string
 }
 

@@ -101,7 +101,7 @@ func setUpIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand
 	if err != nil {
 		return setup{}, err
 	}
-	fmt.Fprintf(out, "analytics created by the system: %s, apiKey %s, %s\n", a.TrackingID, a.APIKey, a.Status)
+	fmt.Fprintf(out, "analytics created by the system: %s, apiKey %s, %s\n", a.TrackingID, *a.APIKey, a.Status)
 	stripe, err := app.Integrations.CreateAppIntegration(ctx, system, brand.ID, integrations.AppIntegrationInput{
 		Type: integrations.TypePaymentGateway, Name: "Stripe", Domain: "https://stripe.com"})
 	if err != nil {
@@ -113,7 +113,7 @@ func setUpIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand
 	if err != nil {
 		return setup{}, err
 	}
-	fmt.Fprintf(out, "payment gateway created by the system: %s, privateKey %s, test mode %v\n", g.Name, *g.PrivateKey, g.TestMode)
+	fmt.Fprintf(out, "payment gateway created by the system: %s, privateKey %s, test mode %v\n", *g.Name, *g.PrivateKey, g.TestMode)
 	return setup{analyticsApp: ga.ID, analytics: a.ID, gatewayApp: stripe.ID, gateway: g.ID}, nil
 }
 
@@ -183,7 +183,7 @@ func showIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand,
 	}
 	// The masked key sent back keeps the stored one.
 	a, err = app.Integrations.UpdateAnalytics(ctx, alice, a.ID, integrations.AnalyticsInput{
-		AppIntegrationID: &set.analyticsApp, TrackingID: new("G-67890"), APIKey: &a.APIKey, IsDefault: new(true),
+		AppIntegrationID: &set.analyticsApp, TrackingID: new("G-67890"), APIKey: a.APIKey, IsDefault: new(true),
 	}, integrations.IfMatch(a.ETag()))
 	if err != nil {
 		return err
@@ -197,7 +197,7 @@ func showIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand,
 		return err
 	}
 	fmt.Fprintf(out, "analytics updated by alice: %s, default %v, apiKey kept: %v, changed %v\n",
-		a.TrackingID, a.IsDefault, secrets.APIKey == "AIzaSyExample1234", last.Fields)
+		a.TrackingID, a.IsDefault, secrets.APIKey != nil && *secrets.APIKey == "AIzaSyExample1234", last.Fields)
 	fmt.Fprintf(out, "its revision names: %s\n", actor(last, alice))
 
 	// alice may not write payment gateways...
@@ -205,7 +205,7 @@ func showIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand,
 	if err != nil {
 		return err
 	}
-	in := integrations.PaymentGatewayInput{AppIntegrationID: &set.gatewayApp, Name: &g.Name, PrivateKey: g.PrivateKey,
+	in := integrations.PaymentGatewayInput{AppIntegrationID: &set.gatewayApp, Name: g.Name, PrivateKey: g.PrivateKey,
 		ReturnLink: g.ReturnLink, TestMode: &g.TestMode, IsDefault: &g.IsDefault, Notes: new("checked by the nightly job")}
 	_, err = app.Integrations.UpdatePaymentGateway(ctx, alice, g.ID, in)
 	fmt.Fprintf(out, "alice updating the payment gateway: %s (%s)\n", envelope.KindOf(err), envelope.CodeOf(err))

@@ -115,7 +115,8 @@ func demoSecrets(t *testing.T, app *brandbase.App, d demoInfo) []string {
 		g, err := app.Integrations.PaymentGatewaySecrets(ctx, byURL[c.brand], c.gateway)
 		require.NoError(t, err)
 		require.NotNil(t, g.PrivateKey)
-		secrets = append(secrets, a.APIKey, *a.APISecret, *g.PrivateKey)
+		require.NotNil(t, a.APIKey)
+		secrets = append(secrets, *a.APIKey, *a.APISecret, *g.PrivateKey)
 	}
 	for _, s := range secrets {
 		require.GreaterOrEqual(t, len(s), 8, "a secret worth looking for")

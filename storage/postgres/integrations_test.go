@@ -78,7 +78,7 @@ func TestIntegrationUpdatesAcrossInstances(t *testing.T) {
 	assert.Equal(t, "from "+got.TrackingID, *got.Metadata, "the record is whole")
 	secrets, err := svcs[2].AnalyticsSecrets(ctx, b.ID, created.ID)
 	require.NoError(t, err)
-	assert.Equal(t, "ak_"+got.TrackingID+"_0123456789", secrets.APIKey, "its secret is of the same update")
+	assert.Equal(t, new("ak_"+got.TrackingID+"_0123456789"), secrets.APIKey, "its secret is of the same update")
 
 	var dump string
 	require.NoError(t, store.Pool().QueryRow(ctx, `SELECT concat_ws(' ',

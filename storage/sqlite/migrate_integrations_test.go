@@ -69,7 +69,7 @@ func seedIntegrations(t *testing.T, svc *integrations.Service, admin auth.Princi
 		Metadata: ptr("env=prod"), AccountConfigNotes: ptr("notes"), IsDefault: ptr(true)})
 	require.NoError(t, err)
 	_, err = svc.UpdateAnalytics(ctx, admin, a.ID, integrations.AnalyticsInput{AppIntegrationID: &anApp.ID,
-		TrackingID: ptr("G-1b"), APIKey: &a.APIKey, Metadata: ptr("env=test"), AccountConfigNotes: ptr("notes 2"),
+		TrackingID: ptr("G-1b"), APIKey: a.APIKey, Metadata: ptr("env=test"), AccountConfigNotes: ptr("notes 2"),
 		IsDefault: ptr(true)})
 	require.NoError(t, err)
 	_, err = svc.CreateAnalytics(ctx, admin, brandID, integrations.AnalyticsInput{AppIntegrationID: &anApp.ID,
