@@ -8,8 +8,11 @@ import (
 // Store is what the auth service needs from storage. Every method is atomic
 // and safe for concurrent use. Failures are the sentinel errors of
 // errors.go, which each method's comment names (a store may return a copy
-// carrying a cause; match them with errors.Is), and KindInternal
-// *envelope.Error values for anything else. A cancelled context fails the
+// carrying a cause; match them with errors.Is); for a collision or a
+// missing record the method names no sentinel for, envelope.ErrStoreConflict
+// or envelope.ErrStoreNotFound; and KindInternal *envelope.Error values for
+// anything else. A store writes no client-facing text of its own. A
+// cancelled context fails the
 // call with the context's error and writes nothing.
 type Store interface {
 	// CreateBrand stores a new brand. [ErrBrandExists] if its ID or URL is

@@ -63,6 +63,23 @@ func NotFound(message string) *Error { return New(KindNotFound, "not_found", mes
 // Conflict returns a [KindConflict] error with code "conflict".
 func Conflict(message string) *Error { return New(KindConflict, "conflict", message) }
 
+// The fallback errors of every store contract (auth.Store, refdata.Store,
+// integrations.Store): a store returns one of these, possibly as a copy
+// carrying the driver's error as its cause ([Error.WithCause]), for a
+// failure its contract names no sentinel of its own for, and never writes
+// a client-facing sentence itself. Callers match them with errors.Is, or
+// by kind. The domain sentinels (auth.ErrUserNotFound,
+// integrations.ErrConfigExists, ...) say more and come first.
+var (
+	// ErrStoreConflict: a write collides with a stored record on a unique
+	// key that the contract names no sentinel for (KindConflict, 409).
+	ErrStoreConflict = Conflict("The request conflicts with a stored record.")
+	// ErrStoreNotFound: a record the call names, or one a write refers
+	// to, is not stored, and the contract names no sentinel for it
+	// (KindNotFound, 404).
+	ErrStoreNotFound = NotFound("A record the request names or refers to does not exist.")
+)
+
 // DefaultRetryAfter is the wait, in seconds, that an [Unavailable] error
 // advises when its caller names none.
 const DefaultRetryAfter = 2

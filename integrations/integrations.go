@@ -47,7 +47,9 @@ import (
 // [Tx.UpdateConfig]) holding a [ConfigRecord], so that a new kind of
 // integration needs no new store method. Failures are the sentinel errors
 // of errors.go (ErrConfigNotFound, ErrDefaultTaken, ...; auth.ErrBrandNotFound
-// for a brand that does not exist), or KindInternal for anything else; a
+// for a brand that does not exist; envelope.ErrStoreConflict or
+// envelope.ErrStoreNotFound for a collision or a missing record no
+// sentinel of the contract names), or KindInternal for anything else; a
 // cancelled context fails the call with the context's error and writes
 // nothing.
 type Store interface {

@@ -115,3 +115,29 @@ func TestOutageAdmitsOneProbe(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(buf.String(), `msg="database unreachable"`), buf.String())
 	assert.Equal(t, 1, strings.Count(buf.String(), `msg="database reachable again" outage=1.5s`), buf.String())
 }
+
+// TestStoreErrorFallbacks: the driver's unique and foreign-key violations
+// and a missing row come out of storeError as the contract's fallback
+// sentinels (their kind and text, not the driver's), carrying the driver
+// error as their cause for logs.
+func TestStoreErrorFallbacks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+		want *envelope.Error
+	}{
+		{"unique violation", &pgconn.PgError{Code: codeUniqueViolation, Message: "duplicate key value"}, envelope.ErrStoreConflict},
+		{"foreign-key violation", &pgconn.PgError{Code: codeForeignKeyViolation, Message: "violates foreign key"}, envelope.ErrStoreNotFound},
+		{"no row", pgx.ErrNoRows, envelope.ErrStoreNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := storeError(t.Context(), tc.err)
+			require.ErrorIs(t, err, tc.want)
+			assert.ErrorIs(t, err, tc.err, "the driver's error is the cause")
+			assert.Equal(t, tc.want.Kind, envelope.KindOf(err))
+			assert.Equal(t, tc.want.Message, envelope.As(err).Message, "the client reads the sentinel's text")
+		})
+	}
+}

@@ -152,8 +152,10 @@ func constraintError(ctx context.Context, err error, conflict, missingRef *envel
 // values pass through; a failure while ctx is done is ctx's error (pgx
 // reports a cancelled statement in several ways); a database that cannot
 // be reached or did not answer within a bound (unreachable) is
-// envelope.Unavailable; unique violations become KindConflict, foreign-key
-// violations and pgx.ErrNoRows KindNotFound, anything else KindInternal.
+// envelope.Unavailable; unique violations become envelope.ErrStoreConflict,
+// foreign-key violations and pgx.ErrNoRows envelope.ErrStoreNotFound (each
+// carrying err), anything else KindInternal. It writes no client-facing
+// text: the sentinels' packages own it.
 func storeError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
@@ -178,13 +180,13 @@ func storeError(ctx context.Context, err error) error {
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case codeUniqueViolation:
-			return envelope.Conflict("A record with the same key exists.").WithCause(err)
+			return envelope.ErrStoreConflict.WithCause(err)
 		case codeForeignKeyViolation:
-			return envelope.NotFound("A record it refers to does not exist.").WithCause(err)
+			return envelope.ErrStoreNotFound.WithCause(err)
 		}
 	}
 	if errors.Is(err, pgx.ErrNoRows) {
-		return envelope.NotFound("The record does not exist.").WithCause(err)
+		return envelope.ErrStoreNotFound.WithCause(err)
 	}
 	return envelope.Internal(fmt.Errorf("postgres: %w", err))
 }

@@ -175,7 +175,9 @@ func prepare(ctx context.Context, tx *sql.Tx, queries ...string) (stmts []*sql.S
 // context errors pass through, a lock still held by another connection
 // when busy_timeout ran out (SQLITE_BUSY, SQLITE_LOCKED) becomes
 // envelope.Unavailable, unique and primary-key violations become
-// KindConflict, sql.ErrNoRows KindNotFound, anything else KindInternal.
+// envelope.ErrStoreConflict, sql.ErrNoRows envelope.ErrStoreNotFound (each
+// carrying err), anything else KindInternal. It writes no client-facing
+// text: the sentinels' packages own it.
 func storeError(err error) error {
 	if err == nil {
 		return nil
@@ -185,13 +187,13 @@ func storeError(err error) error {
 		return err
 	}
 	if errors.Is(err, sql.ErrNoRows) {
-		return envelope.NotFound("The record does not exist.").WithCause(err)
+		return envelope.ErrStoreNotFound.WithCause(err)
 	}
 	if isBusy(err) {
 		return envelope.Unavailable(fmt.Errorf("sqlite: the database stayed locked past busy_timeout: %w", err), envelope.DefaultRetryAfter)
 	}
 	if isUnique(err) {
-		return envelope.Conflict("A record with the same key exists.").WithCause(err)
+		return envelope.ErrStoreConflict.WithCause(err)
 	}
 	return envelope.Internal(fmt.Errorf("sqlite: %w", err))
 }
