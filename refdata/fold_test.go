@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/brandbase/brandbase/refdata"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 func TestFold(t *testing.T) {
@@ -29,19 +31,19 @@ func TestFold(t *testing.T) {
 		"N'Djamena":          "n'djamena",
 		"Frýdek-Místek, CZ!": "frydek-mistek, cz!",
 	} {
-		got := refdata.Fold(in)
+		got := textfold.Fold(in)
 		assert.Equal(t, want, got, "Fold(%q)", in)
-		assert.Equal(t, got, refdata.Fold(got), "Fold is idempotent on %q", in)
+		assert.Equal(t, got, textfold.Fold(got), "Fold is idempotent on %q", in)
 	}
 }
 
 func TestWordsAndSearchText(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, []string{"n", "djamena"}, refdata.Words("N'Djamena"))
-	assert.Equal(t, []string{"sao", "paulo", "br", "sp"}, refdata.Words("  São-Paulo, BR/SP. "))
-	assert.Equal(t, []string{"東京", "tokyo"}, refdata.Words("東京 (Tokyo)"))
-	assert.Empty(t, refdata.Words("-- , !"))
-	assert.Equal(t, "sao paulo br capital metro", refdata.SearchText("São Paulo", "BR", "", "capital,metro"))
+	assert.Equal(t, []string{"n", "djamena"}, textfold.Words("N'Djamena"))
+	assert.Equal(t, []string{"sao", "paulo", "br", "sp"}, textfold.Words("  São-Paulo, BR/SP. "))
+	assert.Equal(t, []string{"東京", "tokyo"}, textfold.Words("東京 (Tokyo)"))
+	assert.Empty(t, textfold.Words("-- , !"))
+	assert.Equal(t, "sao paulo br capital metro", textfold.SearchText("São Paulo", "BR", "", "capital,metro"))
 	c := refdata.City{CountryCode: "CI", StateCode: "AB", Name: "Abidjan", Tags: "port"}
 	assert.Equal(t, "abidjan ci ab port", c.SearchText())
 }
@@ -62,27 +64,27 @@ func TestMatchTerms(t *testing.T) {
 		"sp br":               true,
 		"spx":                 false,
 	} {
-		assert.Equal(t, want, refdata.MatchTerms(refdata.Words(terms), fields...), "terms %q", terms)
+		assert.Equal(t, want, textfold.MatchTerms(textfold.Words(terms), fields...), "terms %q", terms)
 	}
 	// Matching the raw fields and matching their SearchText agree.
-	text := refdata.SearchText(fields...)
+	text := textfold.SearchText(fields...)
 	for _, terms := range []string{"sao", "stat cap", "me", "x", "paulo br"} {
-		ws := refdata.Words(terms)
-		assert.Equal(t, refdata.MatchTerms(ws, fields...), refdata.MatchTerms(ws, text), terms)
+		ws := textfold.Words(terms)
+		assert.Equal(t, textfold.MatchTerms(ws, fields...), textfold.MatchTerms(ws, text), terms)
 	}
 }
 
 func TestTags(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, "", refdata.TagKey(""))
-	assert.Equal(t, "", refdata.TagKey(" , ,"))
-	key := refdata.TagKey(" EU , g7,Zône-A,")
+	assert.Equal(t, "", textfold.TagKey(""))
+	assert.Equal(t, "", textfold.TagKey(" , ,"))
+	key := textfold.TagKey(" EU , g7,Zône-A,")
 	assert.Equal(t, ",eu,g7,zone-a,", key)
-	assert.True(t, refdata.MatchTags(nil, key))
-	assert.True(t, refdata.MatchTags([]string{"nato", "g7"}, key))
-	assert.True(t, refdata.MatchTags([]string{"zone-a"}, key))
-	assert.False(t, refdata.MatchTags([]string{"g"}, key), "whole tags only")
-	assert.False(t, refdata.MatchTags([]string{"eu"}, ""))
+	assert.True(t, textfold.MatchTags(nil, key))
+	assert.True(t, textfold.MatchTags([]string{"nato", "g7"}, key))
+	assert.True(t, textfold.MatchTags([]string{"zone-a"}, key))
+	assert.False(t, textfold.MatchTags([]string{"g"}, key), "whole tags only")
+	assert.False(t, textfold.MatchTags([]string{"eu"}, ""))
 }
 
 func TestNormalizeCodes(t *testing.T) {
@@ -100,11 +102,11 @@ func FuzzFold(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		folded := refdata.Fold(s)
-		if refdata.Fold(folded) != folded {
+		folded := textfold.Fold(s)
+		if textfold.Fold(folded) != folded {
 			t.Errorf("Fold not idempotent on %q", s)
 		}
 		// Words of the raw text and of the folded text are the same.
-		assert.Equal(t, refdata.Words(s), refdata.Words(folded), "%q", s)
+		assert.Equal(t, textfold.Words(s), textfold.Words(folded), "%q", s)
 	})
 }

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/brandbase/brandbase/envelope"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // Limits of a city record.
@@ -93,7 +95,9 @@ func isASCIIAlnum(s string, digits bool) bool {
 // state code and folded name. Two cities with the same key are the same
 // city; an import replaces the stored one's name and adds its tags to the
 // stored ones (MergeTags).
-func CityKey(c City) string { return c.CountryCode + "\x00" + c.StateCode + "\x00" + Fold(c.Name) }
+func CityKey(c City) string {
+	return c.CountryCode + "\x00" + c.StateCode + "\x00" + textfold.Fold(c.Name)
+}
 
 // MergeTags returns the tags of a stored city after an upsert of the same
 // city with tags added: added as it is when stored has no tag; else stored
@@ -106,14 +110,14 @@ func MergeTags(stored, added string) string {
 	if strings.TrimSpace(added) == "" {
 		return stored
 	}
-	have := TagKey(stored) // ",a,b,"
+	have := textfold.TagKey(stored) // ",a,b,"
 	if have == "" {
 		return added
 	}
 	out := stored
 	for t := range strings.SplitSeq(added, ",") {
 		t = strings.TrimSpace(t)
-		k := Fold(t)
+		k := textfold.Fold(t)
 		if k == "" || strings.Contains(have, ","+k+",") {
 			continue
 		}

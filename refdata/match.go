@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // This file is the reference implementation of the filters and sort orders
@@ -41,14 +43,14 @@ type currencyView struct {
 
 func viewCurrency(c Currency) currencyView {
 	return currencyView{
-		rec: c, name: Fold(c.Name), namePlural: Fold(c.NamePlural), symbol: Fold(c.Symbol),
-		symbolNative: Fold(c.SymbolNative), tagKey: TagKey(c.Tags), search: c.SearchText(),
+		rec: c, name: textfold.Fold(c.Name), namePlural: textfold.Fold(c.NamePlural), symbol: textfold.Fold(c.Symbol),
+		symbolNative: textfold.Fold(c.SymbolNative), tagKey: textfold.TagKey(c.Tags), search: c.SearchText(),
 	}
 }
 
 // SearchText returns the folded words the Keywords filter searches for c:
 // its name, code, tags and keywords.
-func (c Currency) SearchText() string { return SearchText(c.Name, c.Code, c.Tags, c.Keywords) }
+func (c Currency) SearchText() string { return textfold.SearchText(c.Name, c.Code, c.Tags, c.Keywords) }
 
 // Match reports whether f selects c.
 func (f CurrencyFilter) Match(c Currency) bool {
@@ -66,8 +68,8 @@ func (f CurrencyFilter) match(v *currencyView) bool {
 		(f.DecimalDigits == nil || c.DecimalDigits == *f.DecimalDigits) &&
 		(f.Rounding == nil || c.Rounding == *f.Rounding) &&
 		(f.IsCoin == nil || c.IsCoin == *f.IsCoin) &&
-		MatchTags(f.Tags, v.tagKey) &&
-		MatchTerms(f.Keywords, v.search)
+		textfold.MatchTags(f.Tags, v.tagKey) &&
+		textfold.MatchTerms(f.Keywords, v.search)
 }
 
 func (f CurrencyFilter) key(v *currencyView) sortKey {
@@ -111,8 +113,8 @@ type countryView struct {
 
 func viewCountry(c Country) countryView {
 	return countryView{
-		rec: c, region: Fold(c.Region), subregion: Fold(c.Subregion), name: Fold(c.Name),
-		capital: Fold(c.Capital), native: Fold(c.Native), tagKey: TagKey(c.Tags), search: c.SearchText(),
+		rec: c, region: textfold.Fold(c.Region), subregion: textfold.Fold(c.Subregion), name: textfold.Fold(c.Name),
+		capital: textfold.Fold(c.Capital), native: textfold.Fold(c.Native), tagKey: textfold.TagKey(c.Tags), search: c.SearchText(),
 	}
 }
 
@@ -120,7 +122,7 @@ func viewCountry(c Country) countryView {
 // its name, alpha-2 and alpha-3 codes, native name, capital, tags and
 // keywords.
 func (c Country) SearchText() string {
-	return SearchText(c.Name, c.CodeAlpha2, c.CodeAlpha3, c.Native, c.Capital, c.Tags, c.Keywords)
+	return textfold.SearchText(c.Name, c.CodeAlpha2, c.CodeAlpha3, c.Native, c.Capital, c.Tags, c.Keywords)
 }
 
 // Match reports whether f selects c.
@@ -142,8 +144,8 @@ func (f CountryFilter) match(v *countryView) bool {
 		strings.Contains(v.name, f.Name) &&
 		strings.Contains(v.capital, f.Capital) &&
 		strings.Contains(v.native, f.Native) &&
-		MatchTags(f.Tags, v.tagKey) &&
-		MatchTerms(f.Keywords, v.search)
+		textfold.MatchTags(f.Tags, v.tagKey) &&
+		textfold.MatchTerms(f.Keywords, v.search)
 }
 
 func (f CountryFilter) key(v *countryView) sortKey {
@@ -181,22 +183,24 @@ func (f CountryFilter) key(v *countryView) sortKey {
 
 // SearchText returns the folded words the Keywords filter searches for c:
 // its name, country code, state code and tags.
-func (c City) SearchText() string { return SearchText(c.Name, c.CountryCode, c.StateCode, c.Tags) }
+func (c City) SearchText() string {
+	return textfold.SearchText(c.Name, c.CountryCode, c.StateCode, c.Tags)
+}
 
 // Match reports whether f selects c.
-func (f CityFilter) Match(c City) bool { return f.MatchFolded(&c, Fold(c.Name)) }
+func (f CityFilter) Match(c City) bool { return f.MatchFolded(&c, textfold.Fold(c.Name)) }
 
 // MatchFolded is Match for a store that keeps each city's folded name:
-// foldedName must be Fold(c.Name).
+// foldedName must be textfold.Fold(c.Name).
 func (f CityFilter) MatchFolded(c *City, foldedName string) bool {
 	return !f.Nothing && (f.CountryCode == "" || c.CountryCode == f.CountryCode) &&
 		(f.StateCode == "" || c.StateCode == f.StateCode) &&
 		strings.Contains(foldedName, f.Name) &&
-		MatchTerms(f.Keywords, foldedName, c.CountryCode, c.StateCode, c.Tags)
+		textfold.MatchTerms(f.Keywords, foldedName, c.CountryCode, c.StateCode, c.Tags)
 }
 
 // CitySortKey returns the text c sorts by for field: the code itself for
-// countryCode and stateCode, Fold(c.Name) for name, TagKey(c.Tags) for tags.
+// countryCode and stateCode, textfold.Fold(c.Name) for name, textfold.TagKey(c.Tags) for tags.
 // Sorting by id is by insertion order, which no key holds; CitySortKey
 // returns "" for it.
 func CitySortKey(c *City, field Field) string {
@@ -206,9 +210,9 @@ func CitySortKey(c *City, field Field) string {
 	case FieldStateCode:
 		return c.StateCode
 	case FieldName:
-		return Fold(c.Name)
+		return textfold.Fold(c.Name)
 	case FieldTags:
-		return TagKey(c.Tags)
+		return textfold.TagKey(c.Tags)
 	}
 	return ""
 }

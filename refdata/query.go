@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/brandbase/brandbase/envelope"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // Paging limits.
@@ -169,7 +171,7 @@ func code(name string, s *string, v *envelope.Validation) string {
 // substring normalises a name parameter for the substring match (folded).
 func substring(name string, s *string, v *envelope.Validation) string {
 	t, _ := text(name, s, v)
-	return Fold(t)
+	return textfold.Fold(t)
 }
 
 // tagList normalises a tags parameter (Tags): the folded, distinct,
@@ -181,7 +183,7 @@ func tagList(name string, s *string, v *envelope.Validation) []string {
 	}
 	var tags []string
 	for tag := range strings.SplitSeq(t, ",") {
-		if tag = Fold(strings.TrimSpace(tag)); tag != "" && !slices.Contains(tags, tag) {
+		if tag = textfold.Fold(strings.TrimSpace(tag)); tag != "" && !slices.Contains(tags, tag) {
 			tags = append(tags, tag)
 		}
 	}
@@ -197,7 +199,7 @@ func terms(name string, s *string, v *envelope.Validation) ([]string, bool) {
 		return nil, false
 	}
 	var out []string
-	for _, w := range Words(t) {
+	for _, w := range textfold.Words(t) {
 		if !slices.Contains(out, w) {
 			out = append(out, w)
 		}
@@ -259,7 +261,7 @@ type CurrencyQuery struct {
 }
 
 // CurrencyFilter is a validated CurrencyQuery in the normalised form stores
-// compare with: codes upper-case, names folded (Fold), tags and keywords
+// compare with: codes upper-case, names folded (lower-case, without accents), tags and keywords
 // split and folded. Empty strings and nil pointers do not filter.
 type CurrencyFilter struct {
 	Code                                   string

@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"github.com/brandbase/brandbase/refdata"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // sortSlots are the city fields with a lazily built order; id is insertion
@@ -172,7 +174,7 @@ type prepared struct {
 
 // prepare returns what upserting c computes from c alone.
 func prepare(c *refdata.City) prepared {
-	return prepared{fold: refdata.Fold(c.Name), words: strings.Fields(c.SearchText())}
+	return prepared{fold: textfold.Fold(c.Name), words: strings.Fields(c.SearchText())}
 }
 
 // prepareAll returns prepare of each of cs.
@@ -233,7 +235,7 @@ func (t *CityIndex) upsert(c refdata.City, p prepared) bool {
 			// MergeTags only adds tags, after the stored ones: the
 			// words of the added ones are indexed (all of them when the
 			// stored tags were blank, and so not kept as the prefix).
-			for _, w := range refdata.Words(strings.TrimPrefix(c.Tags, r.Tags)) {
+			for _, w := range textfold.Words(strings.TrimPrefix(c.Tags, r.Tags)) {
 				t.words.add(w, i)
 			}
 			r.Tags = t.intern(c.Tags)
@@ -575,7 +577,7 @@ func (c *cityChecks) pass(i int32) bool {
 		return false
 	case c.inWords && !c.words.has(i):
 		return false
-	case c.terms && !refdata.MatchTerms(c.f.Keywords, c.t.fold(i), r.CountryCode, r.StateCode, r.Tags):
+	case c.terms && !textfold.MatchTerms(c.f.Keywords, c.t.fold(i), r.CountryCode, r.StateCode, r.Tags):
 		return false
 	}
 	return true

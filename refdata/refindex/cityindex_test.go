@@ -9,6 +9,8 @@ import (
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
 	"github.com/brandbase/brandbase/refdata/refindex"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // TestCodesAndShortName checks code filters with more than a few cities,
@@ -130,7 +132,7 @@ func TestLongNames(t *testing.T) {
 	idx := refindex.Of(cities)
 	names := []string{"abcd", "bcde", "abcdef", "bcdef", "cdxcd"}
 	for i, c := range cities[:5_000] {
-		if rs := []rune(refdata.Fold(c.Name)); i%199 == 0 && len(rs) >= 4 {
+		if rs := []rune(textfold.Fold(c.Name)); i%199 == 0 && len(rs) >= 4 {
 			n := 4 + i%4
 			names = append(names, string(rs[max(0, len(rs)-n):]))
 		}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // ListCities implements refdata.Store. Every filter has an index: the codes
@@ -164,7 +166,7 @@ func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error
 	cs = refdata.DedupCities(cs)
 	folds := make([]string, len(cs))
 	for i := range cs {
-		folds[i] = refdata.Fold(cs[i].Name)
+		folds[i] = textfold.Fold(cs[i].Name)
 	}
 	var added int64
 	err := s.writeRefData(ctx, func(tx pgx.Tx) error {
@@ -230,7 +232,7 @@ const storedTagsSQL = `SELECT k.i, c.tags
 
 // withStoredTags returns cs with the tags of each city already stored
 // merged in front of its own (refdata.MergeTags); folds[i] is
-// refdata.Fold(cs[i].Name). The caller holds the lock of city upserts, so
+// textfold.Fold(cs[i].Name). The caller holds the lock of city upserts, so
 // that they stay the stored ones until it commits.
 func withStoredTags(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []string) ([]refdata.City, error) {
 	cc, sc := make([]string, len(cs)), make([]string, len(cs))
@@ -252,7 +254,7 @@ func withStoredTags(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []s
 }
 
 // stageCities copies cs, with their derived columns, into a new temporary
-// table city_in, dropped when tx ends; folds[i] is refdata.Fold(cs[i].Name).
+// table city_in, dropped when tx ends; folds[i] is textfold.Fold(cs[i].Name).
 func stageCities(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []string) error {
 	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE city_in (ord integer, country_code text COLLATE "C",
 		state_code text COLLATE "C", name text, tags text, name_fold text COLLATE "C", tags_key text COLLATE "C",
@@ -263,7 +265,7 @@ func stageCities(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []stri
 		[]string{"ord", "country_code", "state_code", "name", "tags", "name_fold", "tags_key", "grams", "prefixes"},
 		pgx.CopyFromSlice(len(cs), func(i int) ([]any, error) {
 			c, fold := cs[i], folds[i]
-			return []any{int32(i), c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags),
+			return []any{int32(i), c.CountryCode, c.StateCode, c.Name, c.Tags, fold, textfold.TagKey(c.Tags),
 				nameGrams(fold), wordPrefixes(c.SearchText())}, nil
 		}))
 	return err

@@ -11,6 +11,8 @@ import (
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/postgres"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // TestMigrationNumbersStoredCurrencies makes a schema as it was before the
@@ -34,8 +36,8 @@ func TestMigrationNumbersStoredCurrencies(t *testing.T) {
 			decimal_digits, rounding, is_coin, tags, keywords, name_fold, name_plural_fold, symbol_fold,
 			symbol_native_fold, tags_key, prefixes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, '{}')`,
 			c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative, c.DecimalDigits, c.Rounding, c.IsCoin,
-			c.Tags, c.Keywords, refdata.Fold(c.Name), refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol),
-			refdata.Fold(c.SymbolNative), refdata.TagKey(c.Tags))
+			c.Tags, c.Keywords, textfold.Fold(c.Name), textfold.Fold(c.NamePlural), textfold.Fold(c.Symbol),
+			textfold.Fold(c.SymbolNative), textfold.TagKey(c.Tags))
 		require.NoError(t, err)
 	}
 

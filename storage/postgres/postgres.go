@@ -31,7 +31,7 @@
 // # Search
 //
 // Reference data is searched with PostgreSQL's own indexes on text folded
-// in Go by refdata.Fold: pg_trgm for names, an array of runes and rune
+// in Go by textfold.Fold: pg_trgm for names, an array of runes and rune
 // pairs for names of one or two runes, an array of every prefix of the
 // folded words for Keywords; the planner is told to prefer them to a scan
 // of the cities table. Answers are identical to the other stores', which

@@ -14,6 +14,8 @@ import (
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // TestCityQueryPlans checks, with EXPLAIN after ANALYZE over the default
@@ -129,7 +131,7 @@ func TestStoredTagsLookupPlan(t *testing.T) {
 	cc, sc := make([]string, len(batch)), make([]string, len(batch))
 	for i := range batch {
 		batch[i] = city(5500 + i) // half stored, half new
-		folds[i], cc[i], sc[i] = refdata.Fold(batch[i].Name), "US", "TX"
+		folds[i], cc[i], sc[i] = textfold.Fold(batch[i].Name), "US", "TX"
 	}
 	err = s.inTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx) error {
 		for range 10 { // more than the five custom plans after which PostgreSQL may cache a generic one

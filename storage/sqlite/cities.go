@@ -12,6 +12,8 @@ import (
 
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // ListCities implements refdata.Store. A filtered query is planned here
@@ -260,8 +262,8 @@ func (w *cityWriter) close() { w.closeAll() }
 // name and adds c's tags to the stored ones (refdata.MergeTags) if that
 // changes them.
 func (w *cityWriter) upsert(ctx context.Context, c refdata.City) error {
-	fold := refdata.Fold(c.Name)
-	seq, err := sqlstore.ScanColumn[int64](w.insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, refdata.TagKey(c.Tags), w.rev))
+	fold := textfold.Fold(c.Name)
+	seq, err := sqlstore.ScanColumn[int64](w.insert.QueryRowContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, textfold.TagKey(c.Tags), w.rev))
 	if err == nil {
 		w.tri.set(seq, fold, false)
 		w.grams.set(seq, nameGrams(fold, w.gramCounts), false)
@@ -281,7 +283,7 @@ func (w *cityWriter) upsert(ctx context.Context, c refdata.City) error {
 	if name == c.Name && tags == c.Tags {
 		return nil
 	}
-	if _, err := w.update.ExecContext(ctx, c.Name, c.Tags, refdata.TagKey(c.Tags), w.rev, seq); err != nil {
+	if _, err := w.update.ExecContext(ctx, c.Name, c.Tags, textfold.TagKey(c.Tags), w.rev, seq); err != nil {
 		return err
 	}
 	if tags != c.Tags {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/sqlite"
+
+	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // TestMigrationNumbersStoredCurrencies opens a database at the schema
@@ -29,8 +31,8 @@ func TestMigrationNumbersStoredCurrencies(t *testing.T) {
 			decimal_digits, rounding, is_coin, tags, keywords, name_fold, name_plural_fold, symbol_fold,
 			symbol_native_fold, tags_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative, c.DecimalDigits, c.Rounding, c.IsCoin,
-			c.Tags, c.Keywords, refdata.Fold(c.Name), refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol),
-			refdata.Fold(c.SymbolNative), refdata.TagKey(c.Tags))
+			c.Tags, c.Keywords, textfold.Fold(c.Name), textfold.Fold(c.NamePlural), textfold.Fold(c.Symbol),
+			textfold.Fold(c.SymbolNative), textfold.TagKey(c.Tags))
 		require.NoError(t, err)
 	}
 	require.NoError(t, old.Close())

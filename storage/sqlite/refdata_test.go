@@ -126,7 +126,7 @@ func FuzzCityQuery(f *testing.F) {
 	storagetest.FuzzCityQuery(f, s)
 }
 
-// TestKeywordsTermsBuiltByHand checks Keywords terms that refdata.Words
+// TestKeywordsTermsBuiltByHand checks Keywords terms that textfold.Words
 // never gives (a filter built by hand): no term is an FTS5 error, and the
 // answers are the reference's: a term with a space, punctuation, a quote,
 // NUL or upper case matches nothing, "" every record, Nothing no record.

@@ -17,8 +17,8 @@ import (
 // searchTerms returns the Keywords terms to look up in a *_kw table, and
 // false when no row can match them. The tables' ascii tokenizer splits
 // only at ASCII bytes other than letters and digits (and folds ASCII upper
-// case), and their text is folded words (refdata.SearchText), so a word of
-// refdata.Words is always exactly one token and its query a prefix query.
+// case), and their text is folded words (textfold.SearchText), so a word of
+// textfold.Words is always exactly one token and its query a prefix query.
 // Any other term, which only a filter built by hand can hold, would become
 // a phrase, which FTS5 refuses on detail='none' tables: a term with an
 // ASCII byte other than a lower-case letter or digit (a space, a quote,

@@ -6,7 +6,10 @@
 // condition builder implements with its own placeholders.
 package sqlstore
 
-import "github.com/brandbase/brandbase/refdata"
+import (
+	"github.com/brandbase/brandbase/internal/textfold"
+	"github.com/brandbase/brandbase/refdata"
+)
 
 // Scanner reads a row: *sql.Row, *sql.Rows, pgx.Row, pgx.Rows.
 type Scanner interface{ Scan(dest ...any) error }
@@ -64,9 +67,9 @@ func ScanCurrency(row Scanner) (refdata.Currency, error) {
 // CurrencyRow returns the values of CurrencyColumns for c.
 func CurrencyRow(c refdata.Currency) []any {
 	return []any{c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
-		c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, refdata.Fold(c.Name),
-		refdata.Fold(c.NamePlural), refdata.Fold(c.Symbol), refdata.Fold(c.SymbolNative),
-		refdata.TagKey(c.Tags)}
+		c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, textfold.Fold(c.Name),
+		textfold.Fold(c.NamePlural), textfold.Fold(c.Symbol), textfold.Fold(c.SymbolNative),
+		textfold.TagKey(c.Tags)}
 }
 
 // CurrencyConditions adds to w the conditions of f but its Keywords,
@@ -123,8 +126,8 @@ func ScanCountry(row Scanner) (refdata.Country, error) {
 func CountryRow(c refdata.Country) []any {
 	return []any{c.ID, c.Region, c.Subregion, c.CodeAlpha2, c.CodeAlpha3,
 		c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords,
-		refdata.Fold(c.Region), refdata.Fold(c.Subregion), refdata.Fold(c.Name), refdata.Fold(c.Capital),
-		refdata.Fold(c.Native), refdata.TagKey(c.Tags)}
+		textfold.Fold(c.Region), textfold.Fold(c.Subregion), textfold.Fold(c.Name), textfold.Fold(c.Capital),
+		textfold.Fold(c.Native), textfold.TagKey(c.Tags)}
 }
 
 // CountryConditions adds to w the conditions of f but its Keywords and

@@ -1,4 +1,10 @@
-package refdata
+// Package textfold is the one way brandbase compares names, tags and
+// keywords: folded (lower-case, without accents) and split into words.
+// The reference-data service, its index and the stores that search in SQL
+// all use it, so that a filter matches the same records everywhere. It is
+// internal: store authors outside this module compare through
+// refdata.Service and its filters.
+package textfold
 
 import (
 	"strings"
