@@ -1,65 +1,15 @@
 package httpadapter_test
 
 import (
-	"bufio"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/internal/rawhttp"
 )
-
-// rawGet sends path byte for byte as the request target of a GET to srv
-// (no client cleans or escapes it) and returns the response with its body.
-func rawGet(t *testing.T, srv *httptest.Server, path string, headers ...string) (*http.Response, []byte) {
-	t.Helper()
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	require.NoError(t, err)
-	defer conn.Close()
-	req := "GET " + path + " HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n"
-	for _, h := range headers {
-		req += h + "\r\n"
-	}
-	_, err = io.WriteString(conn, req+"\r\n")
-	require.NoError(t, err)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	require.NoError(t, err, path)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp, body
-}
-
-// assertStaysOnServer fails unless loc, a Location header, is empty or a
-// path on the server that answered: a browser resolving it against the
-// server's URL lands on the same host.
-func assertStaysOnServer(t *testing.T, loc, path string) {
-	t.Helper()
-	if loc == "" {
-		return
-	}
-	base, err := url.Parse("http://api.test/")
-	require.NoError(t, err)
-	// Browsers read a backslash in a special URL as a slash.
-	u, err := base.Parse(stringsReplaceBackslash(loc))
-	require.NoError(t, err, path)
-	assert.Equal(t, "api.test", u.Host, "%s: Location %q leaves the server", path, loc)
-	assert.NotRegexp(t, `^[/\\][/\\]`, loc, "%s: Location %q is scheme-relative", path, loc)
-}
-
-func stringsReplaceBackslash(s string) string {
-	b := []byte(s)
-	for i := range b {
-		if b[i] == '\\' {
-			b[i] = '/'
-		}
-	}
-	return string(b)
-}
 
 // hostilePaths are request targets that clean (or that a browser reads) to
 // another host, with the answer the adapter gives: 404 route_not_found, or
@@ -113,12 +63,12 @@ func TestUncleanPathsNeverRedirectAway(t *testing.T) {
 	defer srv.Close()
 	for _, tc := range hostilePaths {
 		for _, headers := range [][]string{nil, {"Brand-URL: shop.example.com"}} {
-			resp, body := rawGet(t, srv, tc.path, headers...)
+			resp, body := rawhttp.Get(t, srv.Listener.Addr().String(), "api.test", tc.path, headers...)
 			e, err := decodeEnvelope(resp.StatusCode, resp.Header, body)
 			require.NoError(t, err, "%s: %s", tc.path, body)
 			assert.Equal(t, tc.status, resp.StatusCode, tc.path)
 			assert.Equal(t, tc.location, resp.Header.Get("Location"), tc.path)
-			assertStaysOnServer(t, resp.Header.Get("Location"), tc.path)
+			rawhttp.AssertStaysOn(t, "api.test", resp.Header.Get("Location"), tc.path)
 			assert.False(t, e.Success, tc.path)
 			require.NotEmpty(t, e.Errors, tc.path)
 			if tc.status == http.StatusNotFound {
