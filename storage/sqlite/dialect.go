@@ -1,30 +1,32 @@
 package sqlite
 
-// The SQL dialect of this package: every file reads and writes rows through
-// these few helpers, so that a query's shape is the same everywhere. A new
-// SQL backend (storage/postgres) copies this file's set with its driver's
-// types.
+// The SQL dialect of this package (sqlstore.Dialect): how the SQL core
+// (storage/internal/sqlstore), which holds auth and integrations, reads
+// and writes SQLite, and the few helpers the reference-data files read
+// and write rows through.
 //
 //   - Times are stored as integer microseconds since the Unix epoch (UTC);
-//     a zero time is NULL where the column allows it ([toMicro],
-//     [toNullMicro], [fromMicro], [fromNullMicro]).
-//   - A row is scanned by one func(scanner) (T, error) per record kind.
+//     a zero time is NULL where the column allows it ([microTime]).
+//   - Lists (permissions, a revision's fields) are one comma-separated
+//     TEXT column ([commaList]); JSON documents are BLOBs.
+//   - Placeholders are "?"; the insertion order (seq) is the largest seq
+//     plus one, given on insert.
+//   - Write transactions are serialised (one writer connection, BEGIN
+//     IMMEDIATE), so no row lock clause and no partition lock is needed,
+//     and there is no notification: an instance owns its file.
 //   - A loop of writes prepares its statements once ([prepare]) and runs
 //     them without the context's cancellation watch ([bulk]).
-//   - Reads go through a [querier] (the reader pool, or a transaction), so
-//     one function serves the Store and its transactions alike.
-//   - A missing row is reported as the domain's sentinel error
-//     ([notFound], [queryOne], [exists], [execOne]), and so is a unique
-//     key taken by a write ([exec], [execOne]: each call names its table's
-//     sentinel); every other driver error goes through [storeError].
-//     Stores write no client-facing text of their own: the domain
-//     packages own every message.
+//   - A unique or primary-key violation is [sqlstore.Unique], a
+//     foreign-key violation [sqlstore.ForeignKey]; every other driver
+//     error goes through [storeError]. Stores write no client-facing text
+//     of their own: the domain packages own every message.
 
 import (
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"modernc.org/sqlite"
@@ -41,52 +43,6 @@ type scanner = sqlstore.Scanner
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// toMicro encodes t as microseconds since the Unix epoch.
-func toMicro(t time.Time) int64 { return t.UnixMicro() }
-
-// fromMicro decodes microseconds since the Unix epoch as a UTC time.
-func fromMicro(us int64) time.Time { return time.UnixMicro(us).UTC() }
-
-// toNullMicro encodes t like toMicro, and the zero time as NULL.
-func toNullMicro(t time.Time) sql.NullInt64 {
-	if t.IsZero() {
-		return sql.NullInt64{}
-	}
-	return sql.NullInt64{Int64: toMicro(t), Valid: true}
-}
-
-// fromNullMicro decodes what toNullMicro encoded: NULL is the zero time.
-func fromNullMicro(n sql.NullInt64) time.Time {
-	if !n.Valid {
-		return time.Time{}
-	}
-	return fromMicro(n.Int64)
-}
-
-// emptyAsNull stores the empty string as NULL (for unique columns that
-// allow several empty values).
-func emptyAsNull(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
-
-// notFound maps sql.ErrNoRows to missing (a domain sentinel error), and any
-// other error through storeError.
-func notFound(err error, missing *envelope.Error) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return missing
-	}
-	return storeError(err)
-}
-
-// queryOne runs a query that selects one row and scans it with scan;
-// missing when there is no row.
-func queryOne[T any](ctx context.Context, q querier, scan func(scanner) (T, error), missing *envelope.Error, query string, args ...any) (T, error) {
-	v, err := scan(q.QueryRowContext(ctx, query, args...))
-	if err != nil {
-		var zero T
-		return zero, notFound(err, missing)
-	}
-	return v, nil
 }
 
 // queryAll runs a query and scans every row with scan. The result is
@@ -111,13 +67,6 @@ func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, erro
 	return out, nil
 }
 
-// exists returns missing (a domain sentinel error) unless query, which
-// selects one column, finds a row.
-func exists(ctx context.Context, q querier, missing *envelope.Error, query string, args ...any) error {
-	var one any
-	return notFound(q.QueryRowContext(ctx, query, args...).Scan(&one), missing)
-}
-
 // exec runs a write and returns how many rows it changed. A unique or
 // primary-key violation is returned as taken (a domain sentinel error
 // carrying the driver's error as its cause) when taken is not nil: each
@@ -132,16 +81,6 @@ func exec(ctx context.Context, tx *sql.Tx, taken *envelope.Error, query string, 
 	}
 	n, err := res.RowsAffected()
 	return int(n), storeError(err)
-}
-
-// execOne runs a write that must change exactly one row: missing when it
-// changed none, taken (see [exec]) when it breaks a unique key.
-func execOne(ctx context.Context, tx *sql.Tx, missing, taken *envelope.Error, query string, args ...any) error {
-	n, err := exec(ctx, tx, taken, query, args...)
-	if err == nil && n == 0 {
-		return missing
-	}
-	return err
 }
 
 // bulk returns, for the statements of a loop of writes, ctx without its
@@ -208,6 +147,12 @@ func isUnique(err error) bool {
 	return code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }
 
+// isForeignKey reports whether err is a foreign-key violation.
+func isForeignKey(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
+}
+
 // isBusy reports whether err is SQLITE_BUSY or SQLITE_LOCKED (any of their
 // extended codes): another connection held a lock for longer than the
 // busy timeout.
@@ -219,3 +164,110 @@ func isBusy(err error) bool {
 	primary := se.Code() & 0xff
 	return primary == sqlite3.SQLITE_BUSY || primary == sqlite3.SQLITE_LOCKED
 }
+
+// dialect is the sqlstore.Dialect of a Store.
+type dialect struct{ s *Store }
+
+var _ sqlstore.Dialect = dialect{}
+
+func (dialect) Numbered() bool                           { return false }
+func (dialect) Time(t time.Time) any                     { return t.UnixMicro() }
+func (dialect) ScanTime(dst *time.Time) any              { return microTime{dst} }
+func (dialect) List(ss []string) any                     { return strings.Join(ss, ",") }
+func (dialect) ScanList(dst *[]string) any               { return commaList{dst} }
+func (dialect) JSON(b []byte) any                        { return b }
+func (dialect) ForUpdate() string                        { return "" }
+func (dialect) ForShare() string                         { return "" }
+func (dialect) Missing(err error) bool                   { return errors.Is(err, sql.ErrNoRows) }
+func (dialect) Error(_ context.Context, err error) error { return storeError(err) }
+
+func (dialect) NextSeq(table string) string {
+	return "(SELECT coalesce(max(seq), 0) + 1 FROM " + table + ")"
+}
+
+func (dialect) Violation(err error) sqlstore.Violation {
+	switch {
+	case isUnique(err):
+		return sqlstore.Unique
+	case isForeignKey(err):
+		return sqlstore.ForeignKey
+	}
+	return sqlstore.NoViolation
+}
+
+// Write runs fn in a transaction on the writer connection (BEGIN
+// IMMEDIATE): transactions are serialised and see each other's committed
+// writes.
+func (d dialect) Write(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+	return d.s.write(ctx, func(tx *sql.Tx) error { return fn(db{tx}) })
+}
+
+// microTime scans a time column of microseconds since the Unix epoch into
+// a UTC time; NULL is the zero time.
+type microTime struct{ t *time.Time }
+
+func (m microTime) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*m.t = time.Time{}
+	case int64:
+		*m.t = time.UnixMicro(v).UTC()
+	default:
+		return fmt.Errorf("sqlite: a time column holds %T", src)
+	}
+	return nil
+}
+
+// commaList scans a comma-separated TEXT column into a list; "" is none.
+type commaList struct{ l *[]string }
+
+func (c commaList) Scan(src any) error {
+	var s string
+	switch v := src.(type) {
+	case nil:
+	case string:
+		s = v
+	case []byte:
+		s = string(v)
+	default:
+		return fmt.Errorf("sqlite: a list column holds %T", src)
+	}
+	*c.l = nil
+	if s != "" {
+		*c.l = strings.Split(s, ",")
+	}
+	return nil
+}
+
+// db is a sqlstore.DB on a *sql.DB or *sql.Tx.
+type db struct {
+	q interface {
+		querier
+		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	}
+}
+
+func (d db) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := d.q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (d db) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	rows, err := d.q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return sqlRows{rows}, nil
+}
+
+func (d db) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Scanner {
+	return d.q.QueryRowContext(ctx, query, args...)
+}
+
+// sqlRows is *sql.Rows as sqlstore.Rows.
+type sqlRows struct{ *sql.Rows }
+
+func (r sqlRows) Close() { r.Rows.Close() }

@@ -30,8 +30,13 @@ var _ storage.Storage = (*Store)(nil)
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// core is the SQL core, embedded: its methods implement auth.Store and
+// integrations.Store.
+type core = sqlstore.Core
+
 // Store is an SQLite-backed storage.Storage. It is safe for concurrent use.
 type Store struct {
+	*core
 	w   *sql.DB  // the one writer connection
 	r   *sql.DB  // readers; the same as w for ":memory:"
 	ref refState // reference-data caches (refdata.go)
@@ -77,6 +82,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	} else {
 		useTemplate(ctx, w)
 	}
+	s.core = sqlstore.New(dialect{s}, db{s.r})
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -162,21 +168,6 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return storeError(err)
 	}
 	return storeError(tx.Commit())
-}
-
-// writeCount runs fn like write and returns the count fn returns, or 0 on
-// failure.
-func (s *Store) writeCount(ctx context.Context, fn func(tx *sql.Tx) (int, error)) (int, error) {
-	var n int
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		n, err = fn(tx)
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
 }
 
 // getMeta returns the value stored under key in meta, or "".

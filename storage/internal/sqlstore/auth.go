@@ -1,0 +1,491 @@
+package sqlstore
+
+// auth.Store on the core: brands, users, key pairs and devices. Every
+// failure a caller must tell apart is one of auth's sentinel errors.
+// Read-modify-write methods lock the rows they read (the dialect's
+// ForUpdate, ForShare), so concurrent writers never lose an update where
+// write transactions run in parallel; writes that change what an instance
+// may cache tell the dialect's Notifier.
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
+)
+
+var _ auth.Store = (*Core)(nil)
+
+// --- brands ---
+
+// scanBrand reads a row of BrandColumns.
+func (c *Core) scanBrand(row Scanner) (auth.Brand, error) {
+	var b auth.Brand
+	var status string
+	if err := row.Scan(&b.ID, &b.URL, &b.Name, &status, &b.DefaultCurrency, c.d.ScanTime(&b.CreatedAt)); err != nil {
+		return auth.Brand{}, err
+	}
+	b.Status = auth.Status(status)
+	return b, nil
+}
+
+// CreateBrand implements auth.Store: auth.ErrBrandExists if its ID or URL
+// is taken. It notifies ChangeBrand.
+func (c *Core) CreateBrand(ctx context.Context, b auth.Brand) error {
+	seqCol, seqVal := c.seq("brands")
+	return c.write(ctx, func(tx DB) error {
+		if _, err := c.exec(ctx, tx, auth.ErrBrandExists, nil, `INSERT INTO brands (`+BrandColumns+seqCol+`)
+			VALUES (?, ?, ?, ?, ?, ?`+seqVal+`)`,
+			b.ID, b.URL, b.Name, string(b.Status), b.DefaultCurrency, c.d.Time(b.CreatedAt)); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, ChangeBrand, b.ID)
+	})
+}
+
+// UpdateBrand implements auth.Store: auth.ErrBrandNotFound if absent,
+// auth.ErrBrandExists if b.URL belongs to another brand. It notifies
+// ChangeBrand.
+func (c *Core) UpdateBrand(ctx context.Context, b auth.Brand) error {
+	return c.write(ctx, func(tx DB) error {
+		if err := c.execOne(ctx, tx, auth.ErrBrandNotFound, auth.ErrBrandExists,
+			`UPDATE brands SET url = ?, name = ?, status = ?, default_currency = ? WHERE id = ?`,
+			b.URL, b.Name, string(b.Status), b.DefaultCurrency, b.ID); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, ChangeBrand, b.ID)
+	})
+}
+
+// BrandByID implements auth.Store: auth.ErrBrandNotFound if absent.
+func (c *Core) BrandByID(ctx context.Context, id string) (auth.Brand, error) {
+	return queryOne(ctx, c, c.r, c.scanBrand, auth.ErrBrandNotFound, `SELECT `+BrandColumns+` FROM brands WHERE id = ?`, id)
+}
+
+// BrandByURL implements auth.Store: auth.ErrBrandNotFound if absent.
+func (c *Core) BrandByURL(ctx context.Context, url string) (auth.Brand, error) {
+	return queryOne(ctx, c, c.r, c.scanBrand, auth.ErrBrandNotFound, `SELECT `+BrandColumns+` FROM brands WHERE url = ?`, url)
+}
+
+// ListBrands implements auth.Store: in order of creation.
+func (c *Core) ListBrands(ctx context.Context) ([]auth.Brand, error) {
+	return queryAll(ctx, c, c.r, c.scanBrand, `SELECT `+BrandColumns+` FROM brands ORDER BY created_at, seq`)
+}
+
+// --- users ---
+
+// permissionList returns ps as the strings of a list column, never nil.
+func permissionList(ps []auth.Permission) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
+}
+
+// scanUser reads a row of UserColumns.
+func (c *Core) scanUser(row Scanner) (auth.UserRecord, error) {
+	var u auth.UserRecord
+	var emailKey *string
+	var perms []string
+	var status string
+	if err := row.Scan(&u.ID, &u.BrandID, &u.Username, &u.UsernameKey, &u.EmailAddress, &emailKey, &u.PhoneNumber,
+		&u.PasswordHash, c.d.ScanList(&perms), &status, c.d.ScanTime(&u.CreatedAt), c.d.ScanTime(&u.UpdatedAt),
+		&u.SessionEpoch); err != nil {
+		return auth.UserRecord{}, err
+	}
+	if emailKey != nil {
+		u.EmailKey = *emailKey
+	}
+	for _, p := range perms {
+		u.Permissions = append(u.Permissions, auth.Permission(p))
+	}
+	u.Status = auth.Status(status)
+	return u, nil
+}
+
+// CreateUser implements auth.Store: auth.ErrBrandNotFound if u.BrandID
+// names no brand, auth.ErrUserExists if its ID or keys are taken.
+func (c *Core) CreateUser(ctx context.Context, u auth.UserRecord) error {
+	seqCol, seqVal := c.seq("users")
+	return c.write(ctx, func(tx DB) error {
+		_, err := c.exec(ctx, tx, auth.ErrUserExists, auth.ErrBrandNotFound, `INSERT INTO users (`+UserColumns+seqCol+`)
+			VALUES (`+placeholders(13)+seqVal+`)`,
+			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
+			u.PasswordHash, c.d.List(permissionList(u.Permissions)), string(u.Status), c.d.Time(u.CreatedAt),
+			c.d.Time(u.UpdatedAt), u.SessionEpoch)
+		return err
+	})
+}
+
+// UpdateUser implements auth.Store: the user's row is locked (ForUpdate)
+// from the read to the write, so concurrent updates apply one after the
+// other. auth.ErrUserNotFound if absent, auth.ErrUserExists if the new
+// keys are taken. It notifies ChangeUser.
+func (c *Core) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
+	var u auth.UserRecord
+	err := c.write(ctx, func(tx DB) error {
+		old, err := queryOne(ctx, c, tx, c.scanUser, auth.ErrUserNotFound,
+			`SELECT `+UserColumns+` FROM users WHERE id = ?`+c.d.ForUpdate(), id)
+		if err != nil {
+			return err
+		}
+		u = old
+		u.Permissions = append([]auth.Permission(nil), old.Permissions...)
+		if err := fn(&u); err != nil {
+			return err
+		}
+		u.ID, u.BrandID, u.CreatedAt = old.ID, old.BrandID, old.CreatedAt
+		if _, err := c.exec(ctx, tx, auth.ErrUserExists, nil, `UPDATE users SET username = ?, username_key = ?,
+			email_address = ?, email_key = ?, phone_number = ?, password_hash = ?, permissions = ?, status = ?,
+			updated_at = ?, session_epoch = ? WHERE id = ?`,
+			u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber, u.PasswordHash,
+			c.d.List(permissionList(u.Permissions)), string(u.Status), c.d.Time(u.UpdatedAt), u.SessionEpoch, id); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, ChangeUser, id)
+	})
+	if err != nil {
+		return auth.UserRecord{}, err
+	}
+	return u, nil
+}
+
+// userWhere returns the one user the condition finds.
+func (c *Core) userWhere(ctx context.Context, where string, args ...any) (auth.UserRecord, error) {
+	return queryOne(ctx, c, c.r, c.scanUser, auth.ErrUserNotFound, `SELECT `+UserColumns+` FROM users WHERE `+where, args...)
+}
+
+// UserByID implements auth.Store: auth.ErrUserNotFound if absent.
+func (c *Core) UserByID(ctx context.Context, id string) (auth.UserRecord, error) {
+	return c.userWhere(ctx, `id = ?`, id)
+}
+
+// UserByUsername implements auth.Store: auth.ErrUserNotFound if absent.
+func (c *Core) UserByUsername(ctx context.Context, brandID, key string) (auth.UserRecord, error) {
+	return c.userWhere(ctx, `brand_id = ? AND username_key = ?`, brandID, key)
+}
+
+// UserByEmail implements auth.Store: auth.ErrUserNotFound if absent
+// (always for an empty key, unless ctx is done).
+func (c *Core) UserByEmail(ctx context.Context, brandID, key string) (auth.UserRecord, error) {
+	if key == "" {
+		if err := ctx.Err(); err != nil {
+			return auth.UserRecord{}, err
+		}
+		return auth.UserRecord{}, auth.ErrUserNotFound
+	}
+	return c.userWhere(ctx, `brand_id = ? AND email_key = ?`, brandID, key)
+}
+
+// ListUsers implements auth.Store: the brand's users in order of creation.
+func (c *Core) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecord, error) {
+	return queryAll(ctx, c, c.r, c.scanUser, `SELECT `+UserColumns+` FROM users WHERE brand_id = ? ORDER BY created_at, seq`, brandID)
+}
+
+// --- key pairs ---
+
+// scanKey reads a row of KeyColumns.
+func (c *Core) scanKey(row Scanner) (auth.KeyPair, error) {
+	var k auth.KeyPair
+	if err := row.Scan(&k.ID, &k.FamilyID, &k.BrandID, &k.UserID, &k.DeviceID, &k.AuthHash, &k.RefreshHash,
+		c.d.ScanTime(&k.CreatedAt), c.d.ScanTime(&k.AuthExpiresAt), c.d.ScanTime(&k.RefreshExpiresAt),
+		c.d.ScanTime(&k.RevokedAt), &k.ReplacedBy, &k.SessionEpoch); err != nil {
+		return auth.KeyPair{}, err
+	}
+	return k, nil
+}
+
+// lockOwner locks k's user and, when k names one, k's device until tx
+// ends (ForShare: UpdateUser and RevokeDevice, which lock them for
+// update, wait for tx and then see the pair, or tx waits for them and
+// sees their change), and returns why k may not be stored:
+// auth.ErrUserNotFound, auth.ErrKeysRevoked (k.SessionEpoch is not its
+// user's, or its user is not active), or auth.ErrDeviceRevoked (a
+// DeviceID that names no device is not checked).
+func (c *Core) lockOwner(ctx context.Context, tx DB, k auth.KeyPair) error {
+	var epoch int64
+	var status string
+	if err := tx.QueryRow(ctx, c.bind(`SELECT session_epoch, status FROM users WHERE id = ?`+c.d.ForShare()),
+		k.UserID).Scan(&epoch, &status); err != nil {
+		return c.missing(ctx, err, auth.ErrUserNotFound)
+	}
+	deviceRevoked := false
+	if k.DeviceID != "" {
+		err := tx.QueryRow(ctx, c.bind(`SELECT revoked_at IS NOT NULL FROM devices WHERE id = ?`+c.d.ForShare()),
+			k.DeviceID).Scan(&deviceRevoked)
+		if err != nil && !c.d.Missing(err) {
+			return c.d.Error(ctx, err)
+		}
+	}
+	switch {
+	case epoch != k.SessionEpoch || auth.Status(status) != auth.StatusActive:
+		return auth.ErrKeysRevoked
+	case deviceRevoked:
+		return auth.ErrDeviceRevoked
+	}
+	return nil
+}
+
+// checkHashes returns auth.ErrKeyHashSize unless both hashes of k are 32
+// bytes long.
+func checkHashes(k auth.KeyPair) error {
+	if len(k.AuthHash) != 32 || len(k.RefreshHash) != 32 {
+		return auth.ErrKeyHashSize
+	}
+	return nil
+}
+
+// insertKey stores k in tx, whose owner lockOwner has locked and checked:
+// auth.ErrKeyHashSize, auth.ErrUserNotFound, auth.ErrKeyPairExists.
+func (c *Core) insertKey(ctx context.Context, tx DB, k auth.KeyPair) error {
+	if err := checkHashes(k); err != nil {
+		return err
+	}
+	_, err := c.exec(ctx, tx, auth.ErrKeyPairExists, auth.ErrUserNotFound, `INSERT INTO key_pairs (`+KeyColumns+`)
+		VALUES (`+placeholders(13)+`)`,
+		k.ID, k.FamilyID, k.BrandID, k.UserID, k.DeviceID, k.AuthHash, k.RefreshHash, c.d.Time(k.CreatedAt),
+		c.d.Time(k.AuthExpiresAt), c.d.Time(k.RefreshExpiresAt), c.nullTime(k.RevokedAt), k.ReplacedBy, k.SessionEpoch)
+	return err
+}
+
+// CreateKeyPair implements auth.Store: auth.ErrKeyHashSize,
+// auth.ErrUserNotFound, auth.ErrKeysRevoked, auth.ErrDeviceRevoked,
+// auth.ErrKeyPairExists. Its user and device stay locked (lockOwner) until
+// the pair is stored.
+func (c *Core) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
+	if err := checkHashes(k); err != nil {
+		return err
+	}
+	return c.write(ctx, func(tx DB) error {
+		if err := c.lockOwner(ctx, tx, k); err != nil {
+			return err
+		}
+		return c.insertKey(ctx, tx, k)
+	})
+}
+
+// KeyPairByAuthHash implements auth.Store: auth.ErrKeyPairNotFound if
+// absent.
+func (c *Core) KeyPairByAuthHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
+	return queryOne(ctx, c, c.r, c.scanKey, auth.ErrKeyPairNotFound, `SELECT `+KeyColumns+` FROM key_pairs WHERE auth_hash = ?`, hash)
+}
+
+// KeyPairByRefreshHash implements auth.Store: auth.ErrKeyPairNotFound if
+// absent.
+func (c *Core) KeyPairByRefreshHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
+	return queryOne(ctx, c, c.r, c.scanKey, auth.ErrKeyPairNotFound, `SELECT `+KeyColumns+` FROM key_pairs WHERE refresh_hash = ?`, hash)
+}
+
+// RotateKeyPair implements auth.Store. The old pair's row is locked
+// (ForUpdate), so of two concurrent rotations the second sees the pair
+// revoked: exactly one wins. auth.ErrKeyPairNotFound if oldID does not
+// exist, auth.ErrKeyPairRevoked if it is revoked, then the errors of
+// CreateKeyPair for next. It notifies ChangeUser.
+func (c *Core) RotateKeyPair(ctx context.Context, oldID string, at time.Time, next auth.KeyPair) error {
+	return c.write(ctx, func(tx DB) error {
+		// The owner first (users and devices before key pairs, as
+		// RevokeDevice locks them), its verdict after the old pair's.
+		owner := c.lockOwner(ctx, tx, next)
+		if owner != nil && envelope.As(owner) == nil {
+			return owner
+		}
+		var revoked time.Time
+		var userID string
+		if err := tx.QueryRow(ctx, c.bind(`SELECT revoked_at, user_id FROM key_pairs WHERE id = ?`+c.d.ForUpdate()),
+			oldID).Scan(c.d.ScanTime(&revoked), &userID); err != nil {
+			return c.missing(ctx, err, auth.ErrKeyPairNotFound)
+		}
+		if !revoked.IsZero() {
+			return auth.ErrKeyPairRevoked
+		}
+		if owner != nil {
+			return owner
+		}
+		if err := c.insertKey(ctx, tx, next); err != nil {
+			return err
+		}
+		if _, err := c.exec(ctx, tx, nil, nil, `UPDATE key_pairs SET revoked_at = ?, replaced_by = ? WHERE id = ?`,
+			c.d.Time(at), next.ID, oldID); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, ChangeUser, userID)
+	})
+}
+
+// revokeKeys revokes in tx the unrevoked pairs that sel matches, notifies
+// ChangeUser for each of their users, and returns how many it revoked.
+func (c *Core) revokeKeys(ctx context.Context, tx DB, sel auth.KeySelector, at time.Time) (int, error) {
+	where := []string{"revoked_at IS NULL"}
+	args := []any{c.d.Time(at)}
+	for _, f := range []struct{ col, val string }{
+		{"id", sel.ID}, {"family_id", sel.FamilyID}, {"user_id", sel.UserID}, {"device_id", sel.DeviceID},
+	} {
+		if f.val != "" {
+			where = append(where, f.col+" = ?")
+			args = append(args, f.val)
+		}
+	}
+	users, err := queryAll(ctx, c, tx, ScanColumn[string],
+		`UPDATE key_pairs SET revoked_at = ? WHERE `+strings.Join(where, " AND ")+` RETURNING user_id`, args...)
+	if err != nil {
+		return 0, err
+	}
+	notified := map[string]bool{}
+	for _, u := range users {
+		if !notified[u] {
+			notified[u] = true
+			if err := c.changed(ctx, tx, ChangeUser, u); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return len(users), nil
+}
+
+// RevokeKeyPairs implements auth.Store: auth.ErrEmptySelector for an empty
+// selector. It notifies ChangeUser for each user whose pairs it revoked.
+func (c *Core) RevokeKeyPairs(ctx context.Context, sel auth.KeySelector, at time.Time) (int, error) {
+	if sel.Empty() {
+		return 0, auth.ErrEmptySelector
+	}
+	var n int
+	err := c.write(ctx, func(tx DB) error {
+		var err error
+		n, err = c.revokeKeys(ctx, tx, sel, at)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// DeleteKeyPairs implements auth.Store: it deletes the pairs whose refresh
+// key expired at or before before, and returns how many.
+func (c *Core) DeleteKeyPairs(ctx context.Context, before time.Time) (int, error) {
+	var n int
+	err := c.write(ctx, func(tx DB) error {
+		var err error
+		n, err = c.exec(ctx, tx, nil, nil, `DELETE FROM key_pairs WHERE refresh_expires_at <= ?`, c.d.Time(before))
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// --- devices ---
+
+// asStored returns t as a store reads it back: UTC, to the microsecond
+// (the zero time stays zero).
+func asStored(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// scanDevice reads a row of DeviceColumns.
+func (c *Core) scanDevice(row Scanner) (auth.Device, error) {
+	var d auth.Device
+	if err := row.Scan(&d.ID, &d.BrandID, &d.UserID, &d.Code, &d.Token, &d.Name, &d.AppVersion, &d.OS,
+		c.d.ScanTime(&d.CreatedAt), c.d.ScanTime(&d.LastSeenAt), c.d.ScanTime(&d.RevokedAt)); err != nil {
+		return auth.Device{}, err
+	}
+	return d, nil
+}
+
+// UpsertDevice implements auth.Store: the device of d.UserID with d.Code
+// is locked (ForUpdate) and updated, left as it is when revoked, or
+// inserted; an insert that a concurrent one beat (ON CONFLICT DO NOTHING
+// inserts no row) reads and updates the winner's row, so concurrent
+// registrations of one device store one row. auth.ErrUserNotFound if
+// d.UserID names no user; auth.ErrDeviceExists if d.ID is another
+// device's.
+func (c *Core) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, bool, error) {
+	var stored auth.Device
+	var created bool
+	seqCol, seqVal := c.seq("devices")
+	err := c.write(ctx, func(tx DB) error {
+		for range 2 {
+			old, err := queryOne(ctx, c, tx, c.scanDevice, auth.ErrDeviceNotFound,
+				`SELECT `+DeviceColumns+` FROM devices WHERE user_id = ? AND code = ?`+c.d.ForUpdate(), d.UserID, d.Code)
+			switch {
+			case err == nil && old.Revoked():
+				stored = old
+				return nil
+			case err == nil:
+				stored = old
+				stored.Token, stored.Name, stored.AppVersion, stored.OS, stored.LastSeenAt = d.Token, d.Name, d.AppVersion, d.OS, d.LastSeenAt
+				_, err = c.exec(ctx, tx, nil, nil, `UPDATE devices SET token = ?, name = ?, app_version = ?, os = ?,
+					last_seen_at = ? WHERE id = ?`, d.Token, d.Name, d.AppVersion, d.OS, c.d.Time(d.LastSeenAt), old.ID)
+				stored.LastSeenAt = asStored(d.LastSeenAt)
+				return err
+			case !errors.Is(err, auth.ErrDeviceNotFound):
+				return err
+			}
+			n, err := c.exec(ctx, tx, auth.ErrDeviceExists, auth.ErrUserNotFound, `INSERT INTO devices (`+DeviceColumns+seqCol+`)
+				VALUES (`+placeholders(11)+seqVal+`) ON CONFLICT (user_id, code) DO NOTHING`,
+				d.ID, d.BrandID, d.UserID, d.Code, d.Token, d.Name, d.AppVersion, d.OS,
+				c.d.Time(d.CreatedAt), c.d.Time(d.LastSeenAt), c.nullTime(d.RevokedAt))
+			if err != nil || n == 1 {
+				stored, created = d, true
+				stored.CreatedAt, stored.LastSeenAt, stored.RevokedAt = asStored(d.CreatedAt), asStored(d.LastSeenAt), asStored(d.RevokedAt)
+				return err
+			}
+		}
+		// Inserted by another transaction, yet not visible to this one.
+		return auth.ErrDeviceExists
+	})
+	if err != nil {
+		return auth.Device{}, false, err
+	}
+	return stored, created, nil
+}
+
+// DeviceByCode implements auth.Store: auth.ErrDeviceNotFound if absent.
+func (c *Core) DeviceByCode(ctx context.Context, userID, code string) (auth.Device, error) {
+	return queryOne(ctx, c, c.r, c.scanDevice, auth.ErrDeviceNotFound,
+		`SELECT `+DeviceColumns+` FROM devices WHERE user_id = ? AND code = ?`, userID, code)
+}
+
+// ListDevices implements auth.Store: the user's devices in order of
+// creation.
+func (c *Core) ListDevices(ctx context.Context, userID string) ([]auth.Device, error) {
+	return queryAll(ctx, c, c.r, c.scanDevice,
+		`SELECT `+DeviceColumns+` FROM devices WHERE user_id = ? ORDER BY created_at, seq`, userID)
+}
+
+// RevokeDevice implements auth.Store: the device's row is locked
+// (ForUpdate) while it and its keys are revoked. auth.ErrDeviceNotFound if
+// the user has no such device. It notifies ChangeUser.
+func (c *Core) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
+	var d auth.Device
+	err := c.write(ctx, func(tx DB) error {
+		var err error
+		d, err = queryOne(ctx, c, tx, c.scanDevice, auth.ErrDeviceNotFound,
+			`SELECT `+DeviceColumns+` FROM devices WHERE id = ? AND user_id = ?`+c.d.ForUpdate(), deviceID, userID)
+		if err != nil {
+			return err
+		}
+		if !d.Revoked() {
+			d.RevokedAt = asStored(at)
+			if _, err := c.exec(ctx, tx, nil, nil, `UPDATE devices SET revoked_at = ? WHERE id = ?`, c.d.Time(at), deviceID); err != nil {
+				return err
+			}
+		}
+		if _, err := c.revokeKeys(ctx, tx, auth.KeySelector{DeviceID: deviceID}, at); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, ChangeUser, userID)
+	})
+	if err != nil {
+		return auth.Device{}, err
+	}
+	return d, nil
+}
