@@ -1,26 +1,32 @@
 package postgres
 
-// The SQL dialect of this package, the pgx twin of storage/sqlite's: every
-// file reads and writes rows through these few helpers, so that a query's
-// shape is the same everywhere.
+// The SQL dialect of this package (sqlstore.Dialect): how the SQL core
+// (storage/internal/sqlstore), which holds auth and integrations, reads
+// and writes PostgreSQL through pgx, and the few helpers the
+// reference-data files read rows through.
 //
-//   - Times are stored as timestamptz (microsecond precision, as the other
-//     stores keep them); a zero time is NULL where the column allows it
-//     ([nullTime], [fromTime], [fromNullTime]).
-//   - A row is scanned by one func(scanner) (T, error) per record kind.
-//   - Reads go through a [querier] (the pool, or a transaction), so one
-//     function serves the Store and its transactions alike.
-//   - A missing row is reported as the domain's sentinel error
-//     ([notFound], [queryOne], [execOne]); a unique or foreign-key
-//     violation as the record's sentinel conflict or missing reference
-//     ([constraintError]); every other driver error goes through
-//     [storeError]. Stores write no client-facing text of their own: the
-//     domain packages own every message.
+//   - Times are timestamptz (microsecond precision, as the other stores
+//     keep them); a zero time is NULL where the column allows it
+//     ([pgTime]). Lists (permissions, a revision's fields) are text[];
+//     JSON documents are text.
+//   - Placeholders are $1, $2, ...: the core writes "?" and rebinds each
+//     statement once. The insertion order (seq) is an identity column.
+//   - Write transactions run in parallel, bounded (bounds.go): the core
+//     locks the rows it reads to write (FOR UPDATE, FOR SHARE) and the
+//     partitions of the integration records (transaction-level advisory
+//     locks, [dialect.LockPartition]), and tells the other instances
+//     what changed (NOTIFY in the transaction, [dialect.Notify]).
+//   - A unique violation is [sqlstore.Unique], a foreign-key violation
+//     [sqlstore.ForeignKey]; a missing row, or a key no text column can
+//     hold, is a missing row ([dialect.Missing]); every other driver
+//     error goes through [storeError]. Stores write no client-facing text
+//     of their own: the domain packages own every message.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,56 +56,6 @@ type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
-// fromTime decodes a timestamptz as a UTC time.
-func fromTime(t time.Time) time.Time { return t.UTC() }
-
-// nullTime encodes t, and the zero time as NULL.
-func nullTime(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t
-}
-
-// fromNullTime decodes what nullTime encoded: NULL is the zero time.
-func fromNullTime(t pgtype.Timestamptz) time.Time {
-	if !t.Valid {
-		return time.Time{}
-	}
-	return fromTime(t.Time)
-}
-
-// emptyAsNull stores the empty string as NULL (for unique columns that
-// allow several empty values).
-func emptyAsNull(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// notFound maps pgx.ErrNoRows to missing (a domain sentinel error), and a
-// key that no text column can hold (invalid UTF-8, NUL) too: no row has
-// it. Any other error goes through storeError.
-func notFound(ctx context.Context, err error, missing *envelope.Error) error {
-	var pe *pgconn.PgError
-	if errors.Is(err, pgx.ErrNoRows) || errors.As(err, &pe) && pe.Code == codeBadEncoding {
-		return missing
-	}
-	return storeError(ctx, err)
-}
-
-// queryOne runs a query that selects one row and scans it with scan;
-// missing when there is no row.
-func queryOne[T any](ctx context.Context, q querier, scan func(scanner) (T, error), missing *envelope.Error, query string, args ...any) (T, error) {
-	v, err := scan(q.QueryRow(ctx, query, args...))
-	if err != nil {
-		var zero T
-		return zero, notFound(ctx, err, missing)
-	}
-	return v, nil
-}
-
 // queryAll runs a query and scans every row with scan; no row is an empty
 // slice, not nil.
 func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
@@ -117,35 +73,6 @@ func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, erro
 		out = append(out, v)
 	}
 	return out, storeError(ctx, rows.Err())
-}
-
-// execOne runs a write that must change exactly one row; missing when it
-// changed none.
-func execOne(ctx context.Context, q querier, missing *envelope.Error, query string, args ...any) error {
-	tag, err := q.Exec(ctx, query, args...)
-	if err != nil {
-		return storeError(ctx, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return missing
-	}
-	return nil
-}
-
-// constraintError maps a unique violation to conflict and a foreign-key
-// violation to missingRef (the sentinel of the record a row refers to),
-// when they are not nil, and any other error through storeError.
-func constraintError(ctx context.Context, err error, conflict, missingRef *envelope.Error) error {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		switch {
-		case pe.Code == codeUniqueViolation && conflict != nil:
-			return conflict.WithCause(err)
-		case pe.Code == codeForeignKeyViolation && missingRef != nil:
-			return missingRef.WithCause(err)
-		}
-	}
-	return storeError(ctx, err)
 }
 
 // storeError maps a driver error to the store contract: *envelope.Error
@@ -189,4 +116,142 @@ func storeError(ctx context.Context, err error) error {
 		return envelope.ErrStoreNotFound.WithCause(err)
 	}
 	return envelope.Internal(fmt.Errorf("postgres: %w", err))
+}
+
+// dialect is the sqlstore.Dialect of a Store.
+type dialect struct{ s *Store }
+
+var (
+	_ sqlstore.Dialect         = dialect{}
+	_ sqlstore.Notifier        = dialect{}
+	_ sqlstore.PartitionLocker = dialect{}
+)
+
+func (dialect) Numbered() bool                             { return true }
+func (dialect) Time(t time.Time) any                       { return t }
+func (dialect) ScanTime(dst *time.Time) any                { return pgTime{dst} }
+func (dialect) ScanList(dst *[]string) any                 { return dst }
+func (dialect) JSON(b []byte) any                          { return string(b) }
+func (dialect) NextSeq(string) string                      { return "" }
+func (dialect) ForUpdate() string                          { return " FOR UPDATE" }
+func (dialect) ForShare() string                           { return " FOR SHARE" }
+func (dialect) Error(ctx context.Context, err error) error { return storeError(ctx, err) }
+
+func (dialect) List(ss []string) any {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// Missing reports pgx.ErrNoRows, and a key that no text column can hold
+// (invalid UTF-8, NUL): no row has it.
+func (dialect) Missing(err error) bool {
+	var pe *pgconn.PgError
+	return errors.Is(err, pgx.ErrNoRows) || errors.As(err, &pe) && pe.Code == codeBadEncoding
+}
+
+func (dialect) Violation(err error) sqlstore.Violation {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case codeUniqueViolation:
+			return sqlstore.Unique
+		case codeForeignKeyViolation:
+			return sqlstore.ForeignKey
+		}
+	}
+	return sqlstore.NoViolation
+}
+
+// Write runs fn in a transaction bounded by the query timeout (inTx).
+func (d dialect) Write(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+	return d.s.write(ctx, func(tx pgx.Tx) error { return fn(db{tx}) })
+}
+
+// Notify queues the change on the store's channel inside tx: PostgreSQL
+// delivers it to every listener when tx commits, and never if it rolls
+// back.
+func (d dialect) Notify(ctx context.Context, tx sqlstore.DB, kind, id string) error {
+	c := Change{Kind: kind, ID: id}
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, d.s.channel, c.String()); err != nil {
+		return fmt.Errorf("notify %s: %w", c, err)
+	}
+	return nil
+}
+
+// The advisory locks of the integration partitions form a hierarchy, so
+// that one statement can lock a whole brand or every brand: a partition
+// is locked exclusively under shared locks of its brand and of the
+// schema's integrations; a brand, exclusively under a shared lock of the
+// schema's integrations; every brand, by an exclusive lock of the
+// schema's integrations (the lock every integration transaction took
+// before partitions existed, so instances of both versions exclude each
+// other during a rolling upgrade). Locks are taken in that order, top
+// down, and held until the transaction ends.
+const (
+	lockAll       = `SELECT pg_advisory_xact_lock(hashtextextended('brandbase.integrations.' || current_schema(), 0))`
+	lockBrand     = `SELECT pg_advisory_xact_lock_shared(hashtextextended('brandbase.integrations.' || current_schema(), 0)), pg_advisory_xact_lock($1)`
+	lockPartition = `SELECT pg_advisory_xact_lock_shared(hashtextextended('brandbase.integrations.' || current_schema(), 0)), pg_advisory_xact_lock_shared($1), pg_advisory_xact_lock($2)`
+)
+
+// LockPartition takes the transaction-level advisory lock of the
+// partition of integration in brandID, of the whole brand when
+// integration is "", of every brand when brandID is "".
+func (d dialect) LockPartition(ctx context.Context, tx sqlstore.DB, brandID, integration string) error {
+	var err error
+	switch {
+	case brandID == "":
+		_, err = tx.Exec(ctx, lockAll)
+	case integration == "":
+		_, err = tx.Exec(ctx, lockBrand, lockKey(d.s.schema, brandID))
+	default:
+		_, err = tx.Exec(ctx, lockPartition, lockKey(d.s.schema, brandID), lockKey(d.s.schema, brandID, integration))
+	}
+	return err
+}
+
+// lockKey is the advisory lock key of parts in the schema: a 64-bit FNV-1a
+// hash, computed here so that any brand ID (even one no text column can
+// hold) makes a key. Two keys that collide only serialise more.
+func lockKey(schema string, parts ...string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("brandbase.integrations\x00" + schema))
+	for _, p := range parts {
+		h.Write([]byte{0})
+		h.Write([]byte(p))
+	}
+	return int64(h.Sum64())
+}
+
+// pgTime scans a timestamptz into a UTC time; NULL is the zero time.
+type pgTime struct{ t *time.Time }
+
+// ScanTimestamptz implements pgtype.TimestamptzScanner.
+func (p pgTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	*p.t = time.Time{}
+	if v.Valid {
+		*p.t = v.Time.UTC()
+	}
+	return nil
+}
+
+// db is a sqlstore.DB on a querier (the bounded pool, or a transaction).
+type db struct{ q querier }
+
+func (d db) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := d.q.Exec(ctx, query, args...)
+	return tag.RowsAffected(), err
+}
+
+func (d db) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	rows, err := d.q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+func (d db) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Scanner {
+	return d.q.QueryRow(ctx, query, args...)
 }

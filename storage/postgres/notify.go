@@ -8,7 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Change kinds: what a notification says changed.
+// Change kinds: what a notification says changed (the SQL core's
+// sqlstore.ChangeBrand and ChangeUser are the same strings).
 const (
 	// ChangeBrand: the brand with ID changed (created or updated).
 	ChangeBrand = "brand"

@@ -62,9 +62,14 @@ var _ storage.Storage = (*Store)(nil)
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// core is the SQL core, embedded: its methods implement auth.Store and
+// integrations.Store.
+type core = sqlstore.Core
+
 // Store is a PostgreSQL-backed storage.Storage. It is safe for concurrent
 // use, by several goroutines and by several processes sharing a database.
 type Store struct {
+	*core
 	pool    *pgxpool.Pool
 	db      boundedPool // the pool, each statement bounded (bounds.go)
 	bounds  bounds
@@ -115,6 +120,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s := &Store{pool: pool, log: o.log}
 	s.bounds = bounds{timeout: o.queryTimeout, outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2}}
 	s.db = boundedPool{pool: pool, b: &s.bounds}
+	s.core = sqlstore.New(dialect{s}, db{s.db})
 	if err := s.setUp(ctx); err != nil {
 		pool.Close()
 		return nil, err
