@@ -16,7 +16,7 @@ import (
 )
 
 // TestMigrationNumbersStoredCurrencies makes a schema as it was before the
-// order of storage (migration 5) holding a currency of the host's and two
+// order of storage (migration 7) holding a currency of the host's and two
 // of the dataset's, stored in the reverse of the dataset's order, and
 // checks that createdDate then lists the dataset's first, in the
 // dataset's order, then the host's, then those the load added.
@@ -27,7 +27,7 @@ func TestMigrationNumbersStoredCurrencies(t *testing.T) {
 	conn, err := pgx.Connect(ctx, url)
 	require.NoError(t, err)
 	defer conn.Close(ctx)
-	require.NoError(t, postgres.MigrateTo(ctx, conn, 5))
+	require.NoError(t, postgres.MigrateTo(ctx, conn, 6))
 	defaults, err := refdata.DefaultCurrencies()
 	require.NoError(t, err)
 	host := refdata.Currency{ID: refdata.CurrencyID("XTZ"), Code: "XTZ", Name: "Host Zeta", NamePlural: "host zetas"}

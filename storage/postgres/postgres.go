@@ -224,6 +224,9 @@ func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
 	if err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}
+	if err := renumber(ctx, conn, all); err != nil {
+		return fmt.Errorf("postgres: renumber migrations: %w", err)
+	}
 	for _, m := range all {
 		if upTo > 0 && m.Version > upTo {
 			break
@@ -237,7 +240,7 @@ func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
 			if _, err := tx.Exec(ctx, m.Body); err != nil {
 				return err
 			}
-			if step := migrationSteps[m.Version]; step != nil {
+			if step := goSteps[m.Name]; step != nil {
 				if err := step(ctx, tx); err != nil {
 					return err
 				}
@@ -250,6 +253,48 @@ func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
 		}
 	}
 	return nil
+}
+
+// goSteps are the Go steps of migrations, by file name: each runs in the
+// migration's transaction, after its SQL.
+var goSteps = map[string]func(context.Context, pgx.Tx) error{"0007_created_order.sql": numberStored}
+
+// renumber moves, in one transaction, the versions that a schema migrated
+// before PostgreSQL's migrations were numbered as SQLite's recorded
+// (0005_sessions, 0006_created_order, 0007_city_revisions: now 0006, 0007
+// and 0008) to the versions of the embedded files of the same names
+// (sqlstore.Renumber), keeping when they were applied. A schema numbered
+// as the embedded files is left as it is (one query).
+func renumber(ctx context.Context, conn *pgx.Conn, all []sqlstore.Migration) error {
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `SELECT version, name FROM schema_migrations`)
+		if err != nil {
+			return err
+		}
+		applied := map[int]string{}
+		var v int
+		var name string
+		_, err = pgx.ForEachRow(rows, []any{&v, &name}, func() error {
+			applied[v] = name
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		moves := sqlstore.Renumber(applied, all)
+		for old := range moves {
+			if _, err := tx.Exec(ctx, `UPDATE schema_migrations SET version = -version WHERE version = $1`, old); err != nil {
+				return err
+			}
+		}
+		for old, m := range moves {
+			if _, err := tx.Exec(ctx, `UPDATE schema_migrations SET version = $1, name = $2 WHERE version = $3`,
+				m.Version, m.Name, -old); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // write runs fn in a transaction: committed when fn returns nil, rolled

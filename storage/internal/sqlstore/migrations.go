@@ -59,3 +59,35 @@ func PendingMigrations(fsys fs.FS, dir string, applied []int) ([]string, error) 
 	}
 	return pending, nil
 }
+
+// Renumber returns the versions to move in a database whose
+// schema_migrations recorded applied (version -> file name) when the
+// embedded migrations all number the same files otherwise: for each
+// recorded file that is not the embedded file of its version but is
+// embedded under another version (the same name after its number), the
+// old version and the migration it is now. None when the database is
+// numbered as all. A recorded file that all does not hold (a newer
+// instance's) keeps its version.
+func Renumber(applied map[int]string, all []Migration) map[int]Migration {
+	byVersion := make(map[int]string, len(all))
+	byName := make(map[string]Migration, len(all))
+	for _, m := range all {
+		byVersion[m.Version] = m.Name
+		_, what, _ := strings.Cut(m.Name, "_")
+		byName[what] = m
+	}
+	moves := map[int]Migration{}
+	for v, name := range applied {
+		if byVersion[v] == name {
+			continue
+		}
+		_, what, _ := strings.Cut(name, "_")
+		if m, ok := byName[what]; ok && m.Version != v {
+			moves[v] = m
+		}
+	}
+	if len(moves) == 0 {
+		return nil
+	}
+	return moves
+}

@@ -65,3 +65,38 @@ func TestColumns(t *testing.T) {
 	assert.Equal(t, " ORDER BY id", OrderBy("id", "id", false))
 	assert.Equal(t, " ORDER BY code DESC, id DESC", OrderBy("code", "id", true))
 }
+
+func TestRebind(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{`SELECT 1`, `SELECT 1`},
+		{`SELECT a FROM t WHERE b = ? AND c = ?`, `SELECT a FROM t WHERE b = $1 AND c = $2`},
+		{`SELECT '?', "a?" FROM t WHERE b = ?`, `SELECT '?', "a?" FROM t WHERE b = $1`},
+		{`INSERT INTO t VALUES (` + placeholders(11) + `)`, `INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, Rebind(tt.in), tt.in)
+	}
+}
+
+func TestRenumber(t *testing.T) {
+	t.Parallel()
+	all := []Migration{{Version: 4, Name: "0004_integrations.sql"}, {Version: 5, Name: "0005_integration_configs.sql"},
+		{Version: 6, Name: "0006_sessions.sql"}, {Version: 7, Name: "0007_created_order.sql"}}
+	tests := []struct {
+		name    string
+		applied map[int]string
+		want    map[int]Migration
+	}{
+		{"numbered alike", map[int]string{4: "0004_integrations.sql", 5: "0005_integration_configs.sql", 6: "0006_sessions.sql"}, nil},
+		{"old numbers", map[int]string{4: "0004_integrations.sql", 5: "0005_sessions.sql", 6: "0006_created_order.sql"},
+			map[int]Migration{5: all[2], 6: all[3]}},
+		{"a newer instance's migration stays", map[int]string{4: "0004_integrations.sql", 9: "0009_later.sql"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, Renumber(tt.applied, all))
+		})
+	}
+}

@@ -1,0 +1,11 @@
+-- Nothing to do: the number of SQLite's 0005_integration_configs, which
+-- replaces its two configuration tables by one integration_configs table.
+-- PostgreSQL's 0004_integrations creates that table from the start. This
+-- file keeps the two stores' numbers alike: the same number is the same
+-- change in both.
+--
+-- Before it existed, PostgreSQL numbered 0005_sessions, 0006_created_order
+-- and 0007_city_revisions what are now 0006, 0007 and 0008. Open
+-- renumbers the versions a schema migrated under those numbers recorded,
+-- once, before it migrates (sqlstore.Renumber).
+SELECT 1;
