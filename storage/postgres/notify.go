@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -36,11 +35,7 @@ func parseChange(payload string) (Change, bool) {
 	return Change{Kind: kind, ID: id}, ok
 }
 
-// notify queues c on the store's channel inside tx: PostgreSQL delivers it
-// to every listener when tx commits, and never if it rolls back.
+// notify queues c on the store's channel inside tx (dialect.Notify).
 func (s *Store) notify(ctx context.Context, tx pgx.Tx, c Change) error {
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, s.channel, c.String()); err != nil {
-		return fmt.Errorf("notify %s: %w", c, err)
-	}
-	return nil
+	return dialect{s}.Notify(ctx, db{tx}, c.Kind, c.ID)
 }
