@@ -85,12 +85,12 @@ func newFaultRig(t *testing.T) *faultRig {
 		Permissions: []auth.Permission{auth.PermAll}})
 	require.NoError(t, err)
 	host := auth.Principal{UserID: "host", BrandID: b.ID, Permissions: []auth.Permission{auth.PermAll}}
-	ai, err := app.Integrations.CreateAppIntegration(ctx, host, b.ID, integrations.AppIntegrationInput{
+	ai, err := app.Integrations.CreateAppIntegration(ctx, host, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Analytics", Domain: "https://analytics.example.com"})
 	require.NoError(t, err)
 	r.appID = ai.ID
 	for w := range r.configs {
-		a, err := app.Integrations.CreateAnalytics(ctx, host, b.ID, integrations.AnalyticsInput{
+		a, err := app.Integrations.CreateAnalytics(ctx, host, integrations.AnalyticsInput{
 			AppIntegrationID: &ai.ID, TrackingID: new(fmt.Sprintf("G-%d-0", w)), APIKey: new("ak_0123456789")})
 		require.NoError(t, err)
 		r.configs[w] = a.ID

@@ -136,10 +136,10 @@ func TestSeveralInstances(t *testing.T) {
 	_, err = a.app.Auth.CreateUser(ctx, brand.ID, auth.NewUser{Username: "viewer", Password: "viewer password"})
 	require.NoError(t, err)
 	host := auth.Principal{UserID: "host", BrandID: brand.ID, Permissions: []auth.Permission{auth.PermAll}}
-	appInt, err := a.app.Integrations.CreateAppIntegration(ctx, host, brand.ID, integrations.AppIntegrationInput{
+	appInt, err := a.app.Integrations.CreateAppIntegration(ctx, host, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Analytics", Domain: "https://analytics.example.com"})
 	require.NoError(t, err)
-	analytics, err := a.app.Integrations.CreateAnalytics(ctx, host, brand.ID, integrations.AnalyticsInput{
+	analytics, err := a.app.Integrations.CreateAnalytics(ctx, host, integrations.AnalyticsInput{
 		AppIntegrationID: &appInt.ID, TrackingID: new("G-0"), APIKey: new("ak_0123456789")})
 	require.NoError(t, err)
 	analyticsPath := "/api/v1/app-integrations/analytics/" + analytics.ID

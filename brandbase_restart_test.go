@@ -93,17 +93,17 @@ func seedRestartWorld(t *testing.T) restartWorld {
 		Permissions: []auth.Permission{auth.PermAll}})
 	require.NoError(t, err)
 	host := auth.SystemPrincipal(w.brand.ID)
-	aa, err := app.Integrations.CreateAppIntegration(ctx, host, w.brand.ID, integrations.AppIntegrationInput{
+	aa, err := app.Integrations.CreateAppIntegration(ctx, host, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "GA", Domain: "https://analytics.google.com"})
 	require.NoError(t, err)
-	w.analytics, err = app.Integrations.CreateAnalytics(ctx, host, w.brand.ID, integrations.AnalyticsInput{
+	w.analytics, err = app.Integrations.CreateAnalytics(ctx, host, integrations.AnalyticsInput{
 		AppIntegrationID: &aa.ID, TrackingID: new("G-RESTART"), APIKey: new("ak_restart_0001"), APISecret: new("as_restart_0002")})
 	require.NoError(t, err)
-	ga, err := app.Integrations.CreateAppIntegration(ctx, host, w.brand.ID, integrations.AppIntegrationInput{
+	ga, err := app.Integrations.CreateAppIntegration(ctx, host, integrations.AppIntegrationInput{
 		Type: integrations.TypePaymentGateway, Name: "Stripe", Domain: "https://stripe.com"})
 	require.NoError(t, err)
 	w.gatewayApp = ga.ID
-	w.gateway, err = app.Integrations.CreatePaymentGateway(ctx, host, w.brand.ID, integrations.PaymentGatewayInput{
+	w.gateway, err = app.Integrations.CreatePaymentGateway(ctx, host, integrations.PaymentGatewayInput{
 		AppIntegrationID: &ga.ID, Name: new("Stripe"), PrivateKey: new("sk_restart_0003"), TestMode: new(true)})
 	require.NoError(t, err)
 	return w
@@ -146,7 +146,7 @@ func TestUnreadableSecretsFailTheirRecordOnly(t *testing.T) {
 
 	// In-process.
 	host := auth.SystemPrincipal(w.brand.ID)
-	fresh, err := app.Integrations.CreatePaymentGateway(ctx, host, w.brand.ID, integrations.PaymentGatewayInput{
+	fresh, err := app.Integrations.CreatePaymentGateway(ctx, host, integrations.PaymentGatewayInput{
 		AppIntegrationID: &w.gatewayApp, Name: new("Stripe 2"), PrivateKey: new("sk_fresh_0004"), TestMode: new(true)})
 	require.NoError(t, err)
 	list, err := app.Integrations.ListPaymentGateways(ctx, w.brand.ID)

@@ -49,9 +49,9 @@ func ExampleNew() {
 	_, _ = authSvc.CreateUser(ctx, brand.ID, auth.NewUser{Username: "alice", Password: "correct horse battery",
 		Permissions: []auth.Permission{auth.PermAnalyticsWrite}})
 	host := auth.SystemPrincipal(brand.ID) // the host itself acting in the brand
-	app, _ := integSvc.CreateAppIntegration(ctx, host, brand.ID, integrations.AppIntegrationInput{
+	app, _ := integSvc.CreateAppIntegration(ctx, host, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Analytics", Domain: "https://analytics.example.com"})
-	ga, _ := integSvc.CreateAnalytics(ctx, host, brand.ID, integrations.AnalyticsInput{
+	ga, _ := integSvc.CreateAnalytics(ctx, host, integrations.AnalyticsInput{
 		AppIntegrationID: &app.ID, TrackingID: new("G-1"), APIKey: new("ak_live_123456789")})
 
 	call := func(method, path, authKey, body string) (int, json.RawMessage) {

@@ -77,17 +77,17 @@ func seedIntegrations(t testing.TB, svc *integrations.Service, brandID string) (
 	t.Helper()
 	ctx := t.Context()
 	system := auth.Principal{UserID: "system", BrandID: brandID, Permissions: []auth.Permission{auth.PermAll}}
-	aa, err := svc.CreateAppIntegration(ctx, system, brandID, integrations.AppIntegrationInput{
+	aa, err := svc.CreateAppIntegration(ctx, system, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Google Analytics", Domain: "https://analytics.google.com"})
 	require.NoError(t, err)
-	pa, err := svc.CreateAppIntegration(ctx, system, brandID, integrations.AppIntegrationInput{
+	pa, err := svc.CreateAppIntegration(ctx, system, integrations.AppIntegrationInput{
 		Type: integrations.TypePaymentGateway, Name: "Stripe", Domain: "https://stripe.com",
 		LogoURL: new("https://stripe.com/logo.png")})
 	require.NoError(t, err)
-	a, err := svc.CreateAnalytics(ctx, system, brandID, integrations.AnalyticsInput{
+	a, err := svc.CreateAnalytics(ctx, system, integrations.AnalyticsInput{
 		AppIntegrationID: &aa.ID, TrackingID: new("G-12345"), APIKey: new(seedAPIKey), APISecret: new(seedAPISecret)})
 	require.NoError(t, err)
-	p, err := svc.CreatePaymentGateway(ctx, system, brandID, integrations.PaymentGatewayInput{
+	p, err := svc.CreatePaymentGateway(ctx, system, integrations.PaymentGatewayInput{
 		AppIntegrationID: &pa.ID, Name: new("Stripe live"), PrivateKey: new(seedPrivateKey), PublicKey: new("pk_live_1"),
 		IPNListenerLink: new("https://shop.example.com/ipn")})
 	require.NoError(t, err)

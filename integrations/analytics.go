@@ -65,14 +65,14 @@ func (s *Service) saveAnalytics(ctx context.Context, actor auth.Principal, brand
 	return s.analyticsView(r, p)
 }
 
-// CreateAnalytics validates in and stores a new analytics configuration of
-// brandID on behalf of actor (who needs auth.PermAnalyticsWrite in brandID),
-// applying the status and default rules. It fails with KindForbidden
+// CreateAnalytics validates in and stores a new analytics configuration in
+// the actor's brand (actor.BrandID) on behalf of actor (who needs
+// auth.PermAnalyticsWrite there), applying the status and default rules. It fails with KindForbidden
 // (access_denied) or KindInvalid (a field error per bad field: apiKey,
 // trackingId and appIntegrationId are required, and appIntegrationId must
 // name an Analytics app integration of the brand).
-func (s *Service) CreateAnalytics(ctx context.Context, actor auth.Principal, brandID string, in AnalyticsInput) (Analytics, error) {
-	return s.saveAnalytics(ctx, actor, brandID, "", in, nil)
+func (s *Service) CreateAnalytics(ctx context.Context, actor auth.Principal, in AnalyticsInput) (Analytics, error) {
+	return s.saveAnalytics(ctx, actor, actor.BrandID, "", in, nil)
 }
 
 // UpdateAnalytics replaces the analytics configuration with that ID in the

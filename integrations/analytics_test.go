@@ -74,7 +74,7 @@ func TestAnalyticsValidation(t *testing.T) {
 					require.NoError(t, gerr)
 					assert.Equal(t, a, got, "a refused update changes nothing")
 				} else {
-					_, err = w.svc.CreateAnalytics(ctx, w.admin, w.brand, in)
+					_, err = w.svc.CreateAnalytics(ctx, w.admin, in)
 				}
 				assert.Equal(t, tt.want, fieldCodes(t, err))
 				list, lerr := w.svc.ListAnalytics(ctx, w.brand)
@@ -215,7 +215,7 @@ func TestStatusRule(t *testing.T) {
 		in.Status = ptr(integrations.StatusActive)
 		_, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in)
 		require.NoError(t, err)
-		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.brand, w.gatewayApp.ID, integrations.AppIntegrationInput{
+		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.gatewayApp.ID, integrations.AppIntegrationInput{
 			Name: "Gateway", Domain: "https://gw.example.com", Status: "inactive",
 		})
 		require.NoError(t, err)
@@ -239,7 +239,7 @@ func TestStatusRule(t *testing.T) {
 		assert.False(t, gotP.IsDefault)
 
 		// Once the app integration is Active again, the status sent is kept.
-		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.brand, w.gatewayApp.ID, integrations.AppIntegrationInput{
+		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.gatewayApp.ID, integrations.AppIntegrationInput{
 			Name: "Gateway", Domain: "https://gw.example.com", Status: "Active",
 		})
 		require.NoError(t, err)
@@ -264,7 +264,7 @@ func TestOneDefaultPerBrandAndKind(t *testing.T) {
 		w.svc.OnIntegrationUpdated(rec.hook)
 		first := w.analytics(t, func(in *integrations.AnalyticsInput) { in.IsDefault = ptr(true) })
 		second := w.analytics(t)
-		otherBrand, err := w.svc.CreateAnalytics(ctx, w.otherAdmin, w.other, w.analyticsInput(w.otherAnalyticsApp.ID))
+		otherBrand, err := w.svc.CreateAnalytics(ctx, w.otherAdmin, w.analyticsInput(w.otherAnalyticsApp.ID))
 		require.NoError(t, err)
 		oin := w.analyticsInput(w.otherAnalyticsApp.ID)
 		oin.IsDefault = ptr(true)
@@ -328,14 +328,30 @@ func TestPermissionsAndBrands(t *testing.T) {
 		assertKind(t, envelope.KindForbidden, err, "an admin of another brand")
 		_, err = w.svc.UpdateAnalytics(ctx, auth.Principal{BrandID: w.brand, Permissions: []auth.Permission{auth.PermAll}}, a.ID, in)
 		assertKind(t, envelope.KindForbidden, err, "no user")
-		_, err = w.svc.CreateAnalytics(ctx, w.viewer, w.brand, in)
+		_, err = w.svc.CreateAnalytics(ctx, w.viewer, in)
 		assertKind(t, envelope.KindForbidden, err, "create needs the permission too")
-		_, err = w.svc.CreateAppIntegration(ctx, w.analyst, w.brand, integrations.AppIntegrationInput{
+		_, err = w.svc.CreateAppIntegration(ctx, w.analyst, integrations.AppIntegrationInput{
 			Type: integrations.TypePaymentGateway, Name: "x", Domain: "https://x.example.com"})
 		assertKind(t, envelope.KindForbidden, err, "app integrations of a type need its permission")
-		_, err = w.svc.UpdateAppIntegration(ctx, w.otherAdmin, w.brand, w.analyticsApp.ID, integrations.AppIntegrationInput{
+		_, err = w.svc.UpdateAppIntegration(ctx, auth.Acting{Brand: auth.Brand{ID: w.brand}, Principal: w.otherAdmin}.Actor(), w.analyticsApp.ID, integrations.AppIntegrationInput{
 			Name: "x", Domain: "https://x.example.com"})
 		assertKind(t, envelope.KindForbidden, err, "another brand's admin cannot change an app integration")
+		// Creates work in the actor's brand too: another brand's admin acting
+		// in this brand creates nothing in either, and is refused before any
+		// lookup (an unknown ID is no different).
+		stranger := auth.Acting{Brand: auth.Brand{ID: w.brand}, Principal: w.otherAdmin}.Actor()
+		_, err = w.svc.CreateAnalytics(ctx, stranger, in)
+		assertKind(t, envelope.KindForbidden, err, "another brand's admin cannot create an analytics configuration")
+		_, err = w.svc.CreatePaymentGateway(ctx, stranger, pin)
+		assertKind(t, envelope.KindForbidden, err, "another brand's admin cannot create a payment gateway")
+		_, err = w.svc.CreateAppIntegration(ctx, stranger, integrations.AppIntegrationInput{
+			Type: integrations.TypeAnalytics, Name: "x", Domain: "https://x.example.com"})
+		assertKind(t, envelope.KindForbidden, err, "another brand's admin cannot create an app integration")
+		_, err = w.svc.UpdateAppIntegration(ctx, stranger, "no-such-id", integrations.AppIntegrationInput{
+			Name: "x", Domain: "https://x.example.com"})
+		assertKind(t, envelope.KindForbidden, err, "refused before the lookup")
+		_, err = w.svc.CreateAnalytics(ctx, auth.Principal{Permissions: []auth.Permission{auth.PermAll}}, in)
+		assertKind(t, envelope.KindInvalid, err, "an actor of no brand")
 
 		// The other brand's admin acting in its own brand finds nothing of
 		// this brand.
@@ -344,7 +360,7 @@ func TestPermissionsAndBrands(t *testing.T) {
 		assertKind(t, envelope.KindNotFound, err, "an ID of another brand")
 		_, err = w.svc.UpdatePaymentGateway(ctx, w.otherAdmin, p.ID, w.gatewayInput(w.otherGatewayApp.ID))
 		assertKind(t, envelope.KindNotFound, err, "an ID of another brand")
-		_, err = w.svc.UpdateAppIntegration(ctx, w.otherAdmin, w.other, w.analyticsApp.ID, integrations.AppIntegrationInput{
+		_, err = w.svc.UpdateAppIntegration(ctx, w.otherAdmin, w.analyticsApp.ID, integrations.AppIntegrationInput{
 			Name: "x", Domain: "https://x.example.com"})
 		assertKind(t, envelope.KindNotFound, err, "an app integration of another brand")
 		_, err = w.svc.Analytics(ctx, w.other, a.ID)
@@ -407,7 +423,7 @@ func TestPrecondition(t *testing.T) {
 		assert.Equal(t, "G-2", got.TrackingID, "a failed precondition changes nothing")
 
 		// A change of the app integration changes the answer, hence the ETag.
-		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.brand, w.analyticsApp.ID, integrations.AppIntegrationInput{
+		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.analyticsApp.ID, integrations.AppIntegrationInput{
 			Name: "Renamed", Domain: "https://a.example.com"})
 		require.NoError(t, err)
 		_, err = w.svc.UpdateAnalytics(ctx, w.admin, a.ID, in, integrations.IfMatch(b.ETag()))

@@ -2,6 +2,7 @@ package integrations
 
 import (
 	"context"
+	"slices"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
@@ -43,11 +44,13 @@ func (in AppIntegrationInput) validate(v *envelope.Validation, create bool) appF
 	return f
 }
 
-// CreateAppIntegration validates in and stores a new app integration of
-// brandID on behalf of actor (who needs the write permission of its type).
-// It fails with KindInvalid (a field error per bad field), KindForbidden
-// (access_denied), or KindNotFound when the brand does not exist.
-func (s *Service) CreateAppIntegration(ctx context.Context, actor auth.Principal, brandID string, in AppIntegrationInput) (AppIntegration, error) {
+// CreateAppIntegration validates in and stores a new app integration in the
+// actor's brand (actor.BrandID) on behalf of actor (who needs the write
+// permission of its type there). It fails with KindInvalid (a field error
+// per bad field), KindForbidden (access_denied), or KindNotFound when the
+// brand does not exist.
+func (s *Service) CreateAppIntegration(ctx context.Context, actor auth.Principal, in AppIntegrationInput) (AppIntegration, error) {
+	brandID := actor.BrandID
 	var v envelope.Validation
 	f := in.validate(&v, true)
 	if f.typ != "" {
@@ -77,17 +80,22 @@ func (s *Service) CreateAppIntegration(ctx context.Context, actor auth.Principal
 }
 
 // UpdateAppIntegration replaces the name, domain, description, logo URL and
-// (when in.Status is not empty) status of the app integration of brandID
-// with that ID, on behalf of actor, and writes a revision. Its type never
+// (when in.Status is not empty) status of the app integration with that ID
+// in the actor's brand (actor.BrandID), on behalf of actor (who needs the
+// write permission of its type there), and writes a revision. Its type never
 // changes. Making it Inactive makes its configurations Inactive and not
 // default, in the same transaction (with a revision each). It fails with
-// KindForbidden (access_denied), KindNotFound, or KindInvalid (a field error
-// per bad field; code immutable for another type).
-func (s *Service) UpdateAppIntegration(ctx context.Context, actor auth.Principal, brandID, id string, in AppIntegrationInput) (AppIntegration, error) {
+// KindForbidden (access_denied; before any lookup for an actor who may
+// write no type at all, such as a principal of another brand acting in
+// this one), KindNotFound (no such app integration in the brand), or
+// KindInvalid (a field error per bad field; code immutable for another
+// type).
+func (s *Service) UpdateAppIntegration(ctx context.Context, actor auth.Principal, id string, in AppIntegrationInput) (AppIntegration, error) {
+	brandID := actor.BrandID
 	if err := requireBrand(brandID); err != nil {
 		return AppIntegration{}, err
 	}
-	if actor.BrandID != brandID {
+	if !slices.ContainsFunc(kinds, func(k kindInfo) bool { return actor.Can(k.perm) }) {
 		return AppIntegration{}, authorize(actor, brandID, auth.PermAll)
 	}
 	var v envelope.Validation

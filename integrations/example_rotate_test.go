@@ -26,9 +26,9 @@ func ExampleService_RotateSecrets() {
 	svc := integrations.NewService(store, integrations.WithKeyRing(ring2025))
 	brand, _ := auth.NewService(store).CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 	host := auth.Principal{UserID: "host", BrandID: brand.ID, Permissions: []auth.Permission{auth.PermAll}}
-	app, _ := svc.CreateAppIntegration(ctx, host, brand.ID, integrations.AppIntegrationInput{
+	app, _ := svc.CreateAppIntegration(ctx, host, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Analytics", Domain: "https://analytics.example.com"})
-	a, _ := svc.CreateAnalytics(ctx, host, brand.ID, integrations.AnalyticsInput{
+	a, _ := svc.CreateAnalytics(ctx, host, integrations.AnalyticsInput{
 		AppIntegrationID: &app.ID, TrackingID: new("G-1"), APIKey: new("ak_live_123456789"), APISecret: new("s3cret-value")})
 
 	// 1. The new key first, the old one kept: the ring file would read

@@ -20,11 +20,11 @@ func Example() {
 	brand, _ := auth.NewService(store).CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 	admin := auth.Principal{UserID: "admin", BrandID: brand.ID, Permissions: []auth.Permission{auth.PermAll}}
 
-	app, _ := svc.CreateAppIntegration(ctx, admin, brand.ID, integrations.AppIntegrationInput{
+	app, _ := svc.CreateAppIntegration(ctx, admin, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Google Analytics", Domain: "https://analytics.google.com",
 	})
 	str := func(s string) *string { return &s }
-	a, err := svc.CreateAnalytics(ctx, admin, brand.ID, integrations.AnalyticsInput{
+	a, err := svc.CreateAnalytics(ctx, admin, integrations.AnalyticsInput{
 		AppIntegrationID: &app.ID, TrackingID: str("G-12345"), APIKey: str("AIzaSyExample1234"),
 	})
 	if err != nil {

@@ -91,7 +91,7 @@ func newWorld(t testing.TB, newStore func(t testing.TB) storage.Storage) *world 
 // app creates an app integration of typ in actor's brand.
 func (w *world) app(t testing.TB, actor auth.Principal, typ integrations.Type) integrations.AppIntegration {
 	t.Helper()
-	a, err := w.svc.CreateAppIntegration(t.Context(), actor, actor.BrandID, integrations.AppIntegrationInput{
+	a, err := w.svc.CreateAppIntegration(t.Context(), actor, integrations.AppIntegrationInput{
 		Type: typ, Name: string(typ) + " app", Domain: "https://" + string(typ) + ".example.com",
 	})
 	require.NoError(t, err)
@@ -112,7 +112,7 @@ func (w *world) analytics(t testing.TB, mutate ...func(*integrations.AnalyticsIn
 	for _, m := range mutate {
 		m(&in)
 	}
-	a, err := w.svc.CreateAnalytics(t.Context(), w.admin, w.brand, in)
+	a, err := w.svc.CreateAnalytics(t.Context(), w.admin, in)
 	require.NoError(t, err)
 	return a
 }
@@ -133,7 +133,7 @@ func (w *world) gateway(t testing.TB, mutate ...func(*integrations.PaymentGatewa
 	for _, m := range mutate {
 		m(&in)
 	}
-	p, err := w.svc.CreatePaymentGateway(t.Context(), w.admin, w.brand, in)
+	p, err := w.svc.CreatePaymentGateway(t.Context(), w.admin, in)
 	require.NoError(t, err)
 	return p
 }

@@ -61,15 +61,15 @@ func (s *Service) savePaymentGateway(ctx context.Context, actor auth.Principal, 
 }
 
 // CreatePaymentGateway validates in and stores a new payment-gateway
-// configuration of brandID on behalf of actor (who needs
-// auth.PermPaymentGatewayWrite in brandID), applying the status and default
+// configuration in the actor's brand (actor.BrandID) on behalf of actor (who
+// needs auth.PermPaymentGatewayWrite there), applying the status and default
 // rules. It fails with KindForbidden (access_denied) or KindInvalid (a field
 // error per bad field: name and appIntegrationId are required,
 // appIntegrationId must name a PaymentGateway app integration of the brand,
 // and every link must be an absolute http(s) URL, https unless testMode or
 // the host is localhost).
-func (s *Service) CreatePaymentGateway(ctx context.Context, actor auth.Principal, brandID string, in PaymentGatewayInput) (PaymentGateway, error) {
-	return s.savePaymentGateway(ctx, actor, brandID, "", in, nil)
+func (s *Service) CreatePaymentGateway(ctx context.Context, actor auth.Principal, in PaymentGatewayInput) (PaymentGateway, error) {
+	return s.savePaymentGateway(ctx, actor, actor.BrandID, "", in, nil)
 }
 
 // UpdatePaymentGateway replaces the payment-gateway configuration with that

@@ -65,7 +65,7 @@ func TestPaymentGatewayValidation(t *testing.T) {
 					return
 				}
 				assert.Equal(t, tt.want, fieldCodes(t, err))
-				_, err = w.svc.CreatePaymentGateway(t.Context(), w.admin, w.brand, in)
+				_, err = w.svc.CreatePaymentGateway(t.Context(), w.admin, in)
 				assert.Equal(t, tt.want, fieldCodes(t, err), "create checks the same")
 			})
 		}
@@ -122,19 +122,19 @@ func TestAppIntegrations(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, w *world) {
 		ctx := t.Context()
-		_, err := w.svc.CreateAppIntegration(ctx, w.admin, w.brand, integrations.AppIntegrationInput{})
+		_, err := w.svc.CreateAppIntegration(ctx, w.admin, integrations.AppIntegrationInput{})
 		assert.Equal(t, map[string]string{"type": "required", "name": "required", "domain": "required"}, fieldCodes(t, err))
-		_, err = w.svc.CreateAppIntegration(ctx, w.admin, w.brand, integrations.AppIntegrationInput{
+		_, err = w.svc.CreateAppIntegration(ctx, w.admin, integrations.AppIntegrationInput{
 			Type: "Crm", Name: "x", Domain: "not a url", LogoURL: ptr("javascript:alert(1)"), Status: "gone",
 		})
 		assert.Equal(t, map[string]string{"type": "invalid_enum", "domain": "invalid_url", "logoURL": "invalid_url",
 			"status": "invalid_enum"}, fieldCodes(t, err))
-		_, err = w.svc.CreateAppIntegration(ctx, w.admin, w.brand, integrations.AppIntegrationInput{
+		_, err = w.svc.CreateAppIntegration(ctx, w.admin, integrations.AppIntegrationInput{
 			Type: "analytics", Name: "x", Domain: "https://crm.example.com", Description: "nul\x00",
 		})
 		assert.Equal(t, map[string]string{"description": "invalid_format"}, fieldCodes(t, err), "text no store can hold")
 
-		a, err := w.svc.CreateAppIntegration(ctx, w.admin, w.brand, integrations.AppIntegrationInput{
+		a, err := w.svc.CreateAppIntegration(ctx, w.admin, integrations.AppIntegrationInput{
 			Type: "paymentgateway", Name: " PayPal ", Domain: "http://paypal.example.com", Description: "Wallets",
 			LogoURL: ptr("https://paypal.example.com/logo.svg"), Status: "INACTIVE",
 		})
@@ -151,11 +151,11 @@ func TestAppIntegrations(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []integrations.AppIntegration{w.gatewayApp, a}, list)
 
-		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, w.brand, a.ID, integrations.AppIntegrationInput{
+		_, err = w.svc.UpdateAppIntegration(ctx, w.admin, a.ID, integrations.AppIntegrationInput{
 			Type: integrations.TypeAnalytics, Name: "PayPal", Domain: "https://paypal.example.com",
 		})
 		assert.Equal(t, map[string]string{"type": "immutable"}, fieldCodes(t, err))
-		up, err := w.svc.UpdateAppIntegration(ctx, w.admin, w.brand, a.ID, integrations.AppIntegrationInput{
+		up, err := w.svc.UpdateAppIntegration(ctx, w.admin, a.ID, integrations.AppIntegrationInput{
 			Name: "PayPal", Domain: "https://paypal.example.com",
 		})
 		require.NoError(t, err)
@@ -169,7 +169,7 @@ func TestAppIntegrations(t *testing.T) {
 
 		// A configuration created under an Inactive app integration is
 		// Inactive.
-		p, err := w.svc.CreatePaymentGateway(ctx, w.admin, w.brand, w.gatewayInput(a.ID))
+		p, err := w.svc.CreatePaymentGateway(ctx, w.admin, w.gatewayInput(a.ID))
 		require.NoError(t, err)
 		assert.Equal(t, integrations.StatusInactive, p.Status)
 	})

@@ -26,16 +26,17 @@ const (
 // Service applies the rules of app integrations and their configurations on
 // top of a Store. It is safe for concurrent use.
 //
-// Methods that change something take the acting principal; the create
-// methods also take the brand, the update methods of configurations work in
-// the actor's own brand (Principal.BrandID). The actor must belong to that
-// brand and hold the write permission of the kind (auth.PermAnalyticsWrite or auth.PermPaymentGatewayWrite, or
-// auth.PermAll), else they fail with KindForbidden (code access_denied). The
-// actor is a user's principal (from auth.Service.Authenticate after a
-// login), or, for the host acting on its own behalf, auth.SystemPrincipal
-// of the brand, whose changes revisions record as the system's
-// (Revision.ActorSystem). Records are looked up in the given brand only: an
-// ID of another brand is KindNotFound.
+// Methods that change something take the acting principal and work in the
+// actor's own brand (Principal.BrandID): the actor names the brand, no
+// argument does. The actor must hold the write permission of the kind
+// there (auth.PermAnalyticsWrite or auth.PermPaymentGatewayWrite, or
+// auth.PermAll), else they fail with KindForbidden (code access_denied); a
+// principal of another brand acting in this one ([auth.Acting.Actor]) holds
+// none. The actor is a user's principal (from auth.Service.Authenticate
+// after a login), or, for the host acting on its own behalf,
+// auth.SystemPrincipal of the brand, whose changes revisions record as the
+// system's (Revision.ActorSystem). Records are looked up in that brand (or,
+// for reads, the given brand) only: an ID of another brand is KindNotFound.
 type Service struct {
 	store Store
 	keys  *KeyRing

@@ -91,23 +91,23 @@ type setup struct {
 // no user, so the revisions of its changes say the system made them.
 func setUpIntegrations(ctx context.Context, app *brandbase.App, brand auth.Brand, out io.Writer) (setup, error) {
 	system := auth.SystemPrincipal(brand.ID)
-	ga, err := app.Integrations.CreateAppIntegration(ctx, system, brand.ID, integrations.AppIntegrationInput{
+	ga, err := app.Integrations.CreateAppIntegration(ctx, system, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Google Analytics", Domain: "https://analytics.google.com"})
 	if err != nil {
 		return setup{}, err
 	}
-	a, err := app.Integrations.CreateAnalytics(ctx, system, brand.ID, integrations.AnalyticsInput{
+	a, err := app.Integrations.CreateAnalytics(ctx, system, integrations.AnalyticsInput{
 		AppIntegrationID: &ga.ID, TrackingID: new("G-12345"), APIKey: new("AIzaSyExample1234")})
 	if err != nil {
 		return setup{}, err
 	}
 	fmt.Fprintf(out, "analytics created by the system: %s, apiKey %s, %s\n", a.TrackingID, *a.APIKey, a.Status)
-	stripe, err := app.Integrations.CreateAppIntegration(ctx, system, brand.ID, integrations.AppIntegrationInput{
+	stripe, err := app.Integrations.CreateAppIntegration(ctx, system, integrations.AppIntegrationInput{
 		Type: integrations.TypePaymentGateway, Name: "Stripe", Domain: "https://stripe.com"})
 	if err != nil {
 		return setup{}, err
 	}
-	g, err := app.Integrations.CreatePaymentGateway(ctx, system, brand.ID, integrations.PaymentGatewayInput{
+	g, err := app.Integrations.CreatePaymentGateway(ctx, system, integrations.PaymentGatewayInput{
 		AppIntegrationID: &stripe.ID, Name: new("Stripe"), PrivateKey: new("sk_test_Example5678"),
 		ReturnLink: new("https://shop.example.com/checkout/done"), TestMode: new(true), IsDefault: new(true)})
 	if err != nil {

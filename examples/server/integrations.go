@@ -71,28 +71,28 @@ func seedDemoIntegrations(ctx context.Context, app *brandbase.App, demo, other a
 	} {
 		// The seed acts as the host itself: the system principal.
 		host := auth.SystemPrincipal(b.brand.ID)
-		aa, err := app.Integrations.CreateAppIntegration(ctx, host, b.brand.ID, integrations.AppIntegrationInput{
+		aa, err := app.Integrations.CreateAppIntegration(ctx, host, integrations.AppIntegrationInput{
 			Type: integrations.TypeAnalytics, Name: "Google Analytics", Domain: "https://analytics.google.com",
 			Description: "Web analytics", LogoURL: new("https://www.gstatic.com/analytics-suite/header/suite/v2/ic_analytics.svg"),
 		})
 		if err != nil {
 			return fmt.Errorf("seed analytics app integration in %s: %w", b.brand.URL, err)
 		}
-		a, err := app.Integrations.CreateAnalytics(ctx, host, b.brand.ID, integrations.AnalyticsInput{
+		a, err := app.Integrations.CreateAnalytics(ctx, host, integrations.AnalyticsInput{
 			AppIntegrationID: &aa.ID, TrackingID: new(b.trackingID), APIKey: new("AIza" + rand.Text()),
 			APISecret: new("secret-" + rand.Text()), Metadata: new("environment=demo"), IsDefault: new(true),
 		})
 		if err != nil {
 			return fmt.Errorf("seed analytics integration in %s: %w", b.brand.URL, err)
 		}
-		ga, err := app.Integrations.CreateAppIntegration(ctx, host, b.brand.ID, integrations.AppIntegrationInput{
+		ga, err := app.Integrations.CreateAppIntegration(ctx, host, integrations.AppIntegrationInput{
 			Type: integrations.TypePaymentGateway, Name: "Stripe", Domain: "https://stripe.com", Description: "Card payments",
 		})
 		if err != nil {
 			return fmt.Errorf("seed payment-gateway app integration in %s: %w", b.brand.URL, err)
 		}
 		shop := "https://" + b.brand.URL
-		g, err := app.Integrations.CreatePaymentGateway(ctx, host, b.brand.ID, integrations.PaymentGatewayInput{
+		g, err := app.Integrations.CreatePaymentGateway(ctx, host, integrations.PaymentGatewayInput{
 			AppIntegrationID: &ga.ID, Name: new(b.gatewayName),
 			IPNListenerLink: new(shop + "/payments/ipn"), CancelLink: new(shop + "/checkout/cancel"),
 			CancelLinkWithoutLogin: new(shop + "/checkout/cancel-guest"), ReturnLink: new(shop + "/checkout/done"),

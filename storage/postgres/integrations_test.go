@@ -36,7 +36,7 @@ func TestIntegrationUpdatesAcrossInstances(t *testing.T) {
 	b, err := auth.NewService(store).CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 	require.NoError(t, err)
 	admin := auth.Principal{UserID: "admin", BrandID: b.ID, Permissions: []auth.Permission{auth.PermAll}}
-	app, err := svcs[0].CreateAppIntegration(ctx, admin, b.ID, integrations.AppIntegrationInput{
+	app, err := svcs[0].CreateAppIntegration(ctx, admin, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Analytics app", Domain: "https://analytics.example.com"})
 	require.NoError(t, err)
 	str := func(s string) *string { return &s }
@@ -44,7 +44,7 @@ func TestIntegrationUpdatesAcrossInstances(t *testing.T) {
 		return integrations.AnalyticsInput{AppIntegrationID: &app.ID, TrackingID: str(tracking),
 			APIKey: str("ak_" + tracking + "_0123456789"), Metadata: str("from " + tracking)}
 	}
-	created, err := svcs[0].CreateAnalytics(ctx, admin, b.ID, input("G-0"))
+	created, err := svcs[0].CreateAnalytics(ctx, admin, input("G-0"))
 	require.NoError(t, err)
 	before, err := store.ConfigByID(ctx, integrations.KindAnalytics, b.ID, created.ID)
 	require.NoError(t, err)
@@ -103,10 +103,10 @@ func newIntegFixture(t testing.TB, store *postgres.Store, svc *integrations.Serv
 	b, err := auth.NewService(store).CreateBrand(ctx, auth.NewBrand{URL: url, Name: "Shop"})
 	require.NoError(t, err)
 	f := integFixture{brand: b.ID, admin: auth.Principal{UserID: "admin", BrandID: b.ID, Permissions: []auth.Permission{auth.PermAll}}}
-	an, err := svc.CreateAppIntegration(ctx, f.admin, b.ID, integrations.AppIntegrationInput{
+	an, err := svc.CreateAppIntegration(ctx, f.admin, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "Analytics app", Domain: "https://analytics.example.com"})
 	require.NoError(t, err)
-	pg, err := svc.CreateAppIntegration(ctx, f.admin, b.ID, integrations.AppIntegrationInput{
+	pg, err := svc.CreateAppIntegration(ctx, f.admin, integrations.AppIntegrationInput{
 		Type: integrations.TypePaymentGateway, Name: "Gateway app", Domain: "https://pay.example.com"})
 	require.NoError(t, err)
 	str := func(s string) *string { return &s }
@@ -117,9 +117,9 @@ func newIntegFixture(t testing.TB, store *postgres.Store, svc *integrations.Serv
 	f.gatewayIn = func(name string) integrations.PaymentGatewayInput {
 		return integrations.PaymentGatewayInput{AppIntegrationID: &pg.ID, Name: str(name), IsDefault: &yes}
 	}
-	a, err := svc.CreateAnalytics(ctx, f.admin, b.ID, f.analyticsIn("G-0"))
+	a, err := svc.CreateAnalytics(ctx, f.admin, f.analyticsIn("G-0"))
 	require.NoError(t, err)
-	g, err := svc.CreatePaymentGateway(ctx, f.admin, b.ID, f.gatewayIn("gw-0"))
+	g, err := svc.CreatePaymentGateway(ctx, f.admin, f.gatewayIn("gw-0"))
 	require.NoError(t, err)
 	f.analytics, f.gateway = a.ID, g.ID
 	return f
@@ -166,7 +166,7 @@ func TestIntegrationLocksArePerBrandAndIntegration(t *testing.T) {
 	require.NoError(t, err, "another brand's analytics does not wait")
 	_, err = svc.UpdatePaymentGateway(bound, a.admin, a.gateway, a.gatewayIn("gw-a"))
 	require.NoError(t, err, "the brand's other integration does not wait")
-	_, err = svc.CreateAnalytics(bound, b.admin, b.brand, b.analyticsIn("G-b2"))
+	_, err = svc.CreateAnalytics(bound, b.admin, b.analyticsIn("G-b2"))
 	require.NoError(t, err, "a create in another brand does not wait")
 
 	same, rotate := make(chan error, 1), make(chan error, 1)

@@ -57,14 +57,14 @@ func snapshot(t *testing.T, svc *integrations.Service, brandID string) integSnap
 // payment-gateway configurations with every field set or left empty, one
 // updated (with a revision).
 func seedIntegrations(t *testing.T, svc *integrations.Service, admin auth.Principal) {
-	ctx, brandID := t.Context(), admin.BrandID
-	anApp, err := svc.CreateAppIntegration(ctx, admin, brandID, integrations.AppIntegrationInput{
+	ctx := t.Context()
+	anApp, err := svc.CreateAppIntegration(ctx, admin, integrations.AppIntegrationInput{
 		Type: integrations.TypeAnalytics, Name: "GA", Domain: "https://ga.example.com"})
 	require.NoError(t, err)
-	pgApp, err := svc.CreateAppIntegration(ctx, admin, brandID, integrations.AppIntegrationInput{
+	pgApp, err := svc.CreateAppIntegration(ctx, admin, integrations.AppIntegrationInput{
 		Type: integrations.TypePaymentGateway, Name: "Pay", Domain: "https://pay.example.com"})
 	require.NoError(t, err)
-	a, err := svc.CreateAnalytics(ctx, admin, brandID, integrations.AnalyticsInput{AppIntegrationID: &anApp.ID,
+	a, err := svc.CreateAnalytics(ctx, admin, integrations.AnalyticsInput{AppIntegrationID: &anApp.ID,
 		TrackingID: ptr("G-1"), APIKey: ptr("key-one-123456"), APISecret: ptr("secret-one-123456"),
 		Metadata: ptr("env=prod"), AccountConfigNotes: ptr("notes"), IsDefault: ptr(true)})
 	require.NoError(t, err)
@@ -72,16 +72,16 @@ func seedIntegrations(t *testing.T, svc *integrations.Service, admin auth.Princi
 		TrackingID: ptr("G-1b"), APIKey: a.APIKey, Metadata: ptr("env=test"), AccountConfigNotes: ptr("notes 2"),
 		IsDefault: ptr(true)})
 	require.NoError(t, err)
-	_, err = svc.CreateAnalytics(ctx, admin, brandID, integrations.AnalyticsInput{AppIntegrationID: &anApp.ID,
+	_, err = svc.CreateAnalytics(ctx, admin, integrations.AnalyticsInput{AppIntegrationID: &anApp.ID,
 		TrackingID: ptr("G-2"), APIKey: ptr("key-two-123456")})
 	require.NoError(t, err)
-	_, err = svc.CreatePaymentGateway(ctx, admin, brandID, integrations.PaymentGatewayInput{AppIntegrationID: &pgApp.ID,
+	_, err = svc.CreatePaymentGateway(ctx, admin, integrations.PaymentGatewayInput{AppIntegrationID: &pgApp.ID,
 		Name: ptr("Live"), IPNListenerLink: ptr("https://shop.example.com/ipn"), CancelLink: ptr("https://shop.example.com/c"),
 		CancelLinkWithoutLogin: ptr("https://shop.example.com/w"), ReturnLink: ptr("https://shop.example.com/r"),
 		PublicKey: ptr("pk_live"), PrivateKey: ptr("sk_live_123456789"), Description: ptr("d"), Notes: ptr("n"),
 		IsDefault: ptr(true)})
 	require.NoError(t, err)
-	_, err = svc.CreatePaymentGateway(ctx, admin, brandID, integrations.PaymentGatewayInput{AppIntegrationID: &pgApp.ID,
+	_, err = svc.CreatePaymentGateway(ctx, admin, integrations.PaymentGatewayInput{AppIntegrationID: &pgApp.ID,
 		Name: ptr("Sandbox"), TestMode: ptr(true), Status: ptr(integrations.StatusInactive)})
 	require.NoError(t, err)
 }
