@@ -44,6 +44,19 @@ func env(vars map[string]string) func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
+// waitBound is how long start waits for the program to start or stop:
+// until shortly before the test binary's own deadline (go test -timeout),
+// 10 minutes without one. How fast it starts is not what these tests check
+// (opening a new SQLite file installs the dataset, slow under the race
+// detector on a loaded machine, where a fixed 30 s failed).
+func waitBound(t *testing.T) time.Duration {
+	t.Helper()
+	if dl, ok := t.Deadline(); ok {
+		return max(time.Until(dl)-15*time.Second, time.Second)
+	}
+	return 10 * time.Minute
+}
+
 // start runs the program with args until stop is called, and returns its
 // base URL and its log.
 func start(t *testing.T, getenv func(string) string, args ...string) (base string, logs *syncBuffer, stop func()) {
@@ -59,16 +72,16 @@ func start(t *testing.T, getenv func(string) string, args ...string) (base strin
 	case err := <-done:
 		cancel()
 		t.Fatalf("stopped: %v\n%s", err, logs.String())
-	case <-time.After(30 * time.Second):
+	case <-time.After(waitBound(t)):
 		cancel()
-		t.Fatal("did not start")
+		t.Fatalf("did not start\n%s", logs.String())
 	}
 	return base, logs, func() {
 		cancel()
 		select {
 		case err := <-done:
 			require.NoError(t, err, "clean shutdown")
-		case <-time.After(15 * time.Second):
+		case <-time.After(waitBound(t)):
 			t.Fatal("did not stop")
 		}
 	}

@@ -38,7 +38,7 @@ func TestServerHealthAndReadiness(t *testing.T) {
 	require.Eventually(t, func() bool {
 		status, _ := get("/readyz")
 		return status == http.StatusOK
-	}, 30*time.Second, 100*time.Millisecond, "ready once the index is built")
+	}, waitBound(t), 100*time.Millisecond, "ready once the index is built")
 	_, body = get("/readyz")
 	assert.Equal(t, []any{
 		map[string]any{"name": "store", "status": "ok"},

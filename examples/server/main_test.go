@@ -42,6 +42,21 @@ type server struct {
 	done           chan error
 }
 
+// waitBound is how long a test waits for a server to start, stop or become
+// ready: until shortly before the test binary's own deadline (go test
+// -timeout), 10 minutes without one. How fast a server starts is not what
+// these tests check, and on a loaded machine (the race detector, several
+// servers seeding their demo data at once) a fixed bound of seconds failed
+// while the server was still working; the margin leaves time to report
+// which wait ran out.
+func waitBound(t *testing.T) time.Duration {
+	t.Helper()
+	if dl, ok := t.Deadline(); ok {
+		return max(time.Until(dl)-15*time.Second, time.Second)
+	}
+	return 10 * time.Minute
+}
+
 // launch starts the server with args, without waiting for it.
 func launch(args ...string) *server {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -62,16 +77,16 @@ func (s *server) wait(t *testing.T) (string, func()) {
 	case err := <-s.done:
 		s.cancel()
 		t.Fatalf("server stopped: %v\n%s", err, s.stderr.String())
-	case <-time.After(30 * time.Second):
+	case <-time.After(waitBound(t)):
 		s.cancel()
-		t.Fatal("server did not start")
+		t.Fatalf("server did not start\n%s", s.stderr.String())
 	}
 	stop := func() {
 		s.cancel()
 		select {
 		case err := <-s.done:
 			require.NoError(t, err, "clean shutdown")
-		case <-time.After(15 * time.Second):
+		case <-time.After(waitBound(t)):
 			t.Fatal("server did not stop")
 		}
 	}

@@ -65,13 +65,13 @@ func TestStopsCleanlyOnSIGINT(t *testing.T) {
 	}()
 	select {
 	case <-listening:
-	case <-time.After(60 * time.Second):
+	case <-time.After(waitBound(t)):
 		t.Fatal("the server did not start")
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	select {
 	case <-done: // stderr closed: the process has exited
-	case <-time.After(30 * time.Second):
+	case <-time.After(waitBound(t)):
 		t.Fatal("the server did not stop on SIGINT")
 	}
 	err = cmd.Wait()
