@@ -18,8 +18,8 @@ const (
 	StatusInactive Status = "Inactive"
 )
 
-// ParseStatus returns the canonical status for s, matched case-insensitively.
-func ParseStatus(s string) (Status, bool) {
+// parseStatus returns the canonical status for s, matched case-insensitively.
+func parseStatus(s string) (Status, bool) {
 	switch {
 	case strings.EqualFold(s, string(StatusActive)):
 		return StatusActive, true
@@ -139,7 +139,7 @@ func (nb *NewBrand) validate() error {
 	}
 	if nb.Status == "" {
 		nb.Status = StatusActive
-	} else if s, ok := ParseStatus(string(nb.Status)); ok {
+	} else if s, ok := parseStatus(string(nb.Status)); ok {
 		nb.Status = s
 	} else {
 		v.Add("status", "invalid_enum", "The status must be Active or Inactive.")

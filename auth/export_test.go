@@ -1,6 +1,9 @@
 package auth
 
-import "time"
+import (
+	"io"
+	"time"
+)
 
 // HoldHashSlots takes every password hashing slot of s, as that many
 // hashes in progress would, until the returned function is called.
@@ -18,3 +21,7 @@ func HoldHashSlots(s *Service) (release func()) {
 // SetMeanHashHold sets the measured mean time a hash holds its slot, as if
 // hashes had taken d.
 func SetMeanHashHold(s *Service, d time.Duration) { s.hasher.meanHold.Store(int64(d)) }
+
+// WithRandom sets the source of random bytes for keys, salts and the dummy
+// password, for tests that need repeatable keys.
+func WithRandom(r io.Reader) Option { return withRandom(r) }

@@ -122,9 +122,9 @@ func WithClock(now func() time.Time) Option {
 	}
 }
 
-// WithRandom sets the source of random bytes for keys, salts and the dummy
-// password (crypto/rand by default). Only tests should set it.
-func WithRandom(r io.Reader) Option {
+// withRandom sets the source of random bytes for keys, salts and the dummy
+// password (crypto/rand by default). Only tests set it (export_test.go).
+func withRandom(r io.Reader) Option {
 	return func(s *Service) {
 		if r != nil {
 			s.rand = r
@@ -292,7 +292,7 @@ func (s *Service) Brands(ctx context.Context) ([]Brand, error) {
 // SetBrandStatus changes a brand's status. [ErrBrandNotFound] if the brand
 // does not exist, KindInvalid for a status other than Active or Inactive.
 func (s *Service) SetBrandStatus(ctx context.Context, id string, status Status) (Brand, error) {
-	st, ok := ParseStatus(string(status))
+	st, ok := parseStatus(string(status))
 	if !ok {
 		return Brand{}, envelope.Invalid("The status is invalid.",
 			envelope.Field("status", "invalid_enum", "The status must be Active or Inactive."))

@@ -210,7 +210,7 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 	perms := normalizePermissions(&v, "permissions", nu.Permissions)
 	status := StatusActive
 	if nu.Status != "" {
-		st, ok := ParseStatus(string(nu.Status))
+		st, ok := parseStatus(string(nu.Status))
 		if !ok {
 			v.Add("status", "invalid_enum", "The status must be Active or Inactive.")
 		}
@@ -418,7 +418,7 @@ func (s *Service) changePermissions(ctx context.Context, userID string, perms []
 // a status other than Active or Inactive, [ErrUserNotFound] when the user
 // does not exist.
 func (s *Service) SetUserStatus(ctx context.Context, userID string, status Status) (User, error) {
-	st, ok := ParseStatus(string(status))
+	st, ok := parseStatus(string(status))
 	if !ok {
 		return User{}, envelope.Invalid("The status is invalid.",
 			envelope.Field("status", "invalid_enum", "The status must be Active or Inactive."))
