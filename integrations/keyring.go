@@ -133,8 +133,8 @@ func (k *KeyRing) KeyIDs() []string {
 	return ids
 }
 
-// Seal encrypts plaintext under the primary key, bound to aad.
-func (k *KeyRing) Seal(plaintext, aad []byte) []byte {
+// seal encrypts plaintext under the primary key, bound to aad.
+func (k *KeyRing) seal(plaintext, aad []byte) []byte {
 	aead := k.aeads[k.primary]
 	out := make([]byte, 0, 2+len(k.primary)+aead.NonceSize()+len(plaintext)+aead.Overhead())
 	out = append(out, sealedVersion, byte(len(k.primary)))
@@ -151,10 +151,10 @@ func randomBytes(n int) []byte {
 	return b
 }
 
-// Open decrypts a ciphertext of Seal with the key it names, checking aad. It
+// open decrypts a ciphertext of seal with the key it names, checking aad. It
 // fails when the ciphertext is malformed, names a key the ring does not
 // hold, or was altered or bound to other associated data.
-func (k *KeyRing) Open(ciphertext, aad []byte) ([]byte, error) {
+func (k *KeyRing) open(ciphertext, aad []byte) ([]byte, error) {
 	id, rest, err := splitSealed(ciphertext)
 	if err != nil {
 		return nil, err
@@ -173,7 +173,8 @@ func (k *KeyRing) Open(ciphertext, aad []byte) ([]byte, error) {
 	return plain, nil
 }
 
-// KeyIDOf returns the ID of the key a ciphertext of Seal names.
+// KeyIDOf returns the ID of the key a sealed secret (a ciphertext the ring
+// wrote, as stores keep it) names.
 func KeyIDOf(ciphertext []byte) (string, error) {
 	id, _, err := splitSealed(ciphertext)
 	return id, err

@@ -48,7 +48,7 @@ func (f secretField) aad() []byte {
 
 // seal encrypts plain for f under the primary key.
 func (s *Service) seal(f secretField, plain string) []byte {
-	return s.keys.Seal([]byte(plain), f.aad())
+	return s.keys.seal([]byte(plain), f.aad())
 }
 
 // open decrypts the ciphertext of f; nil for nil. A ciphertext that does
@@ -58,7 +58,7 @@ func (s *Service) open(f secretField, ct []byte) (*string, error) {
 	if ct == nil {
 		return nil, nil
 	}
-	plain, err := s.keys.Open(ct, f.aad())
+	plain, err := s.keys.open(ct, f.aad())
 	if err != nil {
 		return nil, secretUnreadable(f, err)
 	}
