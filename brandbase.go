@@ -10,7 +10,6 @@ import (
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
-	"github.com/brandbase/brandbase/refdata/refindex"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
 	"github.com/brandbase/brandbase/storage/postgres"
@@ -129,12 +128,6 @@ type Config struct {
 	// and after a device was registered (see auth.WithEventHook): once per
 	// event, on the instance where it happened.
 	OnAuthEvent func(context.Context, auth.Event)
-	// NoRefDataIndex turns off the in-process index that answers the
-	// currency, country and city lists of a store that does not hold them
-	// in memory (SQLite, PostgreSQL): see package refdata/refindex. The
-	// index takes about 50 MiB for 150,000 cities; without it every list
-	// query not cached by the adapter is a database query.
-	NoRefDataIndex bool
 	// AuthOptions are applied after the fields above, for auth settings
 	// Config does not name (argon2id parameters, logger, random source).
 	AuthOptions []auth.Option
@@ -153,7 +146,6 @@ type App struct {
 	Integrations *integrations.Service
 
 	clock       func() time.Time // Config.Clock, for the adapter
-	index       *refindex.Store  // the reference-data index in front of the store, or nil
 	unsubscribe func()           // from the store's changes; nil when it has none
 }
 
@@ -193,18 +185,12 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if cfg.OnIntegrationUpdated != nil {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
 	}
-	var ref refdata.Store = store
-	if !cfg.NoRefDataIndex {
-		ref = refindex.Wrap(store, refindex.Options{})
-	}
-	index, _ := ref.(*refindex.Store)
 	a := &App{
 		Store:        store,
 		Auth:         auth.NewService(store, authOpts...),
-		RefData:      refdata.NewService(ref),
+		RefData:      refdata.NewService(store),
 		Integrations: integ,
 		clock:        cfg.Clock,
-		index:        index,
 	}
 	if feed, ok := store.(ChangeFeed); ok {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
@@ -219,28 +205,24 @@ func isEphemeral(store storage.Storage) bool {
 }
 
 // Close ends the App's subscription to the changes of a shared store (see
-// [New]) and stops its reference-data index (a build under way is
-// cancelled and waited for; see refindex.Store.Close); it does not close
-// the store. Call it before closing the store, so that no build reads a
-// closed store. It returns nil, and may be called more than once.
+// [New]) and stops its reference-data service reading the store (a read
+// under way is cancelled and waited for; see refdata.Service.Close); it
+// does not close the store. Call it before closing the store, so that no
+// read reaches a closed store. It returns nil, and may be called more
+// than once.
 func (a *App) Close() error {
 	if a.unsubscribe != nil {
 		a.unsubscribe()
 	}
-	if a.index != nil {
-		return a.index.Close()
-	}
+	a.RefData.Close()
 	return nil
 }
 
-// WarmUp builds the in-process index of reference data now rather than on
-// the first list (see refindex.Store.Ready, whose errors it returns); it
-// does nothing when the store needs none or Config.NoRefDataIndex is set.
+// WarmUp reads the snapshot of reference data that lists answer from now
+// rather than at the first list (refdata.Service.Ready, whose errors it
+// returns).
 func (a *App) WarmUp(ctx context.Context) error {
-	if a.index != nil {
-		return a.index.Ready(ctx)
-	}
-	return nil
+	return a.RefData.Ready(ctx)
 }
 
 // Handler returns the net/http handler of every /api/v1 route, to mount on

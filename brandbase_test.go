@@ -23,7 +23,6 @@ import (
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
-	"github.com/brandbase/brandbase/refdata/refindex"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
 )
@@ -295,45 +294,44 @@ func TestOpenStorePostgresUnreachable(t *testing.T) {
 	assert.Error(t, err)
 }
 
-// countingStore counts the city lists that reach the store; embedding the
-// interface hides the memory store's refindex.InMemory, as a persistent
-// store has none.
+// countingStore counts the reads of reference data that reach the store.
 type countingStore struct {
 	storage.Storage
-	cityLists atomic.Int64
+	reads atomic.Int64
 }
 
-func (s *countingStore) ListCities(ctx context.Context, f refdata.CityFilter) ([]refdata.City, int, error) {
-	s.cityLists.Add(1)
-	return s.Storage.ListCities(ctx, f)
+func (s *countingStore) ReadRefData(ctx context.Context) (refdata.RefData, error) {
+	s.reads.Add(1)
+	return s.Storage.ReadRefData(ctx)
 }
 
-// TestRefDataIndex checks that New answers the lists of a store not in
-// memory from the index once warm, and leaves them to the store with
-// Config.NoRefDataIndex.
+func (s *countingStore) RefDataChangesSince(ctx context.Context, rev uint64) (refdata.RefData, error) {
+	s.reads.Add(1)
+	return s.Storage.RefDataChangesSince(ctx, rev)
+}
+
+// TestRefDataIndex checks that New answers lists from the snapshot once
+// warm: a list reads nothing of the store but its revision. (The half of
+// this test that checked Config.NoRefDataIndex went with the option: no
+// list is answered by a store any more.)
 func TestRefDataIndex(t *testing.T) {
 	t.Parallel()
-	for _, off := range []bool{false, true} {
-		m, err := memory.New(t.Context())
-		require.NoError(t, err)
-		store := &countingStore{Storage: m}
-		app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), NoRefDataIndex: off})
-		require.NoError(t, err)
-		require.NoError(t, app.WarmUp(t.Context()))
-		before := store.cityLists.Load()
-		page, err := app.RefData.ListCities(t.Context(), refdata.CityQuery{Name: new("paris")})
-		require.NoError(t, err)
-		assert.NotEmpty(t, page.Items)
-		want := int64(0)
-		if off {
-			want = 1
-		}
-		assert.Equal(t, want, store.cityLists.Load()-before, "NoRefDataIndex=%v: lists reaching the store", off)
-	}
+	m, err := memory.New(t.Context())
+	require.NoError(t, err)
+	store := &countingStore{Storage: m}
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
+	require.NoError(t, err)
+	require.NoError(t, app.WarmUp(t.Context()))
+	assert.Equal(t, int64(1), store.reads.Load(), "WarmUp reads the snapshot")
+	page, err := app.RefData.ListCities(t.Context(), refdata.CityQuery{Name: new("paris")})
+	require.NoError(t, err)
+	assert.NotEmpty(t, page.Items)
+	assert.Equal(t, int64(1), store.reads.Load(), "a list reads no rows of the store")
 }
 
 // TestCloseStopsTheIndex checks that App.Close stops the reference-data
-// index: lists then reach the store, and WarmUp says the index is closed.
+// service: lists then fail as unavailable (there is no other path), and
+// WarmUp too.
 func TestCloseStopsTheIndex(t *testing.T) {
 	t.Parallel()
 	m, err := memory.New(t.Context())
@@ -343,11 +341,10 @@ func TestCloseStopsTheIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, app.WarmUp(t.Context()))
 	require.NoError(t, app.Close())
-	before := store.cityLists.Load()
-	page, err := app.RefData.ListCities(t.Context(), refdata.CityQuery{Name: new("paris")})
-	require.NoError(t, err)
-	assert.NotEmpty(t, page.Items)
-	assert.Equal(t, int64(1), store.cityLists.Load()-before, "after Close, lists reach the store")
-	assert.ErrorIs(t, app.WarmUp(t.Context()), refindex.ErrClosed)
+	before := store.reads.Load()
+	_, err = app.RefData.ListCities(t.Context(), refdata.CityQuery{Name: new("paris")})
+	assert.True(t, envelope.IsUnavailable(err), "after Close, lists are unavailable: %v", err)
+	assert.Equal(t, before, store.reads.Load(), "after Close, nothing is read")
+	assert.True(t, envelope.IsUnavailable(app.WarmUp(t.Context())))
 	assert.NoError(t, app.Close(), "a second Close")
 }

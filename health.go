@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/brandbase/brandbase/httpadapter"
-	"github.com/brandbase/brandbase/refdata/refindex"
 )
 
 // The names of the checks of [App.ReadinessChecks], as the body of the
@@ -60,13 +59,11 @@ func (a *App) Readiness(cfg httpadapter.ReadinessConfig) http.Handler {
 //     Ping(ctx) error method; every store of this module has one);
 //   - CheckMigrations: the database has applied every migration this
 //     build embeds (a store with PendingMigrations: SQLite, PostgreSQL);
-//   - CheckRefDataIndex: the in-process index of reference data holds a
-//     snapshot of the store's current revision (refindex.Store.Warm); a
-//     probe that finds none starts its build, without waiting for it, and
-//     fails until it is done ([App.WarmUp] at start avoids that). It
-//     always passes without an index: the memory store,
-//     Config.NoRefDataIndex, or a store with more cities than the index
-//     takes;
+//   - CheckRefDataIndex: the reference-data service holds the snapshot of
+//     the store's current revision that lists answer from
+//     (refdata.Service.Warm); a probe that finds none starts its read,
+//     without waiting for it, and fails until it is done ([App.WarmUp] at
+//     start avoids that);
 //   - CheckListener: the store listens for the changes of other instances
 //     (a store with Listening() bool: storage/postgres); while it does
 //     not, this instance's caches are not trusted.
@@ -87,13 +84,8 @@ func (a *App) ReadinessChecks() []httpadapter.Check {
 		}})
 	}
 	checks = append(checks, httpadapter.Check{Name: CheckRefDataIndex, Run: func(ctx context.Context) error {
-		if a.index == nil {
-			return nil
-		}
-		warm, err := a.index.Warm(ctx)
+		warm, err := a.RefData.Warm(ctx)
 		switch {
-		case errors.Is(err, refindex.ErrTooManyCities):
-			return nil // lists are answered by the store, by configuration
 		case err != nil:
 			return err
 		case !warm:

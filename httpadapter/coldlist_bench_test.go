@@ -22,7 +22,6 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
-	"github.com/brandbase/brandbase/refdata/refindex"
 	"github.com/brandbase/brandbase/storage"
 )
 
@@ -43,7 +42,7 @@ type coldKind struct {
 
 // BenchmarkColdListsHTTP serves list queries that are never repeated (so
 // the adapter's list cache never answers: each is computed, from the
-// store or its refindex snapshot, and encoded) over the default dataset
+// reference-data service's snapshot, and encoded) over the default dataset
 // plus refdatatest.Large, 50 a page, beside a baseline handler that writes
 // answers of the same kind already encoded (the bodies of coldSample
 // other queries, with their headers). The handler's sub-benchmark reports
@@ -67,28 +66,16 @@ func BenchmarkColdListsHTTP(b *testing.B) {
 			b.Logf("loaded %d cities in %v", len(cities), time.Since(start).Round(time.Millisecond))
 			_, err := auth.NewService(store).CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 			require.NoError(b, err)
-			configs := []struct {
-				name string
-				cfg  brandbase.Config
-			}{{"", brandbase.Config{}}}
-			if _, inMemory := store.(refindex.InMemory); !inMemory {
-				configs = append(configs, struct {
-					name string
-					cfg  brandbase.Config
-				}{"-noindex", brandbase.Config{NoRefDataIndex: true}})
-			}
-			for _, c := range configs {
-				h := coldHandler(b, store, c.cfg)
-				for _, k := range kinds {
-					b.Run(k.name+c.name, func(b *testing.B) { benchCold(b, h, k) })
-				}
+			h := coldHandler(b, store, brandbase.Config{})
+			for _, k := range kinds {
+				b.Run(k.name, func(b *testing.B) { benchCold(b, h, k) })
 			}
 		})
 	}
 }
 
-// coldHandler returns the handler of an App on store, its index (if any)
-// built, without rate limits. Request logs are discarded: the
+// coldHandler returns the handler of an App on store, its snapshot read,
+// without rate limits. Request logs are discarded: the
 // baseline writes none.
 func coldHandler(b *testing.B, store storage.Storage, cfg brandbase.Config) http.Handler {
 	cfg.SecretKeys = integrations.EphemeralKeyRing()

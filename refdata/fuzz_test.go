@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/internal/refrows"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/memory"
 )
@@ -159,7 +160,7 @@ func stored(t *testing.T, svc *refdata.Service, c refdata.City) bool {
 	require.NoError(t, err)
 	for _, got := range p.Items {
 		if got.CountryCode == c.CountryCode && got.StateCode == c.StateCode && got.Name == c.Name &&
-			refdata.MergeTags(got.Tags, c.Tags) == got.Tags {
+			refrows.MergeTags(got.Tags, c.Tags) == got.Tags {
 			return true
 		}
 	}

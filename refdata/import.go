@@ -16,14 +16,14 @@ import (
 
 	"github.com/brandbase/brandbase/envelope"
 
-	"github.com/brandbase/brandbase/internal/textfold"
+	"github.com/brandbase/brandbase/internal/refrows"
 )
 
 // Limits of a city record.
 const (
-	maxCityName = 200 // bytes
-	maxCityTags = 200 // bytes
-	maxState    = 6   // ASCII letters and digits
+	maxCityName = 200                 // bytes
+	maxCityTags = refrows.MaxCityTags // bytes
+	maxState    = 6                   // ASCII letters and digits
 )
 
 // NormalizeCity validates c and returns it in its stored form: codes
@@ -91,53 +91,19 @@ func isASCIIAlnum(s string, digits bool) bool {
 	return true
 }
 
-// CityKey returns the natural key of a normalised city: its country code,
-// state code and folded name. Two cities with the same key are the same
-// city; an import replaces the stored one's name and adds its tags to the
-// stored ones (MergeTags).
-func CityKey(c City) string {
-	return c.CountryCode + "\x00" + c.StateCode + "\x00" + textfold.Fold(c.Name)
-}
+// cityKey returns the natural key of a normalised city (refrows.CityKey).
+func cityKey(c City) string { return refrows.CityKey(c.CountryCode, c.StateCode, c.Name) }
 
-// MergeTags returns the tags of a stored city after an upsert of the same
-// city with tags added: added as it is when stored has no tag; else stored
-// as it is, then each tag of added (trimmed) that stored does not hold (compared folded, as the Tags filter does),
-// comma-separated, as long as the list stays within the 200 bytes a city's
-// tags may take (a tag that would not fit is dropped). Stored tags are never
-// removed, so an import never degrades the stored data: a city imported
-// without tags keeps its own.
-func MergeTags(stored, added string) string {
-	if strings.TrimSpace(added) == "" {
-		return stored
-	}
-	have := textfold.TagKey(stored) // ",a,b,"
-	if have == "" {
-		return added
-	}
-	out := stored
-	for t := range strings.SplitSeq(added, ",") {
-		t = strings.TrimSpace(t)
-		k := textfold.Fold(t)
-		if k == "" || strings.Contains(have, ","+k+",") {
-			continue
-		}
-		if next := out + "," + t; len(next) <= maxCityTags {
-			out, have = next, have+k+","
-		}
-	}
-	return out
-}
-
-// DedupCities returns cs with one city per natural key (CityKey), as a
+// DedupCities returns cs with one city per natural key (cityKey), as a
 // store holds them after UpsertCities(cs): at the place of the key's first
-// occurrence, with the name of its last and the tags of all (MergeTags).
-func DedupCities(cs []City) []City {
+// occurrence, with the name of its last and the tags of all (refrows.MergeTags).
+func dedupCities(cs []City) []City {
 	out := make([]City, 0, len(cs))
 	at := make(map[string]int, len(cs))
 	for _, c := range cs {
-		k := CityKey(c)
+		k := cityKey(c)
 		if i, ok := at[k]; ok {
-			out[i].Name, out[i].Tags = c.Name, MergeTags(out[i].Tags, c.Tags)
+			out[i].Name, out[i].Tags = c.Name, refrows.MergeTags(out[i].Tags, c.Tags)
 			continue
 		}
 		at[k] = len(out)
@@ -234,10 +200,11 @@ func (s *Service) newImporter(ctx context.Context, opts ImportOptions) (*importe
 		return nil, envelope.Internal(err)
 	}
 	im := &importer{ctx: ctx, store: s.store, opts: opts, states: states, batch: make([]City, 0, opts.BatchSize)}
-	cs, _, err := s.store.ListCountries(ctx, CountryFilter{Sort: FieldID, Page: Paging{Size: MaxPageSize}})
+	sn, err := s.ix.current(ctx)
 	if err != nil {
 		return nil, err
 	}
+	cs := sn.countries.rows()
 	if len(cs) > 0 {
 		im.countries = make(map[string]bool, len(cs))
 		for _, c := range cs {
@@ -332,7 +299,7 @@ func (s *Service) ImportCities(ctx context.Context, r io.Reader, opts ImportOpti
 // code must be a stored country when the store holds countries) and written
 // in batches, so memory stays constant whatever the file's size. A bad row
 // is skipped and reported with its line number; the import goes on. Rows
-// are upserted by their natural key (CityKey), so importing a file again
+// are upserted by their natural key (cityKey), so importing a file again
 // adds nothing. A fatal error (unreadable input, missing column, store
 // failure) stops the import and is returned with the report so far; the
 // batches written before it stay written, and running the import again is

@@ -280,9 +280,11 @@ type countingStore struct {
 	rows, calls, maxBatch int
 }
 
-func (c *countingStore) ListCountries(context.Context, refdata.CountryFilter) ([]refdata.Country, int, error) {
-	return nil, 0, nil
+func (c *countingStore) ReadRefData(context.Context) (refdata.RefData, error) {
+	return refdata.RefData{}, nil
 }
+
+func (c *countingStore) RefDataRevision(context.Context) (uint64, error) { return 0, nil }
 
 func (c *countingStore) UpsertCities(_ context.Context, cs []refdata.City) (int, error) {
 	c.rows += len(cs)

@@ -44,21 +44,21 @@ type currencyView struct {
 func viewCurrency(c Currency) currencyView {
 	return currencyView{
 		rec: c, name: textfold.Fold(c.Name), namePlural: textfold.Fold(c.NamePlural), symbol: textfold.Fold(c.Symbol),
-		symbolNative: textfold.Fold(c.SymbolNative), tagKey: textfold.TagKey(c.Tags), search: c.SearchText(),
+		symbolNative: textfold.Fold(c.SymbolNative), tagKey: textfold.TagKey(c.Tags), search: c.searchText(),
 	}
 }
 
 // SearchText returns the folded words the Keywords filter searches for c:
 // its name, code, tags and keywords.
-func (c Currency) SearchText() string { return textfold.SearchText(c.Name, c.Code, c.Tags, c.Keywords) }
+func (c Currency) searchText() string { return textfold.SearchText(c.Name, c.Code, c.Tags, c.Keywords) }
 
 // Match reports whether f selects c.
-func (f CurrencyFilter) Match(c Currency) bool {
+func (f currencyFilter) matches(c Currency) bool {
 	v := viewCurrency(c)
 	return f.match(&v)
 }
 
-func (f CurrencyFilter) match(v *currencyView) bool {
+func (f currencyFilter) match(v *currencyView) bool {
 	c := &v.rec
 	return !f.Nothing && (f.Code == "" || c.Code == f.Code) &&
 		strings.Contains(v.name, f.Name) &&
@@ -72,7 +72,7 @@ func (f CurrencyFilter) match(v *currencyView) bool {
 		textfold.MatchTerms(f.Keywords, v.search)
 }
 
-func (f CurrencyFilter) key(v *currencyView) sortKey {
+func (f currencyFilter) key(v *currencyView) sortKey {
 	c := &v.rec
 	switch f.Sort {
 	case FieldCode:
@@ -114,24 +114,24 @@ type countryView struct {
 func viewCountry(c Country) countryView {
 	return countryView{
 		rec: c, region: textfold.Fold(c.Region), subregion: textfold.Fold(c.Subregion), name: textfold.Fold(c.Name),
-		capital: textfold.Fold(c.Capital), native: textfold.Fold(c.Native), tagKey: textfold.TagKey(c.Tags), search: c.SearchText(),
+		capital: textfold.Fold(c.Capital), native: textfold.Fold(c.Native), tagKey: textfold.TagKey(c.Tags), search: c.searchText(),
 	}
 }
 
 // SearchText returns the folded words the Keywords filter searches for c:
 // its name, alpha-2 and alpha-3 codes, native name, capital, tags and
 // keywords.
-func (c Country) SearchText() string {
+func (c Country) searchText() string {
 	return textfold.SearchText(c.Name, c.CodeAlpha2, c.CodeAlpha3, c.Native, c.Capital, c.Tags, c.Keywords)
 }
 
 // Match reports whether f selects c.
-func (f CountryFilter) Match(c Country) bool {
+func (f countryFilter) matches(c Country) bool {
 	v := viewCountry(c)
 	return f.match(&v)
 }
 
-func (f CountryFilter) match(v *countryView) bool {
+func (f countryFilter) match(v *countryView) bool {
 	c := &v.rec
 	return !f.Nothing && (f.CodeAlpha2 == "" || c.CodeAlpha2 == f.CodeAlpha2) &&
 		(f.CodeAlpha3 == "" || c.CodeAlpha3 == f.CodeAlpha3) &&
@@ -148,7 +148,7 @@ func (f CountryFilter) match(v *countryView) bool {
 		textfold.MatchTerms(f.Keywords, v.search)
 }
 
-func (f CountryFilter) key(v *countryView) sortKey {
+func (f countryFilter) key(v *countryView) sortKey {
 	c := &v.rec
 	switch f.Sort {
 	case FieldRegion:
@@ -183,16 +183,16 @@ func (f CountryFilter) key(v *countryView) sortKey {
 
 // SearchText returns the folded words the Keywords filter searches for c:
 // its name, country code, state code and tags.
-func (c City) SearchText() string {
+func (c City) searchText() string {
 	return textfold.SearchText(c.Name, c.CountryCode, c.StateCode, c.Tags)
 }
 
 // Match reports whether f selects c.
-func (f CityFilter) Match(c City) bool { return f.MatchFolded(&c, textfold.Fold(c.Name)) }
+func (f cityFilter) matches(c City) bool { return f.matchFolded(&c, textfold.Fold(c.Name)) }
 
 // MatchFolded is Match for a store that keeps each city's folded name:
 // foldedName must be textfold.Fold(c.Name).
-func (f CityFilter) MatchFolded(c *City, foldedName string) bool {
+func (f cityFilter) matchFolded(c *City, foldedName string) bool {
 	return !f.Nothing && (f.CountryCode == "" || c.CountryCode == f.CountryCode) &&
 		(f.StateCode == "" || c.StateCode == f.StateCode) &&
 		strings.Contains(foldedName, f.Name) &&
@@ -203,7 +203,7 @@ func (f CityFilter) MatchFolded(c *City, foldedName string) bool {
 // countryCode and stateCode, textfold.Fold(c.Name) for name, textfold.TagKey(c.Tags) for tags.
 // Sorting by id is by insertion order, which no key holds; CitySortKey
 // returns "" for it.
-func CitySortKey(c *City, field Field) string {
+func citySortKey(c *City, field Field) string {
 	switch field {
 	case FieldCountryCode:
 		return c.CountryCode
@@ -237,19 +237,19 @@ func selectPage(n int, match func(i int) bool, key func(i int) sortKey, desc boo
 	if desc {
 		slices.Reverse(idx)
 	}
-	start, end := p.Bounds(len(idx))
+	start, end := p.bounds(len(idx))
 	return idx[start:end], len(idx)
 }
 
 // SelectCities is the reference implementation of a city list: the page of
 // cs (in insertion order) that f selects, in f's order, and the number of
 // matches. It scans; stores answer the same with indexes.
-func SelectCities(cs []City, f CityFilter) ([]City, int) {
+func selectCities(cs []City, f cityFilter) ([]City, int) {
 	var key func(i int) sortKey
 	if f.Sort != FieldID {
-		key = func(i int) sortKey { return sortKey{s: CitySortKey(&cs[i], f.Sort)} }
+		key = func(i int) sortKey { return sortKey{s: citySortKey(&cs[i], f.Sort)} }
 	}
-	idx, total := selectPage(len(cs), func(i int) bool { return f.Match(cs[i]) }, key, f.Desc, f.Page)
+	idx, total := selectPage(len(cs), func(i int) bool { return f.matches(cs[i]) }, key, f.Desc, f.Page)
 	out := make([]City, len(idx))
 	for j, i := range idx {
 		out[j] = cs[i]
@@ -260,7 +260,7 @@ func SelectCities(cs []City, f CityFilter) ([]City, int) {
 // CurrencyTable is an immutable in-memory table of currencies that answers
 // CurrencyFilter queries: the reference implementation, and the currency
 // store of storage/memory. It is safe for concurrent use.
-type CurrencyTable struct {
+type currencyTable struct {
 	views  []currencyView // by ID
 	byCode map[string]int
 }
@@ -268,9 +268,9 @@ type CurrencyTable struct {
 // NewCurrencyTable returns the table of cs, given in the order they were
 // stored (FieldCreatedDate); of records with the same ID the last one
 // wins, at the place of the first.
-func NewCurrencyTable(cs []Currency) *CurrencyTable {
+func newCurrencyTable(cs []Currency) *currencyTable {
 	cs, created := dedupByID(cs, func(c Currency) string { return c.ID })
-	t := &CurrencyTable{views: make([]currencyView, len(cs)), byCode: make(map[string]int, len(cs))}
+	t := &currencyTable{views: make([]currencyView, len(cs)), byCode: make(map[string]int, len(cs))}
 	for i, c := range cs {
 		t.views[i] = viewCurrency(c)
 		t.views[i].created = created[i]
@@ -280,21 +280,21 @@ func NewCurrencyTable(cs []Currency) *CurrencyTable {
 }
 
 // Records returns the table's currencies ordered by ID.
-func (t *CurrencyTable) Records() []Currency {
+func (t *currencyTable) rows() []Currency {
 	return records(t.views, currencyRecord)
 }
 
 // RecordsByCreation returns the table's currencies in the order they were
-// stored: NewCurrencyTable(append(t.RecordsByCreation(), more...)) is t
+// stored: NewCurrencyTable(append(t.inOrder(), more...)) is t
 // with more upserted.
-func (t *CurrencyTable) RecordsByCreation() []Currency {
+func (t *currencyTable) inOrder() []Currency {
 	return byCreation(t.views, currencyRecord, func(v *currencyView) int { return v.created })
 }
 
 func currencyRecord(v *currencyView) Currency { return v.rec }
 
 // List returns the page of currencies f selects and the number of matches.
-func (t *CurrencyTable) List(f CurrencyFilter) ([]Currency, int) {
+func (t *currencyTable) list(f currencyFilter) ([]Currency, int) {
 	views := t.views
 	if f.Code != "" { // an index lookup instead of a scan
 		i, ok := t.byCode[f.Code]
@@ -309,7 +309,7 @@ func (t *CurrencyTable) List(f CurrencyFilter) ([]Currency, int) {
 // CountryTable is an immutable in-memory table of countries that answers
 // CountryFilter queries: the reference implementation, and the country
 // store of storage/memory. It is safe for concurrent use.
-type CountryTable struct {
+type countryTable struct {
 	views  []countryView // by ID
 	byCode map[string]int
 }
@@ -317,9 +317,9 @@ type CountryTable struct {
 // NewCountryTable returns the table of cs, given in the order they were
 // stored (FieldCreatedDate); of records with the same ID the last one
 // wins, at the place of the first.
-func NewCountryTable(cs []Country) *CountryTable {
+func newCountryTable(cs []Country) *countryTable {
 	cs, created := dedupByID(cs, func(c Country) string { return c.ID })
-	t := &CountryTable{views: make([]countryView, len(cs)), byCode: make(map[string]int, 2*len(cs))}
+	t := &countryTable{views: make([]countryView, len(cs)), byCode: make(map[string]int, 2*len(cs))}
 	for i, c := range cs {
 		t.views[i] = viewCountry(c)
 		t.views[i].created = created[i]
@@ -330,21 +330,21 @@ func NewCountryTable(cs []Country) *CountryTable {
 }
 
 // Records returns the table's countries ordered by ID.
-func (t *CountryTable) Records() []Country {
+func (t *countryTable) rows() []Country {
 	return records(t.views, countryRecord)
 }
 
 // RecordsByCreation returns the table's countries in the order they were
-// stored: NewCountryTable(append(t.RecordsByCreation(), more...)) is t
+// stored: NewCountryTable(append(t.inOrder(), more...)) is t
 // with more upserted.
-func (t *CountryTable) RecordsByCreation() []Country {
+func (t *countryTable) inOrder() []Country {
 	return byCreation(t.views, countryRecord, func(v *countryView) int { return v.created })
 }
 
 func countryRecord(v *countryView) Country { return v.rec }
 
 // List returns the page of countries f selects and the number of matches.
-func (t *CountryTable) List(f CountryFilter) ([]Country, int) {
+func (t *countryTable) list(f countryFilter) ([]Country, int) {
 	views := t.views
 	if f.CodeAlpha2 != "" || f.CodeAlpha3 != "" { // an index lookup instead of a scan
 		k := "2:" + f.CodeAlpha2

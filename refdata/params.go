@@ -95,9 +95,9 @@ type paramSet struct {
 
 // The declarations of the three lists, read once.
 var (
-	currencyParams = declare[CurrencyQuery, CurrencyFilter](currencyFields)
-	countryParams  = declare[CountryQuery, CountryFilter](countryFields)
-	cityParams     = declare[CityQuery, CityFilter](cityFields)
+	currencyParams = declare[CurrencyQuery, currencyFilter](currencyFields)
+	countryParams  = declare[CountryQuery, countryFilter](countryFields)
+	cityParams     = declare[CityQuery, cityFilter](cityFields)
 )
 
 // paramsOf returns the declaration of Q's parameters.

@@ -32,7 +32,7 @@ type Paging struct {
 // Offset returns the index of the page's first record.
 // It saturates at math.MaxInt instead of overflowing (a far page of a large
 // size on a 32-bit platform), which every store reads as past the end.
-func (p Paging) Offset() int {
+func (p Paging) offset() int {
 	if p.Size > 0 && p.Number > math.MaxInt/p.Size {
 		return math.MaxInt
 	}
@@ -57,8 +57,8 @@ func (p Paging) normalize(v *envelope.Validation) Paging {
 
 // Bounds returns the half-open range [start, end) of the page within n
 // records; start == end past the end.
-func (p Paging) Bounds(n int) (start, end int) {
-	start = min(p.Offset(), n)
+func (p Paging) bounds(n int) (start, end int) {
+	start = min(p.offset(), n)
 	return start, start + min(p.Size, n-start)
 }
 
@@ -263,7 +263,7 @@ type CurrencyQuery struct {
 // CurrencyFilter is a validated CurrencyQuery in the normalised form stores
 // compare with: codes upper-case, names folded (lower-case, without accents), tags and keywords
 // split and folded. Empty strings and nil pointers do not filter.
-type CurrencyFilter struct {
+type currencyFilter struct {
 	Code                                   string
 	Name, NamePlural, Symbol, SymbolNative string
 	DecimalDigits                          *int32
@@ -286,8 +286,8 @@ type CurrencyFilter struct {
 // Filter validates q and returns its normalised form (DefaultCode is
 // q.DefaultCurrency, upper-case). It fails with KindInvalid, one field
 // error per bad parameter.
-func (q CurrencyQuery) Filter() (CurrencyFilter, error) {
-	f := CurrencyFilter{DefaultCode: strings.ToUpper(strings.TrimSpace(q.DefaultCurrency))}
+func (q CurrencyQuery) filter() (currencyFilter, error) {
+	f := currencyFilter{DefaultCode: strings.ToUpper(strings.TrimSpace(q.DefaultCurrency))}
 	err := filterQuery(q, &f)
 	return f, err
 }
@@ -325,7 +325,7 @@ type CountryQuery struct {
 // upper-case, Tld lower-case with its dot, CodePhone with its "+", names
 // folded, tags and keywords split and folded. Empty strings and nil pointers
 // do not filter.
-type CountryFilter struct {
+type countryFilter struct {
 	Region, Subregion, Name, Capital, Native string
 	CodeAlpha2, CodeAlpha3, Currency         string
 	CodeNumeric                              *int32
@@ -341,8 +341,8 @@ type CountryFilter struct {
 
 // Filter validates q and returns its normalised form. It fails with
 // KindInvalid, one field error per bad parameter.
-func (q CountryQuery) Filter() (CountryFilter, error) {
-	var f CountryFilter
+func (q CountryQuery) filter() (countryFilter, error) {
+	var f countryFilter
 	err := filterQuery(q, &f)
 	return f, err
 }
@@ -368,7 +368,7 @@ type CityQuery struct {
 
 // CityFilter is a validated CityQuery in normalised form: codes upper-case,
 // Name folded, Keywords split into folded words. Empty values do not filter.
-type CityFilter struct {
+type cityFilter struct {
 	CountryCode, StateCode string
 	Name                   string
 	Keywords               []string
@@ -382,8 +382,8 @@ type CityFilter struct {
 
 // Filter validates q and returns its normalised form. It fails with
 // KindInvalid, one field error per bad parameter.
-func (q CityQuery) Filter() (CityFilter, error) {
-	var f CityFilter
+func (q CityQuery) filter() (cityFilter, error) {
+	var f cityFilter
 	err := filterQuery(q, &f)
 	if f.Sort == FieldCreatedDate {
 		f.Sort = FieldID
@@ -392,6 +392,6 @@ func (q CityQuery) Filter() (CityFilter, error) {
 }
 
 // Unfiltered reports whether f selects every city (only sort and page set).
-func (f CityFilter) Unfiltered() bool {
+func (f cityFilter) unfiltered() bool {
 	return f.CountryCode == "" && f.StateCode == "" && f.Name == "" && len(f.Keywords) == 0 && !f.Nothing
 }

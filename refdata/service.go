@@ -2,36 +2,93 @@ package refdata
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 )
 
 // Service answers the reference-data list queries and imports cities. It
 // is safe for concurrent use.
+//
+// Every list is answered in process from a snapshot of the store's
+// reference data (filtering, sorting and paging are the same for every
+// store). The snapshot is read whole at the first list (or Ready), in one
+// transaction of the store; before every list the store's revision is
+// read, and a write since the snapshot (through this Service, or another
+// instance sharing the database) makes the list wait for the snapshot to
+// be patched with the cities changed since (Store.RefDataChangesSince),
+// so that an answer is never older than the last write that returned.
+// While the store is unavailable, lists are answered from the snapshot
+// held, if any. The snapshot takes about 400 bytes a city (see
+// docs/performance.md).
 type Service struct {
 	store Store
+	ix    *index
 }
 
-// NewService returns a Service on store.
-func NewService(store Store) *Service {
-	return &Service{store: store}
+// ServiceOption configures a Service.
+type ServiceOption func(*Service)
+
+// WithLogger sends the failures of the snapshot's reads (at WARN) to l;
+// slog.Default() otherwise.
+func WithLogger(l *slog.Logger) ServiceOption {
+	return func(s *Service) { s.ix.logger = l }
 }
+
+// NewService returns a Service on store. Nothing is read until the first
+// list (or Ready).
+func NewService(store Store, opts ...ServiceOption) *Service {
+	s := &Service{store: store, ix: newIndex(store, nil)}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Ready returns once the snapshot of the store's current reference data
+// is held, reading it if needed: a host calls it at startup so that the
+// first list does not wait. It fails with the store's error when the read
+// fails, and with ctx.Err() when ctx ends first.
+func (s *Service) Ready(ctx context.Context) error {
+	_, err := s.ix.current(ctx)
+	return err
+}
+
+// Warm reports whether lists are answered now without waiting (the
+// snapshot of the store's current revision is held); when they are not,
+// it starts the read a list would start and reports false. It fails after
+// Close, and with the store's error when its revision cannot be read. For
+// readiness probes: it costs what a list's check of the revision costs.
+func (s *Service) Warm(ctx context.Context) (bool, error) { return s.ix.warm(ctx) }
+
+// Builds returns the number of snapshots read whole from the store (at
+// start, and after changes too many to patch): an operator's measure of
+// what the snapshot costs.
+func (s *Service) Builds() uint64 { return s.ix.builds.Load() }
+
+// Patches returns the number of snapshots patched with the cities changed
+// since their revision (writes through this Service or elsewhere).
+func (s *Service) Patches() uint64 { return s.ix.patches.Load() }
+
+// Close stops the Service reading the store: a running read is cancelled
+// and waited for, the snapshot is dropped, and lists then fail with an
+// unavailable error (503). Close it before the store. It may be called
+// more than once.
+func (s *Service) Close() { s.ix.close() }
 
 // ListCurrencies returns the page of currencies that q selects. The currency
 // whose code is q.DefaultCurrency (the brand's) has IsDefault set. It fails
 // with KindInvalid, one field error per bad parameter, when q is invalid, and
 // with the store's error otherwise.
 func (s *Service) ListCurrencies(ctx context.Context, q CurrencyQuery) (Page[Currency], error) {
-	f, err := q.Filter()
+	f, err := q.filter()
 	if err != nil {
 		return Page[Currency]{}, err
 	}
-	if f.Nothing {
-		return newPage[Currency](nil, 0, f.Page), nil
+	sn, err := s.snapshot(ctx, f.Nothing)
+	if err != nil || sn == nil {
+		return newPage[Currency](nil, 0, f.Page), err
 	}
-	items, total, err := s.store.ListCurrencies(ctx, f)
-	if err != nil {
-		return Page[Currency]{}, err
-	}
+	items, total := sn.currencies.list(f)
 	for i := range items {
 		items[i].IsDefault = strings.EqualFold(items[i].Code, q.DefaultCurrency)
 	}
@@ -42,17 +99,15 @@ func (s *Service) ListCurrencies(ctx context.Context, q CurrencyQuery) (Page[Cur
 // KindInvalid, one field error per bad parameter, when q is invalid, and with
 // the store's error otherwise.
 func (s *Service) ListCountries(ctx context.Context, q CountryQuery) (Page[Country], error) {
-	f, err := q.Filter()
+	f, err := q.filter()
 	if err != nil {
 		return Page[Country]{}, err
 	}
-	if f.Nothing {
-		return newPage[Country](nil, 0, f.Page), nil
+	sn, err := s.snapshot(ctx, f.Nothing)
+	if err != nil || sn == nil {
+		return newPage[Country](nil, 0, f.Page), err
 	}
-	items, total, err := s.store.ListCountries(ctx, f)
-	if err != nil {
-		return Page[Country]{}, err
-	}
+	items, total := sn.countries.list(f)
 	return newPage(items, total, f.Page), nil
 }
 
@@ -60,18 +115,25 @@ func (s *Service) ListCountries(ctx context.Context, q CountryQuery) (Page[Count
 // KindInvalid, one field error per bad parameter, when q is invalid, and with
 // the store's error otherwise.
 func (s *Service) ListCities(ctx context.Context, q CityQuery) (Page[City], error) {
-	f, err := q.Filter()
+	f, err := q.filter()
 	if err != nil {
 		return Page[City]{}, err
 	}
-	if f.Nothing {
-		return newPage[City](nil, 0, f.Page), nil
+	sn, err := s.snapshot(ctx, f.Nothing)
+	if err != nil || sn == nil {
+		return newPage[City](nil, 0, f.Page), err
 	}
-	items, total, err := s.store.ListCities(ctx, f)
-	if err != nil {
-		return Page[City]{}, err
-	}
+	items, total := sn.cities.list(f)
 	return newPage(items, total, f.Page), nil
+}
+
+// snapshot returns the snapshot a list answers from, or nil (and no error)
+// when nothing can match.
+func (s *Service) snapshot(ctx context.Context, nothing bool) (*snapshot, error) {
+	if nothing {
+		return nil, nil
+	}
+	return s.ix.current(ctx)
 }
 
 // Revision returns a number that changes whenever the reference data

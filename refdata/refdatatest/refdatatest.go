@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/brandbase/brandbase/internal/refrows"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -85,7 +86,7 @@ func Cities(n int, seed uint64) []refdata.City {
 		if r.IntN(10) == 0 {
 			c.Tags = tagSets[r.IntN(len(tagSets))]
 		}
-		if k := refdata.CityKey(c); !seen[k] {
+		if k := refrows.CityKey(c.CountryCode, c.StateCode, c.Name); !seen[k] {
 			seen[k] = true
 			out = append(out, c)
 		}

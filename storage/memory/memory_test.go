@@ -18,15 +18,3 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
-
-// TestConformanceIndexed runs storagetest.RunIndexed on memory stores,
-// behind an index they do not need (brandbase.New puts none in front of
-// them): the revision rule the index relies on holds for them too.
-func TestConformanceIndexed(t *testing.T) {
-	t.Parallel()
-	storagetest.RunIndexed(t, func(t *testing.T) storage.Storage {
-		s, err := memory.New(t.Context())
-		require.NoError(t, err)
-		return s
-	})
-}

@@ -43,9 +43,8 @@ func TestMigrationNumbersStoredCurrencies(t *testing.T) {
 
 	s := open(t, url)
 	byCreation := "createdDate"
-	f, err := refdata.CurrencyQuery{SortDataField: &byCreation, Page: refdata.Paging{Size: refdata.MaxPageSize}, DefaultCurrency: "USD"}.Filter()
-	require.NoError(t, err)
-	got, _, err := s.ListCurrencies(ctx, f)
+	page, err := refdata.NewService(s).ListCurrencies(ctx, refdata.CurrencyQuery{SortDataField: &byCreation, Page: refdata.Paging{Size: refdata.MaxPageSize}, DefaultCurrency: "USD"})
+	got := page.Items
 	require.NoError(t, err)
 	codes := func(cs []refdata.Currency) []string {
 		out := make([]string, len(cs))

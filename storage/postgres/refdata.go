@@ -1,14 +1,19 @@
 package postgres
 
+// Reference data (refdata.Store) on PostgreSQL: rows in their order of
+// storage (seq), read whole or since a revision in one repeatable-read
+// transaction; upserts; the revision (refdata_state) and the dataset
+// version.
+
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/brandbase/brandbase/internal/refrows"
+	"github.com/brandbase/brandbase/internal/textfold"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
@@ -17,183 +22,55 @@ var _ refdata.Store = (*Store)(nil)
 
 const metaDatasetVersion = "refdata.dataset_version"
 
-// itoa formats a placeholder number.
-func itoa(n int) string { return strconv.Itoa(n) }
-
-// filter builds the WHERE clause of a list query with numbered
-// placeholders.
-type filter struct {
-	conds []string
-	args  []any
-	// nothing is set when a value cannot be stored (NUL, invalid UTF-8), or
-	// the filter says so: no row matches.
-	nothing bool
-}
-
-// arg adds v to the arguments and returns its placeholder.
-func (w *filter) arg(v any) string {
-	w.args = append(w.args, v)
-	return "$" + itoa(len(w.args))
-}
-
-func (w *filter) add(cond string) { w.conds = append(w.conds, cond) }
-
-// storable reports whether PostgreSQL text can hold every string of ss
-// (valid UTF-8 without NUL): a filter value that it cannot hold is equal
-// to, and a substring or prefix of, no stored value.
-func storable(ss ...string) bool {
-	for _, s := range ss {
-		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// Eq implements sqlstore.Conditions; a value text cannot hold matches
-// nothing.
-func (w *filter) Eq(col, v string) {
-	if v != "" {
-		w.nothing = w.nothing || !storable(v)
-		w.add(col + " = " + w.arg(v))
-	}
-}
-
-// Equal implements sqlstore.Conditions.
-func (w *filter) Equal(col string, v any) { w.add(col + " = " + w.arg(v)) }
-
-// Contains implements sqlstore.Conditions: strpos of col; a needle text
-// cannot hold matches nothing.
-func (w *filter) Contains(col, needle string) {
-	if needle != "" {
-		w.nothing = w.nothing || !storable(needle)
-		w.add("strpos(" + col + ", " + w.arg(needle) + ") > 0")
-	}
-}
-
-// Tags implements sqlstore.Conditions: strpos of col for each tag of an
-// array; a tag text cannot hold matches nothing.
-func (w *filter) Tags(col string, tags []string) {
-	if len(tags) == 0 {
-		return
-	}
-	keys := make([]string, len(tags))
-	for i, t := range tags {
-		keys[i] = "," + t + ","
-	}
-	w.nothing = w.nothing || !storable(keys...)
-	w.add("EXISTS (SELECT 1 FROM unnest(" + w.arg(keys) + "::text[]) k WHERE strpos(" + col + ", k) > 0)")
-}
-
-// keywords adds the Keywords test on col (the prefixes of the folded
-// words of a record): every term is one of them. "" is the prefix of every
-// word: it is dropped.
-func (w *filter) keywords(col string, terms []string, nothing bool) {
-	if nothing || !storable(terms...) {
-		w.nothing = true
-		return
-	}
-	terms = slices.DeleteFunc(slices.Clone(terms), func(t string) bool { return t == "" })
-	if len(terms) > 0 {
-		w.add(col + " @> " + w.arg(terms) + "::text[]")
-	}
-}
-
-// wordPrefixes returns the distinct prefixes, of one rune or more, of the
-// words of text (refdata's SearchText: folded words separated by spaces).
-func wordPrefixes(text string) []string {
-	out := []string{}
-	for w := range strings.SplitSeq(text, " ") {
-		for i := range w {
-			if i > 0 && !slices.Contains(out, w[:i]) {
-				out = append(out, w[:i])
-			}
-		}
-		if w != "" && !slices.Contains(out, w) {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// where returns the WHERE clause, or "".
-func (w *filter) where() string {
-	if len(w.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(w.conds, " AND ")
-}
-
-// orderBy returns the ORDER BY clause for key then tie, both reversed when
-// desc; by tie alone when key is "" (a filter built by hand, without a
-// sort field).
-func orderBy(key, tie string, desc bool) string {
-	if key == "" {
-		key = tie
-	}
-	return sqlstore.OrderBy(key, tie, desc)
-}
-
-// listQuery is the pair of queries of one list: the count of the matches
-// and the page, and the statement that begins their transaction ("": the
-// default, readTx).
-type listQuery struct {
-	count     string
-	countArgs []any
-	page      string
-	pageArgs  []any
-	begin     string
-}
-
-// readTx begins the transaction of a list: read-only and repeatable-read,
-// so that its count and page see the same data.
+// readTx begins the transaction of a read: read-only and repeatable-read,
+// so that its statements see the same data.
 const readTx = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
 
-// paged returns q with the page's LIMIT and OFFSET added to the page query.
-func paged(q listQuery, p refdata.Paging) listQuery {
-	q.pageArgs = append(append([]any{}, q.pageArgs...), p.Size, p.Offset())
-	q.page += " LIMIT $" + itoa(len(q.pageArgs)-1) + " OFFSET $" + itoa(len(q.pageArgs))
-	return q
+// ReadRefData implements refdata.Store: one repeatable-read transaction.
+func (s *Store) ReadRefData(ctx context.Context) (refdata.RefData, error) {
+	return s.readRefData(ctx, false, 0)
 }
 
-// list runs the count and the page query of q in one read-only
-// repeatable-read transaction, so that both see the same data; the page
-// is not read when it starts past the matches. nothing answers no match
-// without reading.
-func list[T any](ctx context.Context, s *Store, q listQuery, p refdata.Paging, nothing bool, scan func(scanner) (T, error)) ([]T, int, error) {
-	if nothing {
-		return []T{}, 0, storeError(ctx, ctx.Err())
-	}
-	var out []T
-	total := 0
-	begin := q.begin
-	if begin == "" {
-		begin = readTx
-	}
-	err := s.inTx(ctx, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
-		out = []T{}
-		if err := tx.QueryRow(ctx, q.count, q.countArgs...).Scan(&total); err != nil {
-			return err
+// RefDataChangesSince implements refdata.Store: one repeatable-read
+// transaction, the cities by the index of their revisions (cities_rev).
+func (s *Store) RefDataChangesSince(ctx context.Context, rev uint64) (refdata.RefData, error) {
+	return s.readRefData(ctx, true, rev)
+}
+
+// readRefData reads the reference data (the cities changed since since,
+// when changed is set) and the revision in one transaction. It is bounded
+// as a write of a thousand rows per started 50,000 cities.
+func (s *Store) readRefData(ctx context.Context, changed bool, since uint64) (refdata.RefData, error) {
+	var data refdata.RefData
+	err := s.inTx(bulk(ctx, 5000), pgx.TxOptions{BeginQuery: readTx}, func(tx pgx.Tx) error {
+		query := func(q string, args []any, scan func(sqlstore.Scanner) error) error {
+			rows, err := tx.Query(ctx, q, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				if err := scan(rows); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
 		}
-		if p.Offset() >= total {
-			return nil
+		revision := func() (uint64, error) {
+			n, err := sqlstore.ScanColumn[int64](tx.QueryRow(ctx, `SELECT revision FROM refdata_state WHERE id = 1`))
+			return uint64(n), err
 		}
 		var err error
-		out, err = queryAll(ctx, tx, scan, q.page, q.pageArgs...)
+		data, err = sqlstore.ReadRefData(query, revision, "$1", changed, since)
 		return err
 	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return out, total, nil
+	return data, err
 }
 
 // writeRefData runs fn in a write transaction, and bumps the revision by
 // one and notifies ChangeRefData in the same transaction: also when fn
-// changed nothing, because the reference-data index (refindex) takes a
-// revision one above its snapshot's, read after its own write, as that
-// write's alone, which would be wrong if a write that changed nothing left
-// the revision to another instance's write (docs/several-instances.md).
+// changed nothing, because a Service takes the revision as the label of
+// what it read, and every write must show in it (docs/several-instances.md).
 func (s *Store) writeRefData(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	defer s.multi.revision.forget() // seen by this store at once, before the notification
 	return s.write(ctx, func(tx pgx.Tx) error {
@@ -213,9 +90,9 @@ var (
 	upsertCountry  = upsertSQL("countries", sqlstore.CountryColumns)
 )
 
-// upsertSQL returns the statement that inserts a row of table (columns,
-// then its prefixes) or, when its id is stored, replaces it if any column
-// differs.
+// upsertSQL returns the statement that inserts a row of table (columns)
+// or, when its id is stored, replaces it if any column differs; seq, the
+// place in the order of storage, is drawn on insert and kept.
 func upsertSQL(table string, columns []string) string {
 	var vals, sets, old, excl []string
 	for i, c := range columns {
@@ -226,19 +103,150 @@ func upsertSQL(table string, columns []string) string {
 			excl = append(excl, "excluded."+c)
 		}
 	}
-	return `INSERT INTO ` + table + ` (` + strings.Join(columns, ", ") + `, prefixes) VALUES (` + strings.Join(vals, ", ") +
-		`, $` + itoa(len(columns)+1) + `)
-		ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ") + `, prefixes = excluded.prefixes
+	return `INSERT INTO ` + table + ` (` + strings.Join(columns, ", ") + `) VALUES (` + strings.Join(vals, ", ") + `)
+		ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ") + `
 		WHERE (` + strings.Join(old, ", ") + `) IS DISTINCT FROM (` + strings.Join(excl, ", ") + `)`
 }
 
-// upsertRows runs query once per row of rows, in one batch in tx.
-func upsertRows(ctx context.Context, tx pgx.Tx, query string, rows [][]any) error {
-	var b pgx.Batch
-	for _, r := range rows {
-		b.Queue(query, r...)
+// upsertRows upserts recs, of which the last of each ID, at the place of
+// the first (one statement per ID: an upsert cannot touch a row twice),
+// in one batch in a write of reference data.
+func upsertRows[T any](ctx context.Context, s *Store, query string, recs []T, id func(T) string, row func(T) []any) error {
+	last := map[string]T{}
+	var order []string
+	for _, r := range recs {
+		if _, ok := last[id(r)]; !ok {
+			order = append(order, id(r))
+		}
+		last[id(r)] = r
 	}
-	return tx.SendBatch(ctx, &b).Close()
+	return s.writeRefData(ctx, func(tx pgx.Tx) error {
+		var b pgx.Batch
+		for _, k := range order {
+			b.Queue(query, row(last[k])...)
+		}
+		return tx.SendBatch(ctx, &b).Close()
+	})
+}
+
+// UpsertCurrencies implements refdata.Store: of currencies with the same ID
+// the last is stored, at the place of the first; new ones take the next
+// seqs in the order given. It bumps the revision and notifies ChangeRefData,
+// also when no row changed.
+func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
+	return upsertRows(ctx, s, upsertCurrency, cs, func(c refdata.Currency) string { return c.ID }, sqlstore.CurrencyRow)
+}
+
+// UpsertCountries implements refdata.Store, as UpsertCurrencies does.
+func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
+	return upsertRows(ctx, s, upsertCountry, cs, func(c refdata.Country) string { return c.ID }, sqlstore.CountryRow)
+}
+
+// UpsertCities implements refdata.Store. City upserts run one at a time
+// (they lock the refdata_state row), which keeps seq dense: the cities
+// (deduplicated as sqlstore.DedupCities does, each stored one's tags
+// merged in front of its own: refrows.MergeTags) are copied (COPY) into a
+// temporary table, the stored ones whose name or tags differ are updated
+// in place, the others inserted in order with the next seqs; every
+// written city takes the revision of the write. It bumps the revision and
+// notifies ChangeRefData, also when no city changed. Its bound is the
+// query timeout for each started thousand cities.
+func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
+	ctx = bulk(ctx, len(cs))
+	cs = sqlstore.DedupCities(cs)
+	folds := make([]string, len(cs))
+	for i := range cs {
+		folds[i] = textfold.Fold(cs[i].Name)
+	}
+	var added int64
+	err := s.writeRefData(ctx, func(tx pgx.Tx) error {
+		added = 0
+		var rev int64 // the revision this write bumps to, each written city's
+		if err := tx.QueryRow(ctx, `SELECT revision + 1 FROM refdata_state WHERE id = 1 FOR UPDATE`).Scan(&rev); err != nil {
+			return err
+		}
+		merged, err := withStoredTags(ctx, tx, cs, folds)
+		if err != nil {
+			return err
+		}
+		if err := stageCities(ctx, tx, merged, folds); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, rev = $1
+			FROM city_in i
+			WHERE c.country_code = i.country_code AND c.state_code = i.state_code AND c.name_fold = i.name_fold
+				AND (c.name <> i.name OR c.tags <> i.tags)`, rev); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `WITH base AS (SELECT coalesce(max(seq), 0) AS n FROM cities), ins AS (
+				INSERT INTO cities (seq, country_code, state_code, name, tags, name_fold, rev)
+				SELECT base.n + row_number() OVER (ORDER BY i.ord), i.country_code, i.state_code, i.name, i.tags,
+					i.name_fold, $1::bigint
+				FROM city_in i, base
+				WHERE NOT EXISTS (SELECT 1 FROM cities c WHERE c.country_code = i.country_code
+					AND c.state_code = i.state_code AND c.name_fold = i.name_fold)
+				ORDER BY i.ord
+				RETURNING 1
+			)
+			SELECT count(*) FROM ins`, rev).Scan(&added)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return int(added), nil
+}
+
+// storedTagsSQL reads the tags of the stored cities among the keys $1
+// (countries), $2 (states), $3 (folded names), with the ordinal of each
+// key. It runs as an unnamed statement (pgx.QueryExecModeExec), planned
+// for the batch's actual keys each time: a cached generic plan knows
+// neither how many keys there are nor which states they name, and once
+// chose to find each key through the (country, state) index and then
+// filter by name, reading every stored city of the state once per key.
+// Planned for its keys, the join finds them through the unique (country,
+// state, name) index or hashes them.
+const storedTagsSQL = `SELECT k.i, c.tags
+		FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY k(cc, sc, nf, i)
+		JOIN cities c ON c.country_code = k.cc COLLATE "C" AND c.state_code = k.sc COLLATE "C"
+			AND c.name_fold = k.nf COLLATE "C"`
+
+// withStoredTags returns cs with the tags of each city already stored
+// merged in front of its own (refrows.MergeTags); folds[i] is
+// textfold.Fold(cs[i].Name). The caller holds the lock of city upserts, so
+// that they stay the stored ones until it commits.
+func withStoredTags(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []string) ([]refdata.City, error) {
+	cc, sc := make([]string, len(cs)), make([]string, len(cs))
+	for i, c := range cs {
+		cc[i], sc[i] = c.CountryCode, c.StateCode
+	}
+	rows, err := tx.Query(ctx, storedTagsSQL, pgx.QueryExecModeExec, cc, sc, folds)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(cs)
+	var i int64
+	var tags string
+	_, err = pgx.ForEachRow(rows, []any{&i, &tags}, func() error {
+		out[i-1].Tags = refrows.MergeTags(tags, out[i-1].Tags)
+		return nil
+	})
+	return out, err
+}
+
+// stageCities copies cs into a new temporary table city_in, dropped when
+// tx ends; folds[i] is textfold.Fold(cs[i].Name).
+func stageCities(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []string) error {
+	if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE city_in (ord integer, country_code text COLLATE "C",
+		state_code text COLLATE "C", name text, tags text, name_fold text COLLATE "C") ON COMMIT DROP`); err != nil {
+		return err
+	}
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"city_in"},
+		[]string{"ord", "country_code", "state_code", "name", "tags", "name_fold"},
+		pgx.CopyFromSlice(len(cs), func(i int) ([]any, error) {
+			c := cs[i]
+			return []any{int32(i), c.CountryCode, c.StateCode, c.Name, c.Tags, folds[i]}, nil
+		}))
+	return err
 }
 
 // RefDataRevision implements refdata.Store: the revision is read from the
@@ -270,74 +278,13 @@ func (s *Store) SetDatasetVersion(ctx context.Context, version string) error {
 	})
 }
 
-// ListCurrencies implements refdata.Store.
-func (s *Store) ListCurrencies(ctx context.Context, f refdata.CurrencyFilter) ([]refdata.Currency, int, error) {
-	var w filter
-	sqlstore.CurrencyConditions(&w, f)
-	w.keywords("prefixes", f.Keywords, f.Nothing)
-
-	q := listQuery{count: `SELECT count(*) FROM currencies` + w.where(), countArgs: w.args}
-	key := sqlstore.CurrencyOrder[f.Sort]
-	switch {
-	case f.Sort != refdata.FieldIsDefault:
-	case storable(f.DefaultCode):
-		key = "(code = " + w.arg(f.DefaultCode) + ")"
-	default: // a code no currency can have: none is the default, all tie
-		key = ""
-	}
-	q.page, q.pageArgs = `SELECT `+strings.Join(sqlstore.CurrencyColumns[:sqlstore.CurrencyScanned], ", ")+` FROM currencies`+w.where()+orderBy(key, "id", f.Desc), w.args
-	return list(ctx, s, paged(q, f.Page), f.Page, w.nothing, sqlstore.ScanCurrency)
-}
-
-// UpsertCurrencies implements refdata.Store: of currencies with the same ID
-// the last is stored, at the place of the first; new ones take the next
-// seqs in the order given. It bumps the revision and notifies ChangeRefData,
-// also when no row changed.
-func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
-	query := upsertCurrency
-	return s.writeRefData(ctx, func(tx pgx.Tx) error {
-		var rows [][]any
-		for _, c := range refdata.NewCurrencyTable(cs).RecordsByCreation() {
-			rows = append(rows, append(sqlstore.CurrencyRow(c), wordPrefixes(c.SearchText())))
-		}
-		return upsertRows(ctx, tx, query, rows)
-	})
-}
-
-// ListCountries implements refdata.Store.
-func (s *Store) ListCountries(ctx context.Context, f refdata.CountryFilter) ([]refdata.Country, int, error) {
-	var w filter
-	sqlstore.CountryConditions(&w, f)
-	w.keywords("prefixes", f.Keywords, f.Nothing)
-
-	q := listQuery{count: `SELECT count(*) FROM countries` + w.where(), countArgs: w.args,
-		page:     `SELECT ` + strings.Join(sqlstore.CountryColumns[:sqlstore.CountryScanned], ", ") + ` FROM countries` + w.where() + orderBy(sqlstore.CountryOrder[f.Sort], "id", f.Desc),
-		pageArgs: w.args}
-	return list(ctx, s, paged(q, f.Page), f.Page, w.nothing, sqlstore.ScanCountry)
-}
-
-// UpsertCountries implements refdata.Store: of countries with the same ID
-// the last is stored, at the place of the first; new ones take the next
-// seqs in the order given. It bumps the revision and notifies ChangeRefData,
-// also when no row changed.
-func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
-	query := upsertCountry
-	return s.writeRefData(ctx, func(tx pgx.Tx) error {
-		var rows [][]any
-		for _, c := range refdata.NewCountryTable(cs).RecordsByCreation() {
-			rows = append(rows, append(sqlstore.CountryRow(c), wordPrefixes(c.SearchText())))
-		}
-		return upsertRows(ctx, tx, query, rows)
-	})
-}
-
 // migrationSteps are the Go steps of migrations, by version: each runs in
 // its migration's transaction, after its SQL.
 var migrationSteps = map[int]func(context.Context, pgx.Tx) error{6: numberStored}
 
 // numberStored numbers the currencies and countries stored before their
 // order of storage was recorded again, from their seq sequence: in the
-// embedded dataset's order (refdata.DatasetOrder), then in the order the
+// embedded dataset's order (sqlstore.DatasetOrder), then in the order the
 // migration gave the others.
 func numberStored(ctx context.Context, tx pgx.Tx) error {
 	for _, table := range []string{"currencies", "countries"} {
@@ -345,7 +292,7 @@ func numberStored(ctx context.Context, tx pgx.Tx) error {
 		if err != nil {
 			return err
 		}
-		if ids, err = refdata.DatasetOrder(ids); err != nil {
+		if ids, err = sqlstore.DatasetOrder(ids); err != nil {
 			return err
 		}
 		var b pgx.Batch

@@ -40,9 +40,8 @@ func TestMigrationNumbersStoredCurrencies(t *testing.T) {
 	s, err := sqlite.Open(ctx, path)
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
-	f, err := refdata.CurrencyQuery{SortDataField: refPtr("createdDate"), Page: refdata.Paging{Size: refdata.MaxPageSize}, DefaultCurrency: "USD"}.Filter()
-	require.NoError(t, err)
-	got, _, err := s.ListCurrencies(ctx, f)
+	page, err := refdata.NewService(s).ListCurrencies(ctx, refdata.CurrencyQuery{SortDataField: refPtr("createdDate"), Page: refdata.Paging{Size: refdata.MaxPageSize}, DefaultCurrency: "USD"})
+	got := page.Items
 	require.NoError(t, err)
 	codes := func(cs []refdata.Currency) []string {
 		out := make([]string, len(cs))

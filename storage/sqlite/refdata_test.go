@@ -82,15 +82,13 @@ func TestDefaultDatasetNotInstalledOverData(t *testing.T) {
 	v, err := s.DatasetVersion(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, refdata.DatasetVersion, v)
-	f, err := refdata.CityQuery{CountryCode: refPtr("XA")}.Filter()
+	cities, err := refdata.NewService(s).ListCities(ctx, refdata.CityQuery{CountryCode: refPtr("XA")})
 	require.NoError(t, err)
-	cities, _, err := s.ListCities(ctx, f)
-	require.NoError(t, err)
-	assert.Equal(t, []refdata.City{{CountryCode: "XA", Name: "Kept City"}}, cities)
+	assert.Equal(t, []refdata.City{{CountryCode: "XA", Name: "Kept City"}}, cities.Items)
 }
 
 // TestInstalledDatabaseIsWritable checks a database made from the
-// template: WAL mode, and writes to every reference-data index work.
+// template: WAL mode, and a city written is listed.
 func TestInstalledDatabaseIsWritable(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -108,12 +106,10 @@ func TestInstalledDatabaseIsWritable(t *testing.T) {
 	added, err := s.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "01", Name: "Zétaburg", Tags: "new"}})
 	require.NoError(t, err)
 	assert.Equal(t, 1, added)
-	f, err := refdata.CityQuery{Keywords: refPtr("zetab new"), Name: refPtr("ÉTAB")}.Filter()
+	cities, err := refdata.NewService(s).ListCities(ctx, refdata.CityQuery{Keywords: refPtr("zetab new"), Name: refPtr("ÉTAB")})
 	require.NoError(t, err)
-	cities, total, err := s.ListCities(ctx, f)
-	require.NoError(t, err)
-	assert.Equal(t, 1, total)
-	assert.Equal(t, "Zétaburg", cities[0].Name)
+	assert.Equal(t, 1, cities.TotalItems)
+	assert.Equal(t, "Zétaburg", cities.Items[0].Name)
 }
 
 func refPtr[T any](v T) *T { return &v }
@@ -124,64 +120,4 @@ func FuzzCityQuery(f *testing.F) {
 	require.NoError(f, err)
 	f.Cleanup(func() { s.Close() })
 	storagetest.FuzzCityQuery(f, s)
-}
-
-// TestKeywordsTermsBuiltByHand checks Keywords terms that textfold.Words
-// never gives (a filter built by hand): no term is an FTS5 error, and the
-// answers are the reference's: a term with a space, punctuation, a quote,
-// NUL or upper case matches nothing, "" every record, Nothing no record.
-func TestKeywordsTermsBuiltByHand(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "terms.db"))
-	require.NoError(t, err)
-	defer s.Close()
-	cities, err := refdata.DefaultCities()
-	require.NoError(t, err)
-	cities = refdata.DedupCities(cities)
-	countries, err := refdata.DefaultCountries()
-	require.NoError(t, err)
-	currencies, err := refdata.DefaultCurrencies()
-	require.NoError(t, err)
-	countryTable, currencyTable := refdata.NewCountryTable(countries), refdata.NewCurrencyTable(currencies)
-
-	for _, sc := range []struct {
-		terms   []string
-		nothing bool
-	}{
-		{terms: []string{"sao paulo"}}, {terms: []string{"new", "yo rk"}}, {terms: []string{"a-b"}},
-		{terms: []string{"Sao"}}, {terms: []string{"SAN"}}, {terms: []string{"x\x00"}}, {terms: []string{`"*`}},
-		{terms: []string{"x\u20dd v"}}, {terms: []string{"நே பாளம்"}}, {terms: []string{""}},
-		{terms: []string{"", "sao"}}, {terms: []string{"sao", ""}}, {nothing: true}, {terms: []string{"sao"}, nothing: true},
-	} {
-		name := fmt.Sprintf("%q nothing=%v", sc.terms, sc.nothing)
-		for _, sort := range []refdata.Field{refdata.FieldID, refdata.FieldName} {
-			cf := refdata.CityFilter{Keywords: sc.terms, Nothing: sc.nothing, Sort: sort, Page: refdata.Paging{Size: 50}}
-			got, total, err := s.ListCities(ctx, cf)
-			require.NoError(t, err, name)
-			want, wantTotal := refdata.SelectCities(cities, cf)
-			assert.Equal(t, wantTotal, total, name)
-			assert.Equal(t, want, got, name)
-			cf.CountryCode = "BR"
-			got, total, err = s.ListCities(ctx, cf)
-			require.NoError(t, err, name)
-			want, wantTotal = refdata.SelectCities(cities, cf)
-			assert.Equal(t, wantTotal, total, name)
-			assert.Equal(t, want, got, name)
-
-			kf := refdata.CountryFilter{Keywords: sc.terms, Nothing: sc.nothing, Sort: sort, Page: refdata.Paging{Size: 50}}
-			gotCountries, total, err := s.ListCountries(ctx, kf)
-			require.NoError(t, err, name)
-			wantCountries, wantTotal := countryTable.List(kf)
-			assert.Equal(t, wantTotal, total, name)
-			assert.Equal(t, wantCountries, gotCountries, name)
-
-			uf := refdata.CurrencyFilter{Keywords: sc.terms, Nothing: sc.nothing, Sort: sort, Page: refdata.Paging{Size: 50}}
-			gotCurrencies, total, err := s.ListCurrencies(ctx, uf)
-			require.NoError(t, err, name)
-			wantCurrencies, wantTotal := currencyTable.List(uf)
-			assert.Equal(t, wantTotal, total, name)
-			assert.Equal(t, wantCurrencies, gotCurrencies, name)
-		}
-	}
 }

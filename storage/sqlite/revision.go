@@ -62,7 +62,7 @@ func nextRevision(ctx context.Context, tx *sql.Tx) (int64, error) {
 
 // bumpRevision advances the revision by one inside a write transaction of
 // writeRefData. Every write of reference data calls it, also one that
-// changed nothing: the reference-data index (refindex) takes a revision one
+// changed nothing: the reference-data service (refdata) takes a revision one
 // above its snapshot's, read after its own write, as that write's alone,
 // which would be wrong if a write that changed nothing left the revision
 // to another instance's write (docs/several-instances.md).

@@ -149,23 +149,19 @@ func cancellableCalls(s storage.Storage, c cancelled) map[string]func(ctx contex
 func refdataCalls(s storage.Storage) map[string]func(ctx context.Context) error {
 	return map[string]func(ctx context.Context) error{
 		// refdata.Store
-		"ListCurrencies": func(ctx context.Context) error {
-			_, _, err := s.ListCurrencies(ctx, refdata.CurrencyFilter{Page: refdata.Paging{Size: 10}})
+		"ReadRefData": func(ctx context.Context) error {
+			_, err := s.ReadRefData(ctx)
 			return err
 		},
 		"UpsertCurrencies": func(ctx context.Context) error {
 			return s.UpsertCurrencies(ctx, []refdata.Currency{{ID: refdata.CurrencyID("XTS"), Code: "XTS", Name: "Test"}})
 		},
-		"ListCountries": func(ctx context.Context) error {
-			_, _, err := s.ListCountries(ctx, refdata.CountryFilter{Page: refdata.Paging{Size: 10}})
+		"RefDataChangesSince": func(ctx context.Context) error {
+			_, err := s.RefDataChangesSince(ctx, 0)
 			return err
 		},
 		"UpsertCountries": func(ctx context.Context) error {
 			return s.UpsertCountries(ctx, []refdata.Country{{ID: refdata.CountryID("XT"), CodeAlpha2: "XT", Name: "Test"}})
-		},
-		"ListCities": func(ctx context.Context) error {
-			_, _, err := s.ListCities(ctx, refdata.CityFilter{Page: refdata.Paging{Size: 10}})
-			return err
 		},
 		"UpsertCities": func(ctx context.Context) error {
 			_, err := s.UpsertCities(ctx, []refdata.City{{CountryCode: "BR", StateCode: "SP", Name: "Cancelled City"}})

@@ -2,6 +2,7 @@ package storagetest
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/memory"
 )
 
 // refPtr returns a pointer to a copy of v.
@@ -40,29 +42,57 @@ var (
 	}
 )
 
-// currencyFilter validates q (with USD as the default currency).
-func currencyFilter(t *testing.T, q refdata.CurrencyQuery) refdata.CurrencyFilter {
-	t.Helper()
+// currencyFilter returns q with USD as the default currency. Lists are
+// validated by the Service that answers them (lists).
+func currencyFilter(_ *testing.T, q refdata.CurrencyQuery) refdata.CurrencyQuery {
 	q.DefaultCurrency = "USD"
-	f, err := q.Filter()
-	require.NoError(t, err)
-	return f
+	return q
 }
 
-// countryFilter validates q.
-func countryFilter(t *testing.T, q refdata.CountryQuery) refdata.CountryFilter {
-	t.Helper()
-	f, err := q.Filter()
-	require.NoError(t, err)
-	return f
+// countryFilter returns q.
+func countryFilter(_ *testing.T, q refdata.CountryQuery) refdata.CountryQuery { return q }
+
+// cityFilter returns q.
+func cityFilter(_ *testing.T, q refdata.CityQuery) refdata.CityQuery { return q }
+
+// services holds the refdata.Service of each store a case lists from, so
+// that its snapshot is read once and then patched, as an App's is.
+var services sync.Map // refdata.Store -> *refdata.Service
+
+// lists returns the lists of s: those of a refdata.Service on s (one per
+// store), every store's list engine. Every list case of the suite runs
+// through it, so that a store is checked end to end.
+func lists(s refdata.Store) lister {
+	if v, ok := services.Load(s); ok {
+		return lister{v.(*refdata.Service)}
+	}
+	v, _ := services.LoadOrStore(s, refdata.NewService(s))
+	return lister{v.(*refdata.Service)}
 }
 
-// cityFilter validates q.
-func cityFilter(t *testing.T, q refdata.CityQuery) refdata.CityFilter {
-	t.Helper()
-	f, err := q.Filter()
-	require.NoError(t, err)
-	return f
+// lister answers lists as a store's List methods did: the page's items,
+// the total, the error.
+type lister struct{ svc *refdata.Service }
+
+// ListCurrencies returns the currencies as stored: IsDefault, which the
+// Service sets on the brand's currency, is cleared (refdata's and the
+// adapter's tests check it).
+func (l lister) ListCurrencies(ctx context.Context, q refdata.CurrencyQuery) ([]refdata.Currency, int, error) {
+	p, err := l.svc.ListCurrencies(ctx, q)
+	for i := range p.Items {
+		p.Items[i].IsDefault = false
+	}
+	return p.Items, p.TotalItems, err
+}
+
+func (l lister) ListCountries(ctx context.Context, q refdata.CountryQuery) ([]refdata.Country, int, error) {
+	p, err := l.svc.ListCountries(ctx, q)
+	return p.Items, p.TotalItems, err
+}
+
+func (l lister) ListCities(ctx context.Context, q refdata.CityQuery) ([]refdata.City, int, error) {
+	p, err := l.svc.ListCities(ctx, q)
+	return p.Items, p.TotalItems, err
 }
 
 // withPage returns q asking for page number of the given size.
@@ -76,7 +106,7 @@ func allCities(t *testing.T, s storage.Storage) []refdata.City {
 	t.Helper()
 	var all []refdata.City
 	for n := 0; ; n++ {
-		page, total, err := s.ListCities(t.Context(), cityFilter(t, refdata.CityQuery{Page: refdata.Paging{Number: n, Size: refdata.MaxPageSize}}))
+		page, total, err := lists(s).ListCities(t.Context(), cityFilter(t, refdata.CityQuery{Page: refdata.Paging{Number: n, Size: refdata.MaxPageSize}}))
 		require.NoError(t, err)
 		all = append(all, page...)
 		if len(all) >= total || len(page) == 0 {
@@ -108,23 +138,45 @@ func assertAsReference[F, T any](t *testing.T, list func(context.Context, F) ([]
 	return got
 }
 
-// reference is the reference implementation's lists over the default
-// dataset plus some records.
+// reference is the reference lists over the default dataset plus some
+// records: a refdata.Service over a memory store holding them. The list
+// engine itself is checked against refdata's reference implementation
+// (selectCities, the tables) in package refdata's tests; the suite checks
+// that a store keeps what the engine reads as the memory store does.
 type reference struct {
-	currencies func(refdata.CurrencyFilter) ([]refdata.Currency, int)
-	countries  func(refdata.CountryFilter) ([]refdata.Country, int)
-	cities     func(refdata.CityFilter) ([]refdata.City, int)
+	currencies func(refdata.CurrencyQuery) ([]refdata.Currency, int)
+	countries  func(refdata.CountryQuery) ([]refdata.Country, int)
+	cities     func(refdata.CityQuery) ([]refdata.City, int)
 }
 
 // newReference returns the reference over the default dataset plus
 // currencies, countries and cities (upserted in that order).
 func newReference(t *testing.T, currencies []refdata.Currency, countries []refdata.Country, cities []refdata.City) reference {
 	t.Helper()
-	all := refdata.DedupCities(append(defaultsOf(t, refdata.DefaultCities), cities...))
+	ctx := context.WithoutCancel(t.Context())
+	m, err := memory.New(ctx)
+	require.NoError(t, err)
+	require.NoError(t, m.UpsertCurrencies(ctx, currencies))
+	require.NoError(t, m.UpsertCountries(ctx, countries))
+	_, err = m.UpsertCities(ctx, cities)
+	require.NoError(t, err)
+	l := lists(m)
 	return reference{
-		currencies: refdata.NewCurrencyTable(append(defaultsOf(t, refdata.DefaultCurrencies), currencies...)).List,
-		countries:  refdata.NewCountryTable(append(defaultsOf(t, refdata.DefaultCountries), countries...)).List,
-		cities:     func(f refdata.CityFilter) ([]refdata.City, int) { return refdata.SelectCities(all, f) },
+		currencies: func(q refdata.CurrencyQuery) ([]refdata.Currency, int) {
+			items, n, err := l.ListCurrencies(ctx, q)
+			require.NoError(t, err)
+			return items, n
+		},
+		countries: func(q refdata.CountryQuery) ([]refdata.Country, int) {
+			items, n, err := l.ListCountries(ctx, q)
+			require.NoError(t, err)
+			return items, n
+		},
+		cities: func(q refdata.CityQuery) ([]refdata.City, int) {
+			items, n, err := l.ListCities(ctx, q)
+			require.NoError(t, err)
+			return items, n
+		},
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/brandbase/brandbase/internal/refrows"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // testCityFilters checks the city filters and sorts against the reference
@@ -42,7 +44,7 @@ func testCityFilters(t *testing.T, newStore NewStore) {
 	}
 	oracle := newReference(t, nil, nil, testCities).cities
 	for _, sc := range scenarios {
-		got := assertAsReference(t, s.ListCities, oracle, cityFilter(t, sc.q), sc.name)
+		got := assertAsReference(t, lists(s).ListCities, oracle, cityFilter(t, sc.q), sc.name)
 		names := []string{}
 		for _, c := range got {
 			if c.CountryCode == "XA" || c.CountryCode == "XB" {
@@ -61,7 +63,7 @@ func testPaging(t *testing.T, newStore NewStore) {
 	own := map[string]refdata.City{} // generated cities moved to the test countries
 	for i, c := range refdatatest.Cities(80, 7) {
 		c.CountryCode = []string{"XA", "XB"}[i%2]
-		own[refdata.CityKey(c)] = c
+		own[refrows.CityKey(c.CountryCode, c.StateCode, c.Name)] = c
 	}
 	var cities []refdata.City
 	for _, c := range own {
@@ -72,13 +74,13 @@ func testPaging(t *testing.T, newStore NewStore) {
 	for _, sortBy := range []string{"id", "name", "stateCode"} {
 		for _, order := range []string{"asc", "desc"} {
 			base := refdata.CityQuery{Keywords: refPtr("x"), SortDataField: &sortBy, SortOrder: &order}
-			all, total, err := s.ListCities(ctx, cityFilter(t, withPage(base, 0, refdata.MaxPageSize)))
+			all, total, err := lists(s).ListCities(ctx, cityFilter(t, withPage(base, 0, refdata.MaxPageSize)))
 			require.NoError(t, err)
 			require.Equal(t, len(all), total)
 			require.Greater(t, total, 7)
 			var paged []refdata.City
 			for n := 0; ; n++ {
-				page, pt, err := s.ListCities(ctx, cityFilter(t, withPage(base, n, 7)))
+				page, pt, err := lists(s).ListCities(ctx, cityFilter(t, withPage(base, n, 7)))
 				require.NoError(t, err)
 				assert.Equal(t, total, pt, "total is of the whole query")
 				if len(page) == 0 {
@@ -91,11 +93,11 @@ func testPaging(t *testing.T, newStore NewStore) {
 			assert.Equal(t, all, paged, "pages neither overlap nor skip (%s %s)", sortBy, order)
 		}
 	}
-	got, total, err := s.ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Page: refdata.Paging{Number: 1 << 20, Size: 5}}))
+	got, total, err := lists(s).ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Page: refdata.Paging{Number: 1 << 20, Size: 5}}))
 	require.NoError(t, err)
 	assert.Empty(t, got, "a page past the end is empty")
 	assert.Positive(t, total)
-	_, total2, err := s.ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Page: refdata.Paging{Size: 1}}))
+	_, total2, err := lists(s).ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Page: refdata.Paging{Size: 1}}))
 	require.NoError(t, err)
 	assert.Equal(t, total, total2)
 }
@@ -127,7 +129,7 @@ func testCitiesAgainstReference(t *testing.T, newStore NewStore) {
 			Page:          refdata.Paging{Number: r.IntN(3), Size: []int{5, 50, 1000}[r.IntN(3)]},
 		}
 		f := cityFilter(t, q)
-		got, total, err := s.ListCities(ctx, f)
+		got, total, err := lists(s).ListCities(ctx, f)
 		require.NoError(t, err)
 		want, wantTotal := all(f)
 		require.Equal(t, wantTotal, total, "query %d: %+v", i, f)
@@ -143,7 +145,7 @@ func testUpsertCities(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
 	before := allCities(t, s)
-	require.Equal(t, refdata.DedupCities(defaultsOf(t, refdata.DefaultCities)), before)
+	require.Equal(t, sqlstore.DedupCities(defaultsOf(t, refdata.DefaultCities)), before)
 	added, err := s.UpsertCities(ctx, testCities)
 	require.NoError(t, err)
 	assert.Equal(t, len(testCities), added)
@@ -170,7 +172,7 @@ func testUpsertCities(t *testing.T, newStore NewStore) {
 	assert.NotEqual(t, rev, rev2, "a change moves the revision")
 
 	byTag := func(kw string) []refdata.City {
-		got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA"), Keywords: &kw}))
+		got, _, err := lists(s).ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA"), Keywords: &kw}))
 		require.NoError(t, err)
 		return got
 	}
@@ -181,7 +183,7 @@ func testUpsertCities(t *testing.T, newStore NewStore) {
 	santo.Tags = "aaa"
 	_, err = s.UpsertCities(ctx, []refdata.City{santo})
 	require.NoError(t, err)
-	got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA"), SortDataField: refPtr("tags")}))
+	got, _, err := lists(s).ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA"), SortDataField: refPtr("tags")}))
 	require.NoError(t, err)
 	assert.Equal(t, []refdata.City{santo, testCities[0], renamed}, got, "tags order follows the change")
 

@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/brandbase/brandbase/internal/refrows"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // The scenarios of the order of storage (SortDataField=createdDate) and of
@@ -66,9 +68,9 @@ func testCreatedDateCurrencies(t *testing.T, newStore NewStore) {
 	renamed := testCurrencies[1]
 	renamed.Name = "Test Beta Renamed"
 	require.NoError(t, s.UpsertCurrencies(ctx, []refdata.Currency{renamed}))
-	assertCreatedOrder(t, createdCase[refdata.CurrencyFilter, refdata.Currency]{
-		list: s.ListCurrencies, ref: newReference(t, append(stored, renamed), nil, nil).currencies,
-		query: func(t *testing.T, order string, filtered bool, page refdata.Paging) refdata.CurrencyFilter {
+	assertCreatedOrder(t, createdCase[refdata.CurrencyQuery, refdata.Currency]{
+		list: lists(s).ListCurrencies, ref: newReference(t, append(stored, renamed), nil, nil).currencies,
+		query: func(t *testing.T, order string, filtered bool, page refdata.Paging) refdata.CurrencyQuery {
 			q := refdata.CurrencyQuery{SortDataField: refPtr("createdDate"), SortOrder: &order, Page: page}
 			if filtered {
 				q.Tags, q.SortDataField = refPtr("test"), refPtr("CREATEDDATE")
@@ -91,9 +93,9 @@ func testCreatedDateCountries(t *testing.T, newStore NewStore) {
 	renamed := testCountries[1]
 	renamed.Capital = "Betaville"
 	require.NoError(t, s.UpsertCountries(ctx, []refdata.Country{renamed}))
-	assertCreatedOrder(t, createdCase[refdata.CountryFilter, refdata.Country]{
-		list: s.ListCountries, ref: newReference(t, nil, append(stored, renamed), nil).countries,
-		query: func(t *testing.T, order string, filtered bool, page refdata.Paging) refdata.CountryFilter {
+	assertCreatedOrder(t, createdCase[refdata.CountryQuery, refdata.Country]{
+		list: lists(s).ListCountries, ref: newReference(t, nil, append(stored, renamed), nil).countries,
+		query: func(t *testing.T, order string, filtered bool, page refdata.Paging) refdata.CountryQuery {
 			q := refdata.CountryQuery{SortDataField: refPtr("createdDate"), SortOrder: &order, Page: page}
 			if filtered {
 				q.Region, q.SortDataField = refPtr("testamerica"), refPtr("createddate")
@@ -124,13 +126,13 @@ func testCreatedDateCities(t *testing.T, newStore NewStore) {
 			{Keywords: refPtr("zeta")},
 		} {
 			q.SortDataField, q.SortOrder = refPtr("createdDate"), refPtr(order)
-			got := assertAsReference(t, s.ListCities, ref.cities, cityFilter(t, q), "cities by createdDate %s %+v", order, q)
+			got := assertAsReference(t, lists(s).ListCities, ref.cities, cityFilter(t, q), "cities by createdDate %s %+v", order, q)
 			q.SortDataField = refPtr("id")
-			byID, _, err := s.ListCities(ctx, cityFilter(t, q))
+			byID, _, err := lists(s).ListCities(ctx, cityFilter(t, q))
 			require.NoError(t, err)
 			assert.Equal(t, byID, got, "createdDate is insertion order, as id")
 		}
-		got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA"),
+		got, _, err := lists(s).ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA"),
 			SortDataField: refPtr("createdDate"), SortOrder: refPtr(order)}))
 		require.NoError(t, err)
 		assert.Equal(t, []string{"São Zétaville", "Zeta Port", "SANTO ZETA"},
@@ -174,24 +176,24 @@ func testImportKeepsTags(t *testing.T, newStore NewStore) {
 	}
 	stored := map[string]refdata.City{}
 	for _, c := range allCities(t, s) {
-		stored[refdata.CityKey(c)] = c
+		stored[refrows.CityKey(c.CountryCode, c.StateCode, c.Name)] = c
 	}
-	for _, c := range refdata.DedupCities(defaultsOf(t, refdata.DefaultCities)) {
-		if !assert.Equal(t, c.Tags, stored[refdata.CityKey(c)].Tags, "%s keeps its tags", c.Name) {
+	for _, c := range sqlstore.DedupCities(defaultsOf(t, refdata.DefaultCities)) {
+		if !assert.Equal(t, c.Tags, stored[refrows.CityKey(c.CountryCode, c.StateCode, c.Name)].Tags, "%s keeps its tags", c.Name) {
 			break
 		}
 	}
 	andorra := refdata.City{CountryCode: "AD", StateCode: "07", Name: "Andorra la Vella", Tags: "capital"}
-	assert.Equal(t, andorra, stored[refdata.CityKey(andorra)])
+	assert.Equal(t, andorra, stored[refrows.CityKey(andorra.CountryCode, andorra.StateCode, andorra.Name)])
 
 	file := "countryCode,stateCode,name,tags\nAD,07,ANDORRA LA VELLA,\"hub, Capital\"\nAD,07,Andorra la Vella,\n"
 	_, err := svc.ImportCities(ctx, strings.NewReader(file), refdata.ImportOptions{})
 	require.NoError(t, err)
-	got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("AD"), StateCode: refPtr("07")}))
+	got, _, err := lists(s).ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("AD"), StateCode: refPtr("07")}))
 	require.NoError(t, err)
 	assert.Equal(t, []refdata.City{{CountryCode: "AD", StateCode: "07", Name: "Andorra la Vella", Tags: "capital,hub"}}, got,
 		"new tags after the stored ones, a tag already held (any case) not repeated, a row without tags removing none")
-	hub, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("AD"), Keywords: refPtr("hub")}))
+	hub, _, err := lists(s).ListCities(ctx, cityFilter(t, refdata.CityQuery{CountryCode: refPtr("AD"), Keywords: refPtr("hub")}))
 	require.NoError(t, err)
 	assert.Equal(t, got, hub, "added tags are searched")
 }

@@ -123,9 +123,9 @@ func testCityShortNames(t *testing.T, newStore NewStore) {
 	for _, sc := range shortNames {
 		for _, q := range shortNameQueries(&sc.name) {
 			f := cityFilter(t, q)
-			assertAsReference(t, s.ListCities, all, f, "%+v", f)
+			assertAsReference(t, lists(s).ListCities, all, f, "%+v", f)
 		}
-		got, _, err := s.ListCities(ctx, cityFilter(t, refdata.CityQuery{Name: &sc.name, CountryCode: refPtr("XC")}))
+		got, _, err := lists(s).ListCities(ctx, cityFilter(t, refdata.CityQuery{Name: &sc.name, CountryCode: refPtr("XC")}))
 		require.NoError(t, err)
 		assert.Equal(t, sc.want, codesOf(got, cityName), "Name=%s", sc.name)
 	}
@@ -144,7 +144,7 @@ func testKeywordsAnyScript(t *testing.T, newStore NewStore) {
 	for _, c := range scriptCities {
 		kw := c.Name + " " + c.Tags
 		f := cityFilter(t, refdata.CityQuery{Keywords: &kw})
-		got, _, err := s.ListCities(ctx, f)
+		got, _, err := lists(s).ListCities(ctx, f)
 		require.NoError(t, err, "Keywords=%s", kw)
 		assert.Equal(t, []refdata.City{c}, got, "a city is found by its own name: Keywords=%s", kw)
 	}
@@ -160,14 +160,11 @@ func testKeywordsAnyScript(t *testing.T, newStore NewStore) {
 func assertCountriesByOwnNames(t *testing.T, s storage.Storage) {
 	t.Helper()
 	defaults := defaultsOf(t, refdata.DefaultCountries)
-	countries := refdata.NewCountryTable(defaults)
+	countries := newReference(t, nil, nil, nil).countries
 	for _, c := range defaults {
 		for _, kw := range []string{c.Native, c.Name} {
 			f := countryFilter(t, refdata.CountryQuery{Keywords: &kw})
-			if f.Nothing {
-				continue
-			}
-			got := assertAsReference(t, s.ListCountries, countries.List, f, "Keywords=%s", kw)
+			got := assertAsReference(t, lists(s).ListCountries, countries, f, "Keywords=%s", kw)
 			assert.Contains(t, codesOf(got, func(c refdata.Country) string { return c.CodeAlpha2 }), c.CodeAlpha2, "Keywords=%s", kw)
 		}
 	}
@@ -184,16 +181,11 @@ func assertScriptKeyword(t *testing.T, s storage.Storage, ref reference, kw stri
 		{Keywords: &kw, Name: refPtr("x")},
 		{Keywords: &kw, SortDataField: refPtr("name")},
 	} {
-		if f := cityFilter(t, q); !f.Nothing {
-			assertAsReference(t, s.ListCities, ref.cities, f, "%+v", f)
-		}
+		f := cityFilter(t, q)
+		assertAsReference(t, lists(s).ListCities, ref.cities, f, "%+v", f)
 	}
-	if f := countryFilter(t, refdata.CountryQuery{Keywords: &kw}); !f.Nothing {
-		assertAsReference(t, s.ListCountries, ref.countries, f, "Keywords=%s", kw)
-	}
-	if f := currencyFilter(t, refdata.CurrencyQuery{Keywords: &kw}); !f.Nothing {
-		assertAsReference(t, s.ListCurrencies, ref.currencies, f, "Keywords=%s", kw)
-	}
+	assertAsReference(t, lists(s).ListCountries, ref.countries, countryFilter(t, refdata.CountryQuery{Keywords: &kw}), "Keywords=%s", kw)
+	assertAsReference(t, lists(s).ListCurrencies, ref.currencies, currencyFilter(t, refdata.CurrencyQuery{Keywords: &kw}), "Keywords=%s", kw)
 }
 
 // cityName returns c's name.

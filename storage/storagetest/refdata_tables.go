@@ -1,6 +1,8 @@
 package storagetest
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // testDefaultDatasetLoaded checks that a fresh store holds the default
@@ -21,21 +24,21 @@ func testDefaultDatasetLoaded(t *testing.T, newStore NewStore) {
 
 	currencies, err := refdata.DefaultCurrencies()
 	require.NoError(t, err)
-	got, total, err := s.ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Page: refdata.Paging{Size: refdata.MaxPageSize}}))
+	got, total, err := lists(s).ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Page: refdata.Paging{Size: refdata.MaxPageSize}}))
 	require.NoError(t, err)
 	assert.Equal(t, len(currencies), total)
-	assert.Equal(t, refdata.NewCurrencyTable(currencies).Records(), got, "every currency, ordered by ID")
+	assert.Equal(t, byID(currencies, func(c refdata.Currency) string { return c.ID }), got, "every currency, ordered by ID")
 
 	countries, err := refdata.DefaultCountries()
 	require.NoError(t, err)
-	gotCountries, total, err := s.ListCountries(ctx, countryFilter(t, refdata.CountryQuery{Page: refdata.Paging{Size: refdata.MaxPageSize}}))
+	gotCountries, total, err := lists(s).ListCountries(ctx, countryFilter(t, refdata.CountryQuery{Page: refdata.Paging{Size: refdata.MaxPageSize}}))
 	require.NoError(t, err)
 	assert.Equal(t, len(countries), total)
-	assert.Equal(t, refdata.NewCountryTable(countries).Records(), gotCountries, "every country, ordered by ID")
+	assert.Equal(t, byID(countries, func(c refdata.Country) string { return c.ID }), gotCountries, "every country, ordered by ID")
 
 	cities, err := refdata.DefaultCities()
 	require.NoError(t, err)
-	assert.Equal(t, refdata.DedupCities(cities), allCities(t, s), "every city, in file order")
+	assert.Equal(t, sqlstore.DedupCities(cities), allCities(t, s), "every city, in file order")
 }
 
 // testCurrencyFilters checks every currency filter against the reference
@@ -63,7 +66,7 @@ func testCurrencyFilters(t *testing.T, newStore NewStore) {
 		{"filters combine", refdata.CurrencyQuery{Tags: refPtr("test"), IsCoin: refPtr(true), Keywords: refPtr("alpha")}, []string{"XTA"}, []string{"XTB"}},
 	}
 	oracle := newReference(t, testCurrencies, nil, nil)
-	assertFilterCases(t, cases, currencyFilter, s.ListCurrencies, oracle.currencies, func(c refdata.Currency) string { return c.Code })
+	assertFilterCases(t, cases, currencyFilter, lists(s).ListCurrencies, oracle.currencies, func(c refdata.Currency) string { return c.Code })
 }
 
 // testCountryFilters checks every country filter against the reference
@@ -94,7 +97,7 @@ func testCountryFilters(t *testing.T, newStore NewStore) {
 		{"filters combine", refdata.CountryQuery{Region: refPtr("testamerica"), Tags: refPtr("test"), Keywords: refPtr("beta")}, []string{"XB"}, []string{"XA"}},
 	}
 	oracle := newReference(t, nil, testCountries, nil)
-	assertFilterCases(t, cases, countryFilter, s.ListCountries, oracle.countries, func(c refdata.Country) string { return c.CodeAlpha2 })
+	assertFilterCases(t, cases, countryFilter, lists(s).ListCountries, oracle.countries, func(c refdata.Country) string { return c.CodeAlpha2 })
 }
 
 // testSortEveryField checks every sort field of currencies, countries and
@@ -111,23 +114,23 @@ func testSortEveryField(t *testing.T, newStore NewStore) {
 		for _, field := range []string{"id", "CODE", "name", "namePlural", "symbol", "symbolNative",
 			"decimalDigits", "rounding", "isCoin", "isDefault", "tags"} {
 			f := currencyFilter(t, refdata.CurrencyQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: 1, Size: 50}})
-			assertAsReference(t, s.ListCurrencies, ref.currencies, f, "currencies by %s %s", field, order)
+			assertAsReference(t, lists(s).ListCurrencies, ref.currencies, f, "currencies by %s %s", field, order)
 		}
 		// A default code that no currency has, nor any store can hold,
 		// sorts by isDefault as one that no currency has: every currency,
 		// none the default.
 		f := currencyFilter(t, refdata.CurrencyQuery{SortDataField: refPtr("isDefault"), SortOrder: &order, Page: refdata.Paging{Size: 50}})
-		f.DefaultCode = "X\x00\xff"
-		assertAsReference(t, s.ListCurrencies, ref.currencies, f, "currencies by isDefault %s, an unstorable default", order)
+		f.DefaultCurrency = "X\x00\xff"
+		assertAsReference(t, lists(s).ListCurrencies, ref.currencies, f, "currencies by isDefault %s, an unstorable default", order)
 		for _, field := range []string{"id", "region", "subregion", "codeAlpha2", "codeAlpha3", "codeNumeric",
 			"codePhone", "name", "capital", "currency", "tld", "native", "tags"} {
 			f := countryFilter(t, refdata.CountryQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: 1, Size: 50}})
-			assertAsReference(t, s.ListCountries, ref.countries, f, "countries by %s %s", field, order)
+			assertAsReference(t, lists(s).ListCountries, ref.countries, f, "countries by %s %s", field, order)
 		}
 		for _, field := range []string{"id", "countryCode", "statecode", "name", "tags"} {
 			for _, page := range []int{0, 3} {
 				f := cityFilter(t, refdata.CityQuery{SortDataField: &field, SortOrder: &order, Page: refdata.Paging{Number: page, Size: 100}})
-				assertAsReference(t, s.ListCities, ref.cities, f, "cities by %s %s page %d", field, order, page)
+				assertAsReference(t, lists(s).ListCities, ref.cities, f, "cities by %s %s page %d", field, order, page)
 			}
 		}
 	}
@@ -138,37 +141,37 @@ func testSortEveryField(t *testing.T, newStore NewStore) {
 func testUpsertCurrenciesAndCountries(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx := t.Context()
-	_, before, err := s.ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{}))
+	_, before, err := lists(s).ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{}))
 	require.NoError(t, err)
 	require.NoError(t, s.UpsertCurrencies(ctx, testCurrencies))
 	c := testCurrencies[0]
 	c.Name, c.Keywords = "Renamed", "other"
 	require.NoError(t, s.UpsertCurrencies(ctx, []refdata.Currency{c}), "upsert replaces")
-	got, after, err := s.ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Code: refPtr("XTA")}))
+	got, after, err := lists(s).ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Code: refPtr("XTA")}))
 	require.NoError(t, err)
 	assert.Equal(t, []refdata.Currency{c}, got)
 	assert.Equal(t, 1, after)
-	_, after, err = s.ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{}))
+	_, after, err = lists(s).ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{}))
 	require.NoError(t, err)
 	assert.Equal(t, before+2, after)
-	got, _, err = s.ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Keywords: refPtr("zeta")}))
+	got, _, err = lists(s).ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{Keywords: refPtr("zeta")}))
 	require.NoError(t, err)
 	assert.Empty(t, got, "replaced keywords are not searched")
 
-	_, beforeCountries, err := s.ListCountries(ctx, countryFilter(t, refdata.CountryQuery{}))
+	_, beforeCountries, err := lists(s).ListCountries(ctx, countryFilter(t, refdata.CountryQuery{}))
 	require.NoError(t, err)
 	require.NoError(t, s.UpsertCountries(ctx, testCountries))
 	k := testCountries[1]
 	k.Capital = "Betaville"
 	require.NoError(t, s.UpsertCountries(ctx, []refdata.Country{k}))
-	gotCountries, n, err := s.ListCountries(ctx, countryFilter(t, refdata.CountryQuery{Keywords: refPtr("betav")}))
+	gotCountries, n, err := lists(s).ListCountries(ctx, countryFilter(t, refdata.CountryQuery{Keywords: refPtr("betav")}))
 	require.NoError(t, err)
 	assert.Equal(t, []refdata.Country{k}, gotCountries)
 	assert.Equal(t, 1, n)
-	_, n, err = s.ListCountries(ctx, countryFilter(t, refdata.CountryQuery{}))
+	_, n, err = lists(s).ListCountries(ctx, countryFilter(t, refdata.CountryQuery{}))
 	require.NoError(t, err)
 	assert.Equal(t, beforeCountries+2, n)
-	gotCountries, _, err = s.ListCountries(ctx, countryFilter(t, refdata.CountryQuery{Keywords: refPtr("zur"), Tags: refPtr("test")}))
+	gotCountries, _, err = lists(s).ListCountries(ctx, countryFilter(t, refdata.CountryQuery{Keywords: refPtr("zur"), Tags: refPtr("test")}))
 	require.NoError(t, err)
 	assert.Empty(t, gotCountries, "a replaced capital is not searched")
 }
@@ -179,23 +182,30 @@ func testRefDataCancelledContext(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	ctx, cancel := contextCancelled(t)
 	defer cancel()
-	_, _, err := s.ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{}))
+	_, _, err := lists(s).ListCurrencies(ctx, currencyFilter(t, refdata.CurrencyQuery{}))
 	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(err))
-	_, _, err = s.ListCountries(ctx, countryFilter(t, refdata.CountryQuery{}))
+	_, _, err = lists(s).ListCountries(ctx, countryFilter(t, refdata.CountryQuery{}))
 	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(err))
-	_, _, err = s.ListCities(ctx, cityFilter(t, refdata.CityQuery{}))
+	_, _, err = lists(s).ListCities(ctx, cityFilter(t, refdata.CityQuery{}))
 	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(err))
 	_, err = s.UpsertCities(ctx, testCities)
 	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(err))
 	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(s.UpsertCurrencies(ctx, testCurrencies)))
 	assert.Equal(t, envelope.KindUnavailable, envelope.KindOf(s.UpsertCountries(ctx, testCountries)))
-	got, _, err := s.ListCities(t.Context(), cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA")}))
+	got, _, err := lists(s).ListCities(t.Context(), cityFilter(t, refdata.CityQuery{CountryCode: refPtr("XA")}))
 	require.NoError(t, err)
 	assert.Empty(t, got, "a cancelled write stores nothing")
-	gotCurrencies, _, err := s.ListCurrencies(t.Context(), currencyFilter(t, refdata.CurrencyQuery{Code: refPtr("XTA")}))
+	gotCurrencies, _, err := lists(s).ListCurrencies(t.Context(), currencyFilter(t, refdata.CurrencyQuery{Code: refPtr("XTA")}))
 	require.NoError(t, err)
 	assert.Empty(t, gotCurrencies, "a cancelled write stores nothing")
-	gotCountries, _, err := s.ListCountries(t.Context(), countryFilter(t, refdata.CountryQuery{CodeAlpha2: refPtr("XA")}))
+	gotCountries, _, err := lists(s).ListCountries(t.Context(), countryFilter(t, refdata.CountryQuery{CodeAlpha2: refPtr("XA")}))
 	require.NoError(t, err)
 	assert.Empty(t, gotCountries, "a cancelled write stores nothing")
+}
+
+// byID returns recs sorted by id.
+func byID[T any](recs []T, id func(T) string) []T {
+	out := slices.Clone(recs)
+	slices.SortStableFunc(out, func(a, b T) int { return strings.Compare(id(a), id(b)) })
+	return out
 }

@@ -8,16 +8,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
-	"github.com/brandbase/brandbase/refdata/refindex"
 	"github.com/brandbase/brandbase/storage"
 )
 
 // BenchIndexStartup fills a database with the default dataset and
 // refdatatest.Large (150,000 more cities), then times what an instance
 // costs before its lists are fast: opening a store on that database and
-// building the index of its reference data (refindex.Store.Ready). It
-// reports the time ("s-ready") and the heap the index holds ("MiB").
+// reading the snapshot of its reference data (refdata.Service.Ready). It
+// reports the time ("s-ready") and the heap the snapshot holds ("MiB").
 // open must open a store on the same database at every call.
 func BenchIndexStartup(b *testing.B, open func(b *testing.B) storage.Storage) {
 	s := open(b)
@@ -33,11 +33,12 @@ func BenchIndexStartup(b *testing.B, open func(b *testing.B) storage.Storage) {
 		before := heapInUse()
 		start := time.Now()
 		s := open(b)
-		ix := refindex.New(s, refindex.Options{Logger: slog.New(slog.NewTextHandler(failOnWrite{b}, nil))})
-		require.NoError(b, ix.Ready(b.Context()))
+		svc := refdata.NewService(s, refdata.WithLogger(slog.New(slog.NewTextHandler(failOnWrite{b}, nil))))
+		require.NoError(b, svc.Ready(b.Context()))
 		ready = time.Since(start)
 		heap = heapInUse() - before
-		runtime.KeepAlive(ix)
+		runtime.KeepAlive(svc)
+		svc.Close()
 		require.NoError(b, s.Close())
 	}
 	b.ReportMetric(ready.Seconds(), "s-ready")

@@ -43,7 +43,12 @@ func runRefData(t *testing.T, newStore NewStore) {
 		{"CreatedDateCities", testCreatedDateCities},
 		{"ImportKeepsTags", testImportKeepsTags},
 		{"RevisionCountsWrites", testRevisionCountsWrites},
+		{"ReadRefData", testReadRefData},
+		{"ChangesSince", testChangesSince},
+		{"ReadIsOneTransaction", testReadIsOneTransaction},
+		{"WritesElsewherePatchTheSnapshot", testWritesElsewherePatchTheSnapshot},
 	})
+	t.Run("NoOpWriteAfterAWriteElsewhere", func(t *testing.T) { testNoOpWriteAfterAWriteElsewhere(t, newStore) })
 }
 
 // runAuth runs the auth.Store scenarios: users, key pairs and devices.

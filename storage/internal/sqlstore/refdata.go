@@ -1,13 +1,15 @@
 // Package sqlstore holds what the SQL stores (storage/sqlite and
-// storage/postgres) share of reference data, independent of their
-// dialects: the columns of the tables, the sort field of each column, the
-// scans of rows, the encodings of records as rows and the conditions of
-// the list filters, written against [Conditions], which each store's
-// condition builder implements with its own placeholders.
+// storage/postgres) share, independent of their dialects. For reference
+// data: the columns of the tables, the scans and encodings of rows, the
+// reads of a whole snapshot and of the changes since a revision (one
+// function over a store's own way of running a query), and the
+// deduplication of a batch of cities.
 package sqlstore
 
 import (
-	"github.com/brandbase/brandbase/internal/textfold"
+	"strings"
+
+	"github.com/brandbase/brandbase/internal/refrows"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -21,42 +23,12 @@ func ScanColumn[T any](row Scanner) (T, error) {
 	return v, err
 }
 
-// Conditions builds the WHERE clause of a list query in a store's
-// dialect; every method adds one condition joined by AND, or none.
-type Conditions interface {
-	// Eq adds "col = v" unless v is "".
-	Eq(col, v string)
-	// Equal adds "col = v".
-	Equal(col string, v any)
-	// Contains adds a substring test of col (a folded column) unless
-	// needle is "".
-	Contains(col, needle string)
-	// Tags adds the any-of test of col (a tags_key column) unless tags is
-	// empty.
-	Tags(col string, tags []string)
-}
-
 // CurrencyColumns are the columns of the currencies table a record is
-// stored in: the first CurrencyScanned are those ScanCurrency reads, the
-// others the folded keys CurrencyRow adds.
+// stored in (then seq, its place in the order of storage).
 var CurrencyColumns = []string{"id", "code", "name", "name_plural", "symbol", "symbol_native", "decimal_digits",
-	"rounding", "is_coin", "tags", "keywords", "name_fold", "name_plural_fold", "symbol_fold", "symbol_native_fold", "tags_key"}
+	"rounding", "is_coin", "tags", "keywords"}
 
-// CurrencyScanned is the number of CurrencyColumns ScanCurrency reads.
-const CurrencyScanned = 11
-
-// CurrencyOrder maps a sort field to its column; refdata.FieldIsDefault
-// is handled apart.
-var CurrencyOrder = map[refdata.Field]string{
-	refdata.FieldID: "id", refdata.FieldCode: "code", refdata.FieldName: "name_fold",
-	refdata.FieldNamePlural: "name_plural_fold", refdata.FieldSymbol: "symbol_fold",
-	refdata.FieldSymbolNative: "symbol_native_fold", refdata.FieldDecimalDigits: "decimal_digits",
-	refdata.FieldRounding: "rounding", refdata.FieldIsCoin: "is_coin", refdata.FieldTags: "tags_key",
-	refdata.FieldCreatedDate: "seq",
-}
-
-// ScanCurrency reads a row of the first CurrencyScanned CurrencyColumns;
-// it returns the scan's error.
+// ScanCurrency reads a row of CurrencyColumns; it returns the scan's error.
 func ScanCurrency(row Scanner) (refdata.Currency, error) {
 	var c refdata.Currency
 	err := row.Scan(&c.ID, &c.Code, &c.Name, &c.NamePlural, &c.Symbol, &c.SymbolNative,
@@ -67,54 +39,15 @@ func ScanCurrency(row Scanner) (refdata.Currency, error) {
 // CurrencyRow returns the values of CurrencyColumns for c.
 func CurrencyRow(c refdata.Currency) []any {
 	return []any{c.ID, c.Code, c.Name, c.NamePlural, c.Symbol, c.SymbolNative,
-		c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords, textfold.Fold(c.Name),
-		textfold.Fold(c.NamePlural), textfold.Fold(c.Symbol), textfold.Fold(c.SymbolNative),
-		textfold.TagKey(c.Tags)}
-}
-
-// CurrencyConditions adds to w the conditions of f but its Keywords,
-// Nothing, Sort and DefaultCode, which the stores handle in their own
-// ways.
-func CurrencyConditions(w Conditions, f refdata.CurrencyFilter) {
-	w.Eq("code", f.Code)
-	w.Contains("name_fold", f.Name)
-	w.Contains("name_plural_fold", f.NamePlural)
-	w.Contains("symbol_fold", f.Symbol)
-	w.Contains("symbol_native_fold", f.SymbolNative)
-	if f.DecimalDigits != nil {
-		w.Equal("decimal_digits", *f.DecimalDigits)
-	}
-	if f.Rounding != nil {
-		w.Equal("rounding", *f.Rounding)
-	}
-	if f.IsCoin != nil {
-		w.Equal("is_coin", *f.IsCoin)
-	}
-	w.Tags("tags_key", f.Tags)
+		c.DecimalDigits, c.Rounding, c.IsCoin, c.Tags, c.Keywords}
 }
 
 // CountryColumns are the columns of the countries table a record is
-// stored in: the first CountryScanned are those ScanCountry reads, the
-// others the folded keys CountryRow adds.
+// stored in (then seq).
 var CountryColumns = []string{"id", "region", "subregion", "code_alpha2", "code_alpha3", "code_numeric", "code_phone",
-	"name", "capital", "currency", "tld", "native", "tags", "keywords",
-	"region_fold", "subregion_fold", "name_fold", "capital_fold", "native_fold", "tags_key"}
+	"name", "capital", "currency", "tld", "native", "tags", "keywords"}
 
-// CountryScanned is the number of CountryColumns ScanCountry reads.
-const CountryScanned = 14
-
-// CountryOrder maps a sort field to its column.
-var CountryOrder = map[refdata.Field]string{
-	refdata.FieldID: "id", refdata.FieldRegion: "region_fold", refdata.FieldSubregion: "subregion_fold",
-	refdata.FieldCodeAlpha2: "code_alpha2", refdata.FieldCodeAlpha3: "code_alpha3",
-	refdata.FieldCodeNumeric: "code_numeric", refdata.FieldCodePhone: "code_phone",
-	refdata.FieldName: "name_fold", refdata.FieldCapital: "capital_fold", refdata.FieldCurrency: "currency",
-	refdata.FieldTld: "tld", refdata.FieldNative: "native_fold", refdata.FieldTags: "tags_key",
-	refdata.FieldCreatedDate: "seq",
-}
-
-// ScanCountry reads a row of the first CountryScanned CountryColumns; it
-// returns the scan's error.
+// ScanCountry reads a row of CountryColumns; it returns the scan's error.
 func ScanCountry(row Scanner) (refdata.Country, error) {
 	var c refdata.Country
 	err := row.Scan(&c.ID, &c.Region, &c.Subregion, &c.CodeAlpha2, &c.CodeAlpha3, &c.CodeNumeric,
@@ -125,38 +58,14 @@ func ScanCountry(row Scanner) (refdata.Country, error) {
 // CountryRow returns the values of CountryColumns for c.
 func CountryRow(c refdata.Country) []any {
 	return []any{c.ID, c.Region, c.Subregion, c.CodeAlpha2, c.CodeAlpha3,
-		c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords,
-		textfold.Fold(c.Region), textfold.Fold(c.Subregion), textfold.Fold(c.Name), textfold.Fold(c.Capital),
-		textfold.Fold(c.Native), textfold.TagKey(c.Tags)}
+		c.CodeNumeric, c.CodePhone, c.Name, c.Capital, c.Currency, c.Tld, c.Native, c.Tags, c.Keywords}
 }
 
-// CountryConditions adds to w the conditions of f but its Keywords and
-// Nothing, which the stores handle in their own ways.
-func CountryConditions(w Conditions, f refdata.CountryFilter) {
-	w.Eq("code_alpha2", f.CodeAlpha2)
-	w.Eq("code_alpha3", f.CodeAlpha3)
-	if f.CodeNumeric != nil {
-		w.Equal("code_numeric", *f.CodeNumeric)
-	}
-	w.Eq("code_phone", f.CodePhone)
-	w.Eq("currency", f.Currency)
-	w.Eq("tld", f.Tld)
-	w.Contains("region_fold", f.Region)
-	w.Contains("subregion_fold", f.Subregion)
-	w.Contains("name_fold", f.Name)
-	w.Contains("capital_fold", f.Capital)
-	w.Contains("native_fold", f.Native)
-	w.Tags("tags_key", f.Tags)
-}
-
-// CityColumns are the columns ScanCity reads.
+// CityColumns are the columns ScanCity reads. The cities table also holds
+// seq (the insertion order, the order of every read), name_fold (the
+// folded name: with the codes, the natural key, unique) and rev (the
+// revision of the write that last inserted or changed the city).
 const CityColumns = `country_code, state_code, name, tags`
-
-// CityOrder maps a sort field to its column.
-var CityOrder = map[refdata.Field]string{
-	refdata.FieldID: "seq", refdata.FieldCountryCode: "country_code", refdata.FieldStateCode: "state_code",
-	refdata.FieldName: "name_fold", refdata.FieldTags: "tags_key",
-}
 
 // ScanCity reads a row of CityColumns; it returns the scan's error.
 func ScanCity(row Scanner) (refdata.City, error) {
@@ -165,15 +74,62 @@ func ScanCity(row Scanner) (refdata.City, error) {
 	return c, err
 }
 
-// OrderBy returns the ORDER BY clause for key then tie, both reversed
-// when desc; by key alone when it is tie.
-func OrderBy(key, tie string, desc bool) string {
-	dir := ""
-	if desc {
-		dir = " DESC"
+// Query runs query with args in a store's read transaction and calls scan
+// on each row, in order; it returns the first error of either.
+type Query func(query string, args []any, scan func(Scanner) error) error
+
+// ReadRefData reads, with query (every call in one read transaction of
+// the store, which the caller commits), the currencies and countries in
+// their order of storage, the cities in insertion order (when changed is
+// false, every city; else those whose rev is above since) and the
+// revision, which revision reads in the same transaction. mark is the
+// dialect's placeholder of the first argument ("?", "$1").
+func ReadRefData(query Query, revision func() (uint64, error), mark string, changed bool, since uint64) (refdata.RefData, error) {
+	var out refdata.RefData
+	var err error
+	if out.Revision, err = revision(); err != nil {
+		return out, err
 	}
-	if key == tie {
-		return " ORDER BY " + key + dir
+	if out.Currencies, err = readAll(query, `SELECT `+strings.Join(CurrencyColumns, ", ")+` FROM currencies ORDER BY seq`, nil, ScanCurrency); err != nil {
+		return out, err
 	}
-	return " ORDER BY " + key + dir + ", " + tie + dir
+	if out.Countries, err = readAll(query, `SELECT `+strings.Join(CountryColumns, ", ")+` FROM countries ORDER BY seq`, nil, ScanCountry); err != nil {
+		return out, err
+	}
+	cities, args := `SELECT `+CityColumns+` FROM cities ORDER BY seq`, []any(nil)
+	if changed {
+		cities, args = `SELECT `+CityColumns+` FROM cities WHERE rev > `+mark+` ORDER BY seq`, []any{int64(min(since, 1<<63-1))}
+	}
+	out.Cities, err = readAll(query, cities, args, ScanCity)
+	return out, err
+}
+
+// readAll returns the rows of a query, each read by scan; never nil.
+func readAll[T any](query Query, sql string, args []any, scan func(Scanner) (T, error)) ([]T, error) {
+	out := []T{}
+	err := query(sql, args, func(row Scanner) error {
+		v, err := scan(row)
+		out = append(out, v)
+		return err
+	})
+	return out, err
+}
+
+// DedupCities returns cs with one city per natural key (refrows.CityKey),
+// as a store holds them after UpsertCities(cs): at the place of the key's
+// first occurrence, with the name of its last and the tags of all
+// (refrows.MergeTags).
+func DedupCities(cs []refdata.City) []refdata.City {
+	out := make([]refdata.City, 0, len(cs))
+	at := make(map[string]int, len(cs))
+	for _, c := range cs {
+		k := refrows.CityKey(c.CountryCode, c.StateCode, c.Name)
+		if i, ok := at[k]; ok {
+			out[i].Name, out[i].Tags = c.Name, refrows.MergeTags(out[i].Tags, c.Tags)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, c)
+	}
+	return out
 }

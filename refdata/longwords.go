@@ -1,4 +1,4 @@
-package refindex
+package refdata
 
 import (
 	"cmp"

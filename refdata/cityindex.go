@@ -1,4 +1,4 @@
-package refindex
+package refdata
 
 import (
 	"cmp"
@@ -12,14 +12,13 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/brandbase/brandbase/refdata"
-
+	"github.com/brandbase/brandbase/internal/refrows"
 	"github.com/brandbase/brandbase/internal/textfold"
 )
 
 // sortSlots are the city fields with a lazily built order; id is insertion
 // order and needs none.
-var sortSlots = [...]refdata.Field{refdata.FieldCountryCode, refdata.FieldStateCode, refdata.FieldName, refdata.FieldTags}
+var sortSlots = [...]Field{FieldCountryCode, FieldStateCode, FieldName, FieldTags}
 
 // cityOrder is the order of all cities by one field: perm lists positions
 // in that order (ties by position), rank is its inverse, and byCountry
@@ -40,13 +39,13 @@ type cityOrder struct {
 // except word postings after tags were added to a stored city: its
 // position is then appended to the lists of its new words (which the
 // Keywords filter reads into a bitset, in any order).
-type CityIndex struct {
+type cityIndex struct {
 	// shared is set by Freeze (on the default index that memory Stores
 	// share); its owner clones it before the first write. Every slice of a shared index is
 	// clipped (len == cap), so a clone's appends never reach it.
 	shared bool
 
-	recs []refdata.City
+	recs []City
 	// folds holds the folded names one after the other: city i's is
 	// folds[foldAt[i]:foldAt[i+1]] (see fold). Kept apart from recs, a
 	// name check reads memory in order and allocates nothing.
@@ -75,13 +74,13 @@ type CityIndex struct {
 }
 
 // NewCityIndex returns an empty index.
-func NewCityIndex() *CityIndex { return newCityIndexSized(0) }
+func newCityIndex() *cityIndex { return newCityIndexSized(0) }
 
 // newCityIndexSized returns an empty index with room for n cities.
-func newCityIndexSized(n int) *CityIndex {
+func newCityIndexSized(n int) *cityIndex {
 	foldAt := make([]uint32, 1, n+1)
-	return &CityIndex{
-		recs: make([]refdata.City, 0, n), folds: make([]byte, 0, 12*n), foldAt: foldAt,
+	return &cityIndex{
+		recs: make([]City, 0, n), folds: make([]byte, 0, 12*n), foldAt: foldAt,
 		seed: maphash.MakeSeed(), byKey: make(map[uint64]int32, n), collided: map[string]int32{},
 		byCountry: map[string][]int32{}, byState: map[string][]int32{}, byBoth: map[string][]int32{},
 		grams: make(map[uint64][]int32, n/4), words: wordIndex{ids: make(map[string]int32, n/8)}, interned: map[string]string{},
@@ -90,7 +89,7 @@ func newCityIndexSized(n int) *CityIndex {
 
 // Freeze clips every slice of t and marks it shared: t may then be read
 // concurrently by many owners, and must be copied (Clone) before a write.
-func (t *CityIndex) Freeze() {
+func (t *cityIndex) freeze() {
 	t.recs = slices.Clip(t.recs)
 	t.folds, t.foldAt = slices.Clip(t.folds), slices.Clip(t.foldAt)
 	for _, m := range []map[string][]int32{t.byCountry, t.byState, t.byBoth} {
@@ -113,8 +112,8 @@ func (t *CityIndex) Freeze() {
 // Clone returns a private copy of the shared index t, ready for writes.
 // Maps and the slices written in place are copied; posting lists are
 // shared until appended to.
-func (t *CityIndex) Clone() *CityIndex {
-	return &CityIndex{
+func (t *cityIndex) clone() *cityIndex {
+	return &cityIndex{
 		recs: slices.Clone(t.recs), folds: t.folds, foldAt: t.foldAt, seed: t.seed, byKey: maps.Clone(t.byKey), collided: maps.Clone(t.collided),
 		byCountry: maps.Clone(t.byCountry), byState: maps.Clone(t.byState), byBoth: maps.Clone(t.byBoth),
 		grams: maps.Clone(t.grams), interned: maps.Clone(t.interned),
@@ -129,38 +128,38 @@ func (t *CityIndex) Clone() *CityIndex {
 // only ever appended to (a shared index's is clipped, so a clone's appends
 // copy it): the bytes of a name never change once written, which makes the
 // view a valid string without copying.
-func (t *CityIndex) fold(i int32) string {
+func (t *cityIndex) fold(i int32) string {
 	b := t.folds[t.foldAt[i]:t.foldAt[i+1]]
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // Shared reports whether t was frozen (Freeze) and must be cloned before a
 // write.
-func (t *CityIndex) Shared() bool { return t.shared }
+func (t *cityIndex) isShared() bool { return t.shared }
 
 // Len returns the number of cities in t.
-func (t *CityIndex) Len() int { return len(t.recs) }
+func (t *cityIndex) len() int { return len(t.recs) }
 
 // Of returns the index of cs (normalised), upserted in order, ready for
 // List.
-func Of(cs []refdata.City) *CityIndex {
+func cityIndexOf(cs []City) *cityIndex {
 	t := newCityIndexSized(len(cs))
 	t.upsertAll(cs)
 	return t
 }
 
 // upsertAll upserts cs in order, then finishes the batch.
-func (t *CityIndex) upsertAll(cs []refdata.City) {
+func (t *cityIndex) upsertAll(cs []City) {
 	t.upsertPrepared(cs, prepareAll(cs))
 }
 
 // upsertPrepared upserts cs in order, ps[i] being prepare(&cs[i]), then
 // finishes the batch.
-func (t *CityIndex) upsertPrepared(cs []refdata.City, ps []prepared) {
+func (t *cityIndex) upsertPrepared(cs []City, ps []prepared) {
 	for i, c := range cs {
 		t.upsert(c, ps[i])
 	}
-	t.FinishBatch()
+	t.finishBatch()
 }
 
 // prepared is what an upsert computes from the city alone: its folded
@@ -173,12 +172,12 @@ type prepared struct {
 }
 
 // prepare returns what upserting c computes from c alone.
-func prepare(c *refdata.City) prepared {
-	return prepared{fold: textfold.Fold(c.Name), words: strings.Fields(c.SearchText())}
+func prepare(c *City) prepared {
+	return prepared{fold: textfold.Fold(c.Name), words: strings.Fields(c.searchText())}
 }
 
 // prepareAll returns prepare of each of cs.
-func prepareAll(cs []refdata.City) []prepared {
+func prepareAll(cs []City) []prepared {
 	ps := make([]prepared, len(cs))
 	for i := range cs {
 		ps[i] = prepare(&cs[i])
@@ -186,7 +185,7 @@ func prepareAll(cs []refdata.City) []prepared {
 	return ps
 }
 
-func (t *CityIndex) intern(s string) string {
+func (t *cityIndex) intern(s string) string {
 	if v, ok := t.interned[s]; ok {
 		return v
 	}
@@ -195,7 +194,7 @@ func (t *CityIndex) intern(s string) string {
 	return s
 }
 
-func (t *CityIndex) hash(c *refdata.City, fold string) uint64 {
+func (t *cityIndex) hash(c *City, fold string) uint64 {
 	var h maphash.Hash
 	h.SetSeed(t.seed)
 	h.WriteString(c.CountryCode)
@@ -207,7 +206,7 @@ func (t *CityIndex) hash(c *refdata.City, fold string) uint64 {
 }
 
 // find returns the position of the city with c's natural key.
-func (t *CityIndex) find(h uint64, c *refdata.City, fold string) (int32, bool) {
+func (t *cityIndex) find(h uint64, c *City, fold string) (int32, bool) {
 	i, ok := t.byKey[h]
 	if !ok {
 		return 0, false
@@ -215,23 +214,23 @@ func (t *CityIndex) find(h uint64, c *refdata.City, fold string) (int32, bool) {
 	if r := &t.recs[i]; r.CountryCode == c.CountryCode && r.StateCode == c.StateCode && t.fold(i) == fold {
 		return i, true
 	}
-	i, ok = t.collided[refdata.CityKey(*c)]
+	i, ok = t.collided[cityKey(*c)]
 	return i, ok
 }
 
 // Upsert stores c (normalised), replacing the name of the city with its
-// natural key and adding c's tags to its own (refdata.MergeTags), and
+// natural key and adding c's tags to its own (MergeTags), and
 // reports whether c was added. Strings are copied, so that c may point
 // into a larger buffer (a CSV line).
-func (t *CityIndex) Upsert(c refdata.City) bool { return t.upsert(c, prepare(&c)) }
+func (t *cityIndex) upsertOne(c City) bool { return t.upsert(c, prepare(&c)) }
 
 // upsert is Upsert, p being prepare(&c).
-func (t *CityIndex) upsert(c refdata.City, p prepared) bool {
+func (t *cityIndex) upsert(c City, p prepared) bool {
 	fold := p.fold
 	h := t.hash(&c, fold)
 	if i, ok := t.find(h, &c, fold); ok {
 		r := &t.recs[i]
-		if c.Tags = refdata.MergeTags(r.Tags, c.Tags); r.Tags != c.Tags {
+		if c.Tags = refrows.MergeTags(r.Tags, c.Tags); r.Tags != c.Tags {
 			// MergeTags only adds tags, after the stored ones: the
 			// words of the added ones are indexed (all of them when the
 			// stored tags were blank, and so not kept as the prefix).
@@ -253,7 +252,7 @@ func (t *CityIndex) upsert(c refdata.City, p prepared) bool {
 	t.folds = append(t.folds, fold...)
 	t.foldAt = append(t.foldAt, uint32(len(t.folds)))
 	if _, taken := t.byKey[h]; taken {
-		t.collided[refdata.CityKey(c)] = i
+		t.collided[cityKey(c)] = i
 	} else {
 		t.byKey[h] = i
 	}
@@ -275,9 +274,9 @@ func (t *CityIndex) upsert(c refdata.City, p prepared) bool {
 
 // FinishBatch brings the word order up to date after a batch of upserts;
 // call it before the next List.
-func (t *CityIndex) FinishBatch() { t.words.sortFresh() }
+func (t *cityIndex) finishBatch() { t.words.sortFresh() }
 
-func (t *CityIndex) invalidateOrders() {
+func (t *cityIndex) invalidateOrders() {
 	for i := range t.orders {
 		t.orders[i].Store(nil)
 	}
@@ -286,7 +285,7 @@ func (t *CityIndex) invalidateOrders() {
 
 // countrySet returns the set of country's cities, or nil when the
 // country has too few for one; every set is built on first use.
-func (t *CityIndex) countrySet(country string) *bitset {
+func (t *cityIndex) countrySet(country string) *bitset {
 	if m := t.countrySets.Load(); m != nil {
 		return (*m)[country]
 	}
@@ -341,7 +340,7 @@ func forGrams(s string, fn func(uint64)) {
 
 // order returns the order of all cities by field, building it on first use
 // after a write.
-func (t *CityIndex) order(field refdata.Field) *cityOrder {
+func (t *cityIndex) order(field Field) *cityOrder {
 	slot := slices.Index(sortSlots[:], field)
 	if o := t.orders[slot].Load(); o != nil {
 		return o
@@ -357,17 +356,17 @@ func (t *CityIndex) order(field refdata.Field) *cityOrder {
 	for i := range t.recs {
 		r := &t.recs[i]
 		switch field {
-		case refdata.FieldName:
-			keys[i] = t.fold(int32(i)) // = refdata.CitySortKey(r, FieldName)
-		case refdata.FieldTags:
+		case FieldName:
+			keys[i] = t.fold(int32(i)) // = CitySortKey(r, FieldName)
+		case FieldTags:
 			k, ok := tagKeys[r.Tags]
 			if !ok {
-				k = refdata.CitySortKey(r, field)
+				k = citySortKey(r, field)
 				tagKeys[r.Tags] = k
 			}
 			keys[i] = k
 		default:
-			keys[i] = refdata.CitySortKey(r, field)
+			keys[i] = citySortKey(r, field)
 		}
 	}
 	o := &cityOrder{perm: make([]int32, n), rank: make([]int32, n)}
@@ -378,7 +377,7 @@ func (t *CityIndex) order(field refdata.Field) *cityOrder {
 	for j, i := range o.perm {
 		o.rank[i] = int32(j)
 	}
-	if field != refdata.FieldCountryCode {
+	if field != FieldCountryCode {
 		o.byCountry = make(map[string][]int32, len(t.byCountry))
 		for _, i := range o.perm {
 			c := t.recs[i].CountryCode
@@ -393,21 +392,24 @@ func (t *CityIndex) order(field refdata.Field) *cityOrder {
 	return o
 }
 
-// List answers a city query as refdata.Store.ListCities does: the page f
-// selects and the number of matches. It may run concurrently with other
-// List calls, not with writes (Upsert, FinishBatch).
-func (t *CityIndex) List(f refdata.CityFilter) ([]refdata.City, int) {
+// list answers a city query as selectCities does: the page f selects and
+// the number of matches. It may run concurrently with other list calls,
+// not with writes (upsertOne, finishBatch).
+func (t *cityIndex) list(f cityFilter) ([]City, int) {
+	if f.Nothing {
+		return []City{}, 0
+	}
 	n := len(t.recs)
-	all := f.Unfiltered()
+	all := f.unfiltered()
 	var matches []int32 // ascending positions, when !all
 	total := n
 	if !all {
 		matches = t.match(f)
 		total = len(matches)
 	}
-	start, end := f.Page.Bounds(total)
+	start, end := f.Page.bounds(total)
 	if start == end {
-		return []refdata.City{}, total
+		return []City{}, total
 	}
 	nth := func(j int) int { // the index of the j-th of total in f's direction
 		if f.Desc {
@@ -417,11 +419,11 @@ func (t *CityIndex) List(f refdata.CityFilter) ([]refdata.City, int) {
 	}
 	page := make([]int32, 0, end-start)
 	switch {
-	case f.Sort == refdata.FieldID && all:
+	case f.Sort == FieldID && all:
 		for j := start; j < end; j++ {
 			page = append(page, int32(nth(j)))
 		}
-	case f.Sort == refdata.FieldID:
+	case f.Sort == FieldID:
 		for j := start; j < end; j++ {
 			page = append(page, matches[nth(j)])
 		}
@@ -450,7 +452,7 @@ func (t *CityIndex) List(f refdata.CityFilter) ([]refdata.City, int) {
 		}
 		putBitset(ranks)
 	}
-	out := make([]refdata.City, len(page))
+	out := make([]City, len(page))
 	for j, i := range page {
 		out[j] = t.recs[i]
 	}
@@ -465,7 +467,7 @@ var touchSink atomic.Uint32
 // where the loads do not depend on each other, so the processor overlaps
 // their cache misses (the names of a page lie anywhere in the heap); read
 // one by one while the page is encoded, each would stall on its own.
-func touchNames(page []refdata.City) {
+func touchNames(page []City) {
 	var x byte
 	for j := range page {
 		if n := page[j].Name; n != "" {
@@ -479,7 +481,7 @@ func touchNames(page []refdata.City) {
 // caller must not modify (it may be a posting list of the index). The
 // smallest candidate set among the indexes that apply drives; each
 // candidate is checked against the other filters.
-func (t *CityIndex) match(f refdata.CityFilter) []int32 {
+func (t *cityIndex) match(f cityFilter) []int32 {
 	const (
 		scan = iota
 		byCode
@@ -507,7 +509,7 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 			driver, size = byWords, count
 		}
 	}
-	// The checks of refdata.CityFilter.MatchFolded, by the cheapest means.
+	// The checks of CityFilter.MatchFolded, by the cheapest means.
 	ck := cityChecks{t: t, f: &f, words: words,
 		codes:   (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded,
 		name:    f.Name != "" && !(driver == byName && nameExact),
@@ -555,11 +557,11 @@ func (t *CityIndex) match(f refdata.CityFilter) []int32 {
 	return out
 }
 
-// cityChecks are the checks of refdata.CityFilter.MatchFolded that the
+// cityChecks are the checks of CityFilter.MatchFolded that the
 // index driving a match leaves to make on each candidate.
 type cityChecks struct {
-	t       *CityIndex
-	f       *refdata.CityFilter
+	t       *cityIndex
+	f       *cityFilter
 	words   *bitset // the cities that hold the Keywords, when read
 	codes   bool    // the country and state codes
 	name    bool    // the folded name holds f.Name
@@ -589,7 +591,7 @@ const few = 256
 
 // codeCandidates returns the ascending positions of the cities with f's
 // country and state codes, and false when f has neither.
-func (t *CityIndex) codeCandidates(f refdata.CityFilter) ([]int32, bool) {
+func (t *cityIndex) codeCandidates(f cityFilter) ([]int32, bool) {
 	switch {
 	case f.CountryCode != "" && f.StateCode != "":
 		return t.byBoth[f.CountryCode+"-"+f.StateCode], true
@@ -607,7 +609,7 @@ func (t *CityIndex) codeCandidates(f refdata.CityFilter) ([]int32, bool) {
 // When codes are a country's cities and the name list is not much longer,
 // the name list is filtered by the country's set instead, which reads one
 // list, not two.
-func (t *CityIndex) nameMatches(f refdata.CityFilter, codes []int32, hasCode bool) ([]int32, bool, bool) {
+func (t *cityIndex) nameMatches(f cityFilter, codes []int32, hasCode bool) ([]int32, bool, bool) {
 	c, exact, ok := t.nameCandidates(f.Name)
 	if !ok || !hasCode {
 		return c, exact, ok
@@ -630,7 +632,7 @@ func (t *CityIndex) nameMatches(f refdata.CityFilter, codes []int32, hasCode boo
 // needle (needle is one rune, a bigram or a trigram). The list may be one
 // of the index's own, which the caller must not modify. It returns false
 // for a needle that is not valid UTF-8, which no index answers.
-func (t *CityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
+func (t *cityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
 	if !utf8.ValidString(needle) {
 		return nil, false, false
 	}

@@ -1,4 +1,4 @@
-package refindex_test
+package refdata_test
 
 import (
 	"strings"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
-	"github.com/brandbase/brandbase/refdata/refindex"
 )
 
 // BenchmarkColdList answers, on the index of refdatatest.Large, the city
@@ -19,7 +18,7 @@ import (
 // sorted by another field and deep-paged.
 func BenchmarkColdList(b *testing.B) {
 	cities := refdatatest.Large()
-	t := refindex.Of(cities)
+	t := refdata.Of(cities)
 	sorts := []string{"name", "stateCode", "tags", "countryCode", "id"}
 	kinds := map[string][]refdata.CityFilter{}
 	add := func(kind string, q refdata.CityQuery) {

@@ -1,14 +1,16 @@
-package refindex_test
+package refdata_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/brandbase/brandbase/internal/refrows"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
-	"github.com/brandbase/brandbase/refdata/refindex"
 
 	"github.com/brandbase/brandbase/internal/textfold"
 )
@@ -19,7 +21,7 @@ import (
 func TestCodesAndShortName(t *testing.T) {
 	t.Parallel()
 	cities := refdatatest.Cities(20_000, 5)
-	idx := refindex.Of(cities)
+	idx := refdata.Of(cities)
 	for _, q := range []refdata.CityQuery{
 		{CountryCode: ptr("BR"), Name: ptr("a")},
 		{CountryCode: ptr("FR"), Name: ptr("zü"), SortDataField: ptr("name")},
@@ -60,7 +62,7 @@ func TestLongKeywords(t *testing.T) {
 		{Keywords: ptr("starsinplöx")},
 		{Keywords: ptr("harbour")},
 	}
-	idx := refindex.Of(cities)
+	idx := refdata.Of(cities)
 	check := func(t *testing.T, cities []refdata.City) {
 		for _, q := range queries {
 			assertListsAsReference(t, idx, cities, q)
@@ -74,7 +76,7 @@ func TestLongKeywords(t *testing.T) {
 		c := changed[i]
 		c.Tags = "harbour,münlakeside"
 		idx.Upsert(c)
-		changed[i].Tags = refdata.MergeTags(changed[i].Tags, c.Tags)
+		changed[i].Tags = refrows.MergeTags(changed[i].Tags, c.Tags)
 	}
 	added := refdata.City{CountryCode: "BR", StateCode: "XF", Name: "Grãrnur Harbourview"}
 	idx.Upsert(added)
@@ -89,7 +91,7 @@ func TestLongKeywords(t *testing.T) {
 func TestNameInCountryAfterUpsert(t *testing.T) {
 	t.Parallel()
 	cities := refdatatest.Cities(20_000, 9)
-	idx := refindex.Of(cities)
+	idx := refdata.Of(cities)
 	queries := []refdata.CityQuery{
 		{CountryCode: ptr("DE"), Name: ptr("berg"), SortDataField: ptr("name")},
 		{CountryCode: ptr("DE"), Name: ptr("ber")},
@@ -129,7 +131,7 @@ func TestLongNames(t *testing.T) {
 		refdata.City{CountryCode: "XA", StateCode: "AB", Name: "Abcdxcdef Bcde"},
 		refdata.City{CountryCode: "XB", StateCode: "AA", Name: "Abcdef"},
 	)
-	idx := refindex.Of(cities)
+	idx := refdata.Of(cities)
 	names := []string{"abcd", "bcde", "abcdef", "bcdef", "cdxcd"}
 	for i, c := range cities[:5_000] {
 		if rs := []rune(textfold.Fold(c.Name)); i%199 == 0 && len(rs) >= 4 {
@@ -150,7 +152,7 @@ func TestLongNames(t *testing.T) {
 
 // assertListsAsReference checks that idx answers q as the reference
 // (refdata.SelectCities over cities) does, and returns the total.
-func assertListsAsReference(t *testing.T, idx *refindex.CityIndex, cities []refdata.City, q refdata.CityQuery) int {
+func assertListsAsReference(t *testing.T, idx *refdata.CityIndex, cities []refdata.City, q refdata.CityQuery) int {
 	t.Helper()
 	f := cityFilter(t, q)
 	want, wantTotal := refdata.SelectCities(cities, f)
@@ -158,4 +160,70 @@ func assertListsAsReference(t *testing.T, idx *refindex.CityIndex, cities []refd
 	assert.Equal(t, wantTotal, total, "%+v", f)
 	assert.Equal(t, want, got, "%+v", f)
 	return total
+}
+
+// TestKeywordsTermsBuiltByHand checks Keywords terms that textfold.Words
+// never gives (a filter built by hand; moved here from SQLite's tests,
+// where it checked the FTS5 queries): the index answers as the reference
+// does: a term with a space, punctuation, a quote, NUL or upper case
+// matches nothing, "" every record, Nothing no record.
+func TestKeywordsTermsBuiltByHand(t *testing.T) {
+	t.Parallel()
+	cities, err := refdata.DefaultCities()
+	require.NoError(t, err)
+	cities = refdata.DedupCities(cities)
+	countries, err := refdata.DefaultCountries()
+	require.NoError(t, err)
+	currencies, err := refdata.DefaultCurrencies()
+	require.NoError(t, err)
+	countryTable, currencyTable := refdata.NewCountryTable(countries), refdata.NewCurrencyTable(currencies)
+	idx := refdata.Of(cities)
+
+	for _, sc := range []struct {
+		terms   []string
+		nothing bool
+	}{
+		{terms: []string{"sao paulo"}}, {terms: []string{"new", "yo rk"}}, {terms: []string{"a-b"}},
+		{terms: []string{"Sao"}}, {terms: []string{"SAN"}}, {terms: []string{"x\x00"}}, {terms: []string{`"*`}},
+		{terms: []string{"x\u20dd v"}}, {terms: []string{"நே பாளம்"}}, {terms: []string{""}},
+		{terms: []string{"", "sao"}}, {terms: []string{"sao", ""}}, {nothing: true}, {terms: []string{"sao"}, nothing: true},
+	} {
+		name := fmt.Sprintf("%q nothing=%v", sc.terms, sc.nothing)
+		for _, sort := range []refdata.Field{refdata.FieldID, refdata.FieldName} {
+			cf := refdata.CityFilter{Keywords: sc.terms, Nothing: sc.nothing, Sort: sort, Page: refdata.Paging{Size: 50}}
+			got, total := idx.List(cf)
+			want, wantTotal := refdata.SelectCities(cities, cf)
+			assert.Equal(t, wantTotal, total, name)
+			assert.Equal(t, want, got, name)
+			cf.CountryCode = "BR"
+			got, total = idx.List(cf)
+			want, wantTotal = refdata.SelectCities(cities, cf)
+			assert.Equal(t, wantTotal, total, name)
+			assert.Equal(t, want, got, name)
+
+			kf := refdata.CountryFilter{Keywords: sc.terms, Nothing: sc.nothing, Sort: sort, Page: refdata.Paging{Size: 50}}
+			gotCountries, total := countryTable.List(kf)
+			for _, c := range gotCountries {
+				assert.True(t, kf.Match(c), name)
+			}
+			assert.Equal(t, countMatches(countries, kf.Match), total, name)
+			uf := refdata.CurrencyFilter{Keywords: sc.terms, Nothing: sc.nothing, Sort: sort, Page: refdata.Paging{Size: 50}}
+			gotCurrencies, total := currencyTable.List(uf)
+			for _, c := range gotCurrencies {
+				assert.True(t, uf.Match(c), name)
+			}
+			assert.Equal(t, countMatches(currencies, uf.Match), total, name)
+		}
+	}
+}
+
+// countMatches returns how many of recs match.
+func countMatches[T any](recs []T, match func(T) bool) int {
+	n := 0
+	for _, r := range recs {
+		if match(r) {
+			n++
+		}
+	}
+	return n
 }

@@ -11,16 +11,6 @@ import (
 	"github.com/brandbase/brandbase/storage/storagetest"
 )
 
-// TestConformanceIndexed runs storagetest.RunIndexed on SQLite files.
-func TestConformanceIndexed(t *testing.T) {
-	t.Parallel()
-	storagetest.RunIndexed(t, func(t *testing.T) storage.Storage {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "test.db"))
-		require.NoError(t, err)
-		return s
-	})
-}
-
 // BenchmarkIndexStartup times an instance's start on a SQLite file
 // holding 150,000 cities: storagetest.BenchIndexStartup.
 func BenchmarkIndexStartup(b *testing.B) {

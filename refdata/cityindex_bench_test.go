@@ -1,11 +1,11 @@
-package refindex_test
+package refdata_test
 
 import (
+	"github.com/brandbase/brandbase/refdata"
 	"runtime"
 	"testing"
 
 	"github.com/brandbase/brandbase/refdata/refdatatest"
-	"github.com/brandbase/brandbase/refdata/refindex"
 )
 
 // BenchmarkOf indexes refdatatest.Large (150,000 cities): the CPU part of
@@ -13,6 +13,6 @@ import (
 func BenchmarkOf(b *testing.B) {
 	cities := refdatatest.Large()
 	for b.Loop() {
-		runtime.KeepAlive(refindex.Of(cities))
+		runtime.KeepAlive(refdata.Of(cities))
 	}
 }

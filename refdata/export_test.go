@@ -1,0 +1,50 @@
+package refdata
+
+// Test hooks: the engine's unexported parts under the names the tests of
+// package refdata_test use. They exist in tests only.
+
+type (
+	CurrencyFilter = currencyFilter
+	CountryFilter  = countryFilter
+	CityFilter     = cityFilter
+	CurrencyTable  = currencyTable
+	CountryTable   = countryTable
+	CityIndex      = cityIndex
+)
+
+var (
+	SelectCities     = selectCities
+	DedupCities      = dedupCities
+	CityKey          = cityKey
+	CitySortKey      = citySortKey
+	NewCurrencyTable = newCurrencyTable
+	NewCountryTable  = newCountryTable
+	NewCityIndex     = newCityIndex
+	Of               = cityIndexOf
+)
+
+func (q CurrencyQuery) Filter() (CurrencyFilter, error) { return q.filter() }
+func (q CountryQuery) Filter() (CountryFilter, error)   { return q.filter() }
+func (q CityQuery) Filter() (CityFilter, error)         { return q.filter() }
+
+func (p Paging) Offset() int                                     { return p.offset() }
+func (p Paging) Bounds(n int) (start, end int)                   { return p.bounds(n) }
+func (f CityFilter) Unfiltered() bool                            { return f.unfiltered() }
+func (f CurrencyFilter) Match(c Currency) bool                   { return f.matches(c) }
+func (f CountryFilter) Match(c Country) bool                     { return f.matches(c) }
+func (f CityFilter) Match(c City) bool                           { return f.matches(c) }
+func (c Currency) SearchText() string                            { return c.searchText() }
+func (c Country) SearchText() string                             { return c.searchText() }
+func (c City) SearchText() string                                { return c.searchText() }
+func (t *CurrencyTable) List(f CurrencyFilter) ([]Currency, int) { return t.list(f) }
+func (t *CurrencyTable) Records() []Currency                     { return t.rows() }
+func (t *CurrencyTable) RecordsByCreation() []Currency           { return t.inOrder() }
+func (t *CountryTable) List(f CountryFilter) ([]Country, int)    { return t.list(f) }
+func (t *CountryTable) Records() []Country                       { return t.rows() }
+func (t *CountryTable) RecordsByCreation() []Country             { return t.inOrder() }
+func (t *CityIndex) List(f CityFilter) ([]City, int)             { return t.list(f) }
+func (t *CityIndex) Upsert(c City) bool                          { return t.upsertOne(c) }
+func (t *CityIndex) FinishBatch()                                { t.finishBatch() }
+func (t *CityIndex) Clone() *CityIndex                           { return t.clone() }
+func (t *CityIndex) Freeze()                                     { t.freeze() }
+func (t *CityIndex) Len() int                                    { return t.len() }

@@ -1,0 +1,261 @@
+package refdata
+
+// The Service's snapshot: every list is answered in process, from the
+// reference data of one revision of the store, read in one transaction
+// (Store.ReadRefData) and kept up to date with the changes since
+// (Store.RefDataChangesSince).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// errClosed is what lists and Ready return once the Service is closed.
+var errClosed = envelope.Unavailable(errors.New("refdata: the service is closed"), 1)
+
+// snapshot is the reference data of one revision of the store: immutable
+// once published.
+type snapshot struct {
+	rev        uint64
+	currencies *currencyTable
+	countries  *countryTable
+	cities     *cityIndex
+}
+
+// build is one build of a snapshot, which every list that needs it waits
+// for.
+type build struct {
+	done chan struct{}
+	err  error
+}
+
+// index is the Service's snapshot and what maintains it. At most one
+// snapshot is held, plus the one being built.
+type index struct {
+	store  Store
+	logger *slog.Logger
+
+	snap    atomic.Pointer[snapshot]
+	builds  atomic.Uint64 // snapshots read whole (Builds)
+	patches atomic.Uint64 // snapshots patched with the changes since (Patches)
+
+	mu       sync.Mutex
+	building *build // the running build, or nil
+	closed   bool
+
+	life context.Context // ended by Close, which ends a running build
+	end  context.CancelFunc
+}
+
+func newIndex(store Store, logger *slog.Logger) *index {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	life, end := context.WithCancel(context.Background())
+	return &index{store: store, logger: logger, life: life, end: end}
+}
+
+// current returns a snapshot at least as recent as the store's revision
+// now, building it (or waiting for the build under way) when the one held
+// is older: a list sees every write that returned before it, on this
+// instance at once, and another instance's as soon as the store's
+// revision shows it. When the store is unavailable (envelope.IsUnavailable)
+// it returns the snapshot held, if any: such an answer misses what was
+// written since that snapshot's revision. It fails with the store's error
+// when there is none, and with ctx.Err() when ctx ends first.
+func (x *index) current(ctx context.Context) (*snapshot, error) {
+	for {
+		if x.life.Err() != nil {
+			return nil, errClosed
+		}
+		rev, err := x.store.RefDataRevision(ctx)
+		if err != nil {
+			return x.held(ctx, err)
+		}
+		if sn := x.snap.Load(); sn != nil && sn.rev >= rev {
+			return sn, nil
+		}
+		b := x.startBuild(ctx)
+		select {
+		case <-b.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if b.err != nil {
+			return x.held(ctx, b.err)
+		}
+		// The build read a revision at least as recent as rev, unless it
+		// had started before rev was read: then check again.
+	}
+}
+
+// held returns the snapshot held when err says the store is unavailable
+// and ctx has not ended; err otherwise.
+func (x *index) held(ctx context.Context, err error) (*snapshot, error) {
+	if envelope.IsUnavailable(err) && ctx.Err() == nil {
+		if sn := x.snap.Load(); sn != nil {
+			return sn, nil
+		}
+	}
+	return nil, err
+}
+
+// warm reports whether a snapshot of the store's current revision is held,
+// without waiting: when it is not, it starts the build a list would start
+// and reports false. It fails after Close, and with the store's error when
+// its revision cannot be read.
+func (x *index) warm(ctx context.Context) (bool, error) {
+	if x.life.Err() != nil {
+		return false, errClosed
+	}
+	rev, err := x.store.RefDataRevision(ctx)
+	if err != nil {
+		return false, err
+	}
+	if sn := x.snap.Load(); sn != nil && sn.rev >= rev {
+		return true, nil
+	}
+	x.startBuild(ctx)
+	return false, nil
+}
+
+// startBuild starts a build unless one is running, and returns the running
+// one; after Close, a build already done with errClosed. The build
+// outlives the call that started it (keeping its context's values) and
+// ends with Close.
+func (x *index) startBuild(ctx context.Context) *build {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.building != nil {
+		return x.building
+	}
+	b := &build{done: make(chan struct{})}
+	if x.closed {
+		b.err = errClosed
+		close(b.done)
+		return b
+	}
+	x.building = b
+	go func() {
+		defer func() {
+			x.mu.Lock()
+			x.building = nil
+			x.mu.Unlock()
+			close(b.done)
+		}()
+		bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		defer context.AfterFunc(x.life, cancel)()
+		b.err = x.build(bctx)
+		switch {
+		case b.err != nil && x.life.Err() != nil:
+			b.err = errClosed // cancelled by Close: not a failure to report
+		case b.err != nil:
+			x.logger.Warn("refdata: reading the reference data failed", "err", b.err)
+		}
+	}()
+	return b
+}
+
+// build publishes a snapshot of the store's current revision: the one
+// held patched with the cities changed since its revision when they are
+// few (a quarter of the cities or less), else one read whole.
+func (x *index) build(ctx context.Context) error {
+	old := x.snap.Load()
+	if old != nil {
+		data, err := x.store.RefDataChangesSince(ctx, old.rev)
+		if err != nil {
+			return fmt.Errorf("refdata: reading the changes since revision %d: %w", old.rev, err)
+		}
+		if data.Revision <= old.rev {
+			return nil // nothing newer: old is current
+		}
+		if len(data.Cities) <= old.cities.len()/4+1 {
+			cities := old.cities.clone()
+			cities.upsertAll(data.Cities)
+			cities.freeze()
+			x.publish(&snapshot{rev: data.Revision, currencies: newCurrencyTable(data.Currencies),
+				countries: newCountryTable(data.Countries), cities: cities})
+			x.patches.Add(1)
+			return nil
+		}
+	}
+	data, err := x.store.ReadRefData(ctx)
+	if err != nil {
+		return fmt.Errorf("refdata: reading the reference data: %w", err)
+	}
+	cities := buildCityIndex(data.Cities)
+	cities.freeze() // a patch writes a copy (clone)
+	x.publish(&snapshot{rev: data.Revision, currencies: newCurrencyTable(data.Currencies),
+		countries: newCountryTable(data.Countries), cities: cities})
+	x.builds.Add(1)
+	return nil
+}
+
+// publish makes sn the snapshot held unless the one held is more recent.
+func (x *index) publish(sn *snapshot) {
+	for {
+		old := x.snap.Load()
+		if old != nil && old.rev > sn.rev {
+			return
+		}
+		if x.snap.CompareAndSwap(old, sn) {
+			return
+		}
+	}
+}
+
+// buildCityIndex returns the index of cs, their upserts prepared (folded
+// and split into words, most of the work) on every core while the
+// prepared ones are indexed.
+func buildCityIndex(cs []City) *cityIndex {
+	t := newCityIndexSized(len(cs))
+	const chunk = 8192
+	workers := max(1, runtime.GOMAXPROCS(0)-1)
+	n := (len(cs) + chunk - 1) / chunk
+	ready := make([]chan []prepared, n)
+	for i := range ready {
+		ready[i] = make(chan []prepared, 1)
+	}
+	next := atomic.Int64{}
+	for range min(workers, n) {
+		go func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				ready[i] <- prepareAll(cs[i*chunk : min((i+1)*chunk, len(cs))])
+			}
+		}()
+	}
+	for i := range ready {
+		ps := <-ready[i]
+		for j, c := range cs[i*chunk : min((i+1)*chunk, len(cs))] {
+			t.upsert(c, ps[j])
+		}
+	}
+	t.finishBatch()
+	return t
+}
+
+// close stops builds: a running one is cancelled and waited for, and the
+// snapshot is dropped.
+func (x *index) close() {
+	x.mu.Lock()
+	x.closed = true
+	b := x.building
+	x.mu.Unlock()
+	x.end()
+	if b != nil {
+		<-b.done
+	}
+	x.snap.Store(nil)
+}
