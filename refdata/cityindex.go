@@ -18,7 +18,7 @@ import (
 
 // sortSlots are the city fields with a lazily built order; id is insertion
 // order and needs none.
-var sortSlots = [...]Field{FieldCountryCode, FieldStateCode, FieldName, FieldTags}
+var sortSlots = [...]field{fieldCountryCode, fieldStateCode, fieldName, fieldTags}
 
 // cityOrder is the order of all cities by one field: perm lists positions
 // in that order (ties by position), rank is its inverse, and byCountry
@@ -340,8 +340,8 @@ func forGrams(s string, fn func(uint64)) {
 
 // order returns the order of all cities by field, building it on first use
 // after a write.
-func (t *cityIndex) order(field Field) *cityOrder {
-	slot := slices.Index(sortSlots[:], field)
+func (t *cityIndex) order(by field) *cityOrder {
+	slot := slices.Index(sortSlots[:], by)
 	if o := t.orders[slot].Load(); o != nil {
 		return o
 	}
@@ -355,18 +355,18 @@ func (t *cityIndex) order(field Field) *cityOrder {
 	tagKeys := map[string]string{}
 	for i := range t.recs {
 		r := &t.recs[i]
-		switch field {
-		case FieldName:
-			keys[i] = t.fold(int32(i)) // = CitySortKey(r, FieldName)
-		case FieldTags:
+		switch by {
+		case fieldName:
+			keys[i] = t.fold(int32(i)) // = citySortKey(r, fieldName)
+		case fieldTags:
 			k, ok := tagKeys[r.Tags]
 			if !ok {
-				k = citySortKey(r, field)
+				k = citySortKey(r, by)
 				tagKeys[r.Tags] = k
 			}
 			keys[i] = k
 		default:
-			keys[i] = citySortKey(r, field)
+			keys[i] = citySortKey(r, by)
 		}
 	}
 	o := &cityOrder{perm: make([]int32, n), rank: make([]int32, n)}
@@ -377,7 +377,7 @@ func (t *cityIndex) order(field Field) *cityOrder {
 	for j, i := range o.perm {
 		o.rank[i] = int32(j)
 	}
-	if field != FieldCountryCode {
+	if by != fieldCountryCode {
 		o.byCountry = make(map[string][]int32, len(t.byCountry))
 		for _, i := range o.perm {
 			c := t.recs[i].CountryCode
@@ -419,11 +419,11 @@ func (t *cityIndex) list(f cityFilter) ([]City, int) {
 	}
 	page := make([]int32, 0, end-start)
 	switch {
-	case f.Sort == FieldID && all:
+	case f.Sort == fieldID && all:
 		for j := start; j < end; j++ {
 			page = append(page, int32(nth(j)))
 		}
-	case f.Sort == FieldID:
+	case f.Sort == fieldID:
 		for j := start; j < end; j++ {
 			page = append(page, matches[nth(j)])
 		}

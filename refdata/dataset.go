@@ -243,8 +243,8 @@ func parseCountry(r row) (Country, error) {
 	return Country{
 		ID: CountryID(a2), Region: r.get("region"), Subregion: r.get("subregion"), CodeAlpha2: a2,
 		CodeAlpha3: upper(r.get("codeAlpha3")), CodeNumeric: int32(numeric),
-		CodePhone: NormalizePhone(r.get("codePhone")), Name: r.get("name"), Capital: r.get("capital"),
-		Currency: upper(r.get("currency")), Tld: NormalizeTld(r.get("tld")), Native: r.get("native"),
+		CodePhone: normalizePhone(r.get("codePhone")), Name: r.get("name"), Capital: r.get("capital"),
+		Currency: upper(r.get("currency")), Tld: normalizeTld(r.get("tld")), Native: r.get("native"),
 		Tags: r.get("tags"), Keywords: r.get("keywords"),
 	}, nil
 }
@@ -252,5 +252,5 @@ func parseCountry(r row) (Country, error) {
 func upper(s string) string { return strings.ToUpper(strings.TrimSpace(s)) }
 
 func parseCity(r row) (City, error) {
-	return NormalizeCity(City{CountryCode: r.get("countryCode"), StateCode: r.get("stateCode"), Name: r.get("name"), Tags: r.get("tags")})
+	return normalizeCity(City{CountryCode: r.get("countryCode"), StateCode: r.get("stateCode"), Name: r.get("name"), Tags: r.get("tags")})
 }

@@ -48,3 +48,19 @@ func (t *CityIndex) FinishBatch()                                { t.finishBatch
 func (t *CityIndex) Clone() *CityIndex                           { return t.clone() }
 func (t *CityIndex) Freeze()                                     { t.freeze() }
 func (t *CityIndex) Len() int                                    { return t.len() }
+
+type Field = field
+
+const (
+	FieldID          = fieldID
+	FieldName        = fieldName
+	FieldNative      = fieldNative
+	FieldCreatedDate = fieldCreatedDate
+	FieldTags        = fieldTags
+)
+
+var (
+	NormalizeCity  = normalizeCity
+	NormalizePhone = normalizePhone
+	NormalizeTld   = normalizeTld
+)

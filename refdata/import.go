@@ -34,7 +34,7 @@ const (
 // at most 200 bytes without control characters. It fails with
 // KindInvalid, one field error per bad field (codes required,
 // invalid_format, too_long, invalid_type).
-func NormalizeCity(c City) (City, error) {
+func normalizeCity(c City) (City, error) {
 	var v envelope.Validation
 	c.CountryCode = strings.ToUpper(strings.TrimSpace(c.CountryCode))
 	c.StateCode = strings.ToUpper(strings.TrimSpace(c.StateCode))
@@ -217,7 +217,7 @@ func (s *Service) newImporter(ctx context.Context, opts ImportOptions) (*importe
 // add validates one row, starting at line, and queues it.
 func (im *importer) add(line int, c City) error {
 	im.report.Rows++
-	c, err := NormalizeCity(c)
+	c, err := normalizeCity(c)
 	if err != nil {
 		var errs []RowError
 		for _, it := range envelope.As(err).Items() {

@@ -75,27 +75,27 @@ func (f currencyFilter) match(v *currencyView) bool {
 func (f currencyFilter) key(v *currencyView) sortKey {
 	c := &v.rec
 	switch f.Sort {
-	case FieldCode:
+	case fieldCode:
 		return sortKey{s: c.Code}
-	case FieldName:
+	case fieldName:
 		return sortKey{s: v.name}
-	case FieldNamePlural:
+	case fieldNamePlural:
 		return sortKey{s: v.namePlural}
-	case FieldSymbol:
+	case fieldSymbol:
 		return sortKey{s: v.symbol}
-	case FieldSymbolNative:
+	case fieldSymbolNative:
 		return sortKey{s: v.symbolNative}
-	case FieldDecimalDigits:
+	case fieldDecimalDigits:
 		return sortKey{n: float64(c.DecimalDigits)}
-	case FieldRounding:
+	case fieldRounding:
 		return sortKey{n: c.Rounding}
-	case FieldIsCoin:
+	case fieldIsCoin:
 		return sortKey{n: flag(c.IsCoin)}
-	case FieldIsDefault:
+	case fieldIsDefault:
 		return sortKey{n: flag(c.Code == f.DefaultCode)}
-	case FieldTags:
+	case fieldTags:
 		return sortKey{s: v.tagKey}
-	case FieldCreatedDate:
+	case fieldCreatedDate:
 		return sortKey{n: float64(v.created)}
 	}
 	return sortKey{s: c.ID}
@@ -151,31 +151,31 @@ func (f countryFilter) match(v *countryView) bool {
 func (f countryFilter) key(v *countryView) sortKey {
 	c := &v.rec
 	switch f.Sort {
-	case FieldRegion:
+	case fieldRegion:
 		return sortKey{s: v.region}
-	case FieldSubregion:
+	case fieldSubregion:
 		return sortKey{s: v.subregion}
-	case FieldCodeAlpha2:
+	case fieldCodeAlpha2:
 		return sortKey{s: c.CodeAlpha2}
-	case FieldCodeAlpha3:
+	case fieldCodeAlpha3:
 		return sortKey{s: c.CodeAlpha3}
-	case FieldCodeNumeric:
+	case fieldCodeNumeric:
 		return sortKey{n: float64(c.CodeNumeric)}
-	case FieldCodePhone:
+	case fieldCodePhone:
 		return sortKey{s: c.CodePhone}
-	case FieldName:
+	case fieldName:
 		return sortKey{s: v.name}
-	case FieldCapital:
+	case fieldCapital:
 		return sortKey{s: v.capital}
-	case FieldCurrency:
+	case fieldCurrency:
 		return sortKey{s: c.Currency}
-	case FieldTld:
+	case fieldTld:
 		return sortKey{s: c.Tld}
-	case FieldNative:
+	case fieldNative:
 		return sortKey{s: v.native}
-	case FieldTags:
+	case fieldTags:
 		return sortKey{s: v.tagKey}
-	case FieldCreatedDate:
+	case fieldCreatedDate:
 		return sortKey{n: float64(v.created)}
 	}
 	return sortKey{s: c.ID}
@@ -203,15 +203,15 @@ func (f cityFilter) matchFolded(c *City, foldedName string) bool {
 // countryCode and stateCode, textfold.Fold(c.Name) for name, textfold.TagKey(c.Tags) for tags.
 // Sorting by id is by insertion order, which no key holds; CitySortKey
 // returns "" for it.
-func citySortKey(c *City, field Field) string {
-	switch field {
-	case FieldCountryCode:
+func citySortKey(c *City, by field) string {
+	switch by {
+	case fieldCountryCode:
 		return c.CountryCode
-	case FieldStateCode:
+	case fieldStateCode:
 		return c.StateCode
-	case FieldName:
+	case fieldName:
 		return textfold.Fold(c.Name)
-	case FieldTags:
+	case fieldTags:
 		return textfold.TagKey(c.Tags)
 	}
 	return ""
@@ -246,7 +246,7 @@ func selectPage(n int, match func(i int) bool, key func(i int) sortKey, desc boo
 // matches. It scans; stores answer the same with indexes.
 func selectCities(cs []City, f cityFilter) ([]City, int) {
 	var key func(i int) sortKey
-	if f.Sort != FieldID {
+	if f.Sort != fieldID {
 		key = func(i int) sortKey { return sortKey{s: citySortKey(&cs[i], f.Sort)} }
 	}
 	idx, total := selectPage(len(cs), func(i int) bool { return f.matches(cs[i]) }, key, f.Desc, f.Page)
@@ -266,7 +266,7 @@ type currencyTable struct {
 }
 
 // NewCurrencyTable returns the table of cs, given in the order they were
-// stored (FieldCreatedDate); of records with the same ID the last one
+// stored (sort by createdDate); of records with the same ID the last one
 // wins, at the place of the first.
 func newCurrencyTable(cs []Currency) *currencyTable {
 	cs, created := dedupByID(cs, func(c Currency) string { return c.ID })
@@ -303,7 +303,7 @@ func (t *currencyTable) list(f currencyFilter) ([]Currency, int) {
 		}
 		views = views[i : i+1]
 	}
-	return listViews(views, currencyRecord, f.match, f.key, f.Sort == FieldID, f.Desc, f.Page)
+	return listViews(views, currencyRecord, f.match, f.key, f.Sort == fieldID, f.Desc, f.Page)
 }
 
 // CountryTable is an immutable in-memory table of countries that answers
@@ -315,7 +315,7 @@ type countryTable struct {
 }
 
 // NewCountryTable returns the table of cs, given in the order they were
-// stored (FieldCreatedDate); of records with the same ID the last one
+// stored (sort by createdDate); of records with the same ID the last one
 // wins, at the place of the first.
 func newCountryTable(cs []Country) *countryTable {
 	cs, created := dedupByID(cs, func(c Country) string { return c.ID })
@@ -357,7 +357,7 @@ func (t *countryTable) list(f countryFilter) ([]Country, int) {
 		}
 		views = views[i : i+1]
 	}
-	return listViews(views, countryRecord, f.match, f.key, f.Sort == FieldID, f.Desc, f.Page)
+	return listViews(views, countryRecord, f.match, f.key, f.Sort == fieldID, f.Desc, f.Page)
 }
 
 // records returns the record of each view, in order.

@@ -89,7 +89,7 @@ type paramDecl struct {
 type paramSet struct {
 	decls      []paramDecl
 	filterType reflect.Type
-	sortable   []Field
+	sortable   []field
 	nothing    int // the index of the filter's Nothing field; -1 without keywords
 }
 
@@ -115,7 +115,7 @@ func paramsOf[Q Query]() *paramSet {
 // declare reads the parameter declaration of query type Q and checks it
 // against its filter type F. A malformed declaration is a programming
 // error of this package, found by any test that loads it: it panics.
-func declare[Q Query, F any](sortable []Field) *paramSet {
+func declare[Q Query, F any](sortable []field) *paramSet {
 	ps, err := readDecls(reflect.TypeFor[Q](), reflect.TypeFor[F]())
 	if err != nil {
 		panic(err)
@@ -225,10 +225,10 @@ func (ps *paramSet) filter(qv, fv reflect.Value, v *envelope.Validation) {
 			out.SetString(substring(d.Name, s, v))
 		case ParamPhone:
 			t, _ := text(d.Name, s, v)
-			out.SetString(NormalizePhone(t))
+			out.SetString(normalizePhone(t))
 		case ParamTld:
 			t, _ := text(d.Name, s, v)
-			out.SetString(NormalizeTld(t))
+			out.SetString(normalizeTld(t))
 		case ParamTags:
 			*out.Addr().Interface().(*[]string) = tagList(d.Name, s, v)
 		case ParamKeywords:

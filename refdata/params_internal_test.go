@@ -13,7 +13,7 @@ func TestReadDeclsRefusesMalformed(t *testing.T) {
 	t.Parallel()
 	type filter struct {
 		Name string
-		Sort Field
+		Sort field
 	}
 	tests := []struct {
 		name  string

@@ -64,55 +64,55 @@ func (p Paging) bounds(n int) (start, end int) {
 
 // Field names a field of a record, as SortDataField gives it. Its value is
 // the field's JSON name.
-type Field string
+type field string
 
 // The sortable fields. Each resource accepts its own subset (see
 // CurrencyQuery, CountryQuery and CityQuery).
 const (
-	FieldID            Field = "id"
-	FieldCode          Field = "code"
-	FieldName          Field = "name"
-	FieldNamePlural    Field = "namePlural"
-	FieldSymbol        Field = "symbol"
-	FieldSymbolNative  Field = "symbolNative"
-	FieldDecimalDigits Field = "decimalDigits"
-	FieldRounding      Field = "rounding"
-	FieldIsCoin        Field = "isCoin"
-	FieldIsDefault     Field = "isDefault"
-	FieldTags          Field = "tags"
-	FieldRegion        Field = "region"
-	FieldSubregion     Field = "subregion"
-	FieldCodeAlpha2    Field = "codeAlpha2"
-	FieldCodeAlpha3    Field = "codeAlpha3"
-	FieldCodeNumeric   Field = "codeNumeric"
-	FieldCodePhone     Field = "codePhone"
-	FieldCapital       Field = "capital"
-	FieldCurrency      Field = "currency"
-	FieldTld           Field = "tld"
-	FieldNative        Field = "native"
-	FieldCountryCode   Field = "countryCode"
-	FieldStateCode     Field = "stateCode"
-	// FieldCreatedDate is the order in which records were stored (the
+	fieldID            field = "id"
+	fieldCode          field = "code"
+	fieldName          field = "name"
+	fieldNamePlural    field = "namePlural"
+	fieldSymbol        field = "symbol"
+	fieldSymbolNative  field = "symbolNative"
+	fieldDecimalDigits field = "decimalDigits"
+	fieldRounding      field = "rounding"
+	fieldIsCoin        field = "isCoin"
+	fieldIsDefault     field = "isDefault"
+	fieldTags          field = "tags"
+	fieldRegion        field = "region"
+	fieldSubregion     field = "subregion"
+	fieldCodeAlpha2    field = "codeAlpha2"
+	fieldCodeAlpha3    field = "codeAlpha3"
+	fieldCodeNumeric   field = "codeNumeric"
+	fieldCodePhone     field = "codePhone"
+	fieldCapital       field = "capital"
+	fieldCurrency      field = "currency"
+	fieldTld           field = "tld"
+	fieldNative        field = "native"
+	fieldCountryCode   field = "countryCode"
+	fieldStateCode     field = "stateCode"
+	// fieldCreatedDate is the order in which records were stored (the
 	// embedded dataset's order for its records); an upsert that replaces
 	// a record keeps its place. Every list sorts by it; for cities it is
 	// their id order (insertion order).
-	FieldCreatedDate Field = "createdDate"
+	fieldCreatedDate field = "createdDate"
 )
 
 // The fields each resource sorts by.
 var (
-	currencyFields = []Field{FieldID, FieldCode, FieldName, FieldNamePlural, FieldSymbol, FieldSymbolNative,
-		FieldDecimalDigits, FieldRounding, FieldIsCoin, FieldIsDefault, FieldTags, FieldCreatedDate}
-	countryFields = []Field{FieldID, FieldRegion, FieldSubregion, FieldCodeAlpha2, FieldCodeAlpha3,
-		FieldCodeNumeric, FieldCodePhone, FieldName, FieldCapital, FieldCurrency, FieldTld, FieldNative, FieldTags, FieldCreatedDate}
-	cityFields = []Field{FieldID, FieldCountryCode, FieldStateCode, FieldName, FieldTags, FieldCreatedDate}
+	currencyFields = []field{fieldID, fieldCode, fieldName, fieldNamePlural, fieldSymbol, fieldSymbolNative,
+		fieldDecimalDigits, fieldRounding, fieldIsCoin, fieldIsDefault, fieldTags, fieldCreatedDate}
+	countryFields = []field{fieldID, fieldRegion, fieldSubregion, fieldCodeAlpha2, fieldCodeAlpha3,
+		fieldCodeNumeric, fieldCodePhone, fieldName, fieldCapital, fieldCurrency, fieldTld, fieldNative, fieldTags, fieldCreatedDate}
+	cityFields = []field{fieldID, fieldCountryCode, fieldStateCode, fieldName, fieldTags, fieldCreatedDate}
 )
 
 // sortField resolves the sort parameter param (SortDataField),
-// case-insensitive, among allowed; absent means FieldID.
-func sortField(param string, name *string, allowed []Field, v *envelope.Validation) Field {
+// case-insensitive, among allowed; absent means fieldID.
+func sortField(param string, name *string, allowed []field, v *envelope.Validation) field {
 	if name == nil || strings.TrimSpace(*name) == "" {
-		return FieldID
+		return fieldID
 	}
 	n := strings.TrimSpace(*name)
 	for _, f := range allowed {
@@ -125,7 +125,7 @@ func sortField(param string, name *string, allowed []Field, v *envelope.Validati
 		names[i] = string(f)
 	}
 	v.Add(param, "invalid_enum", param+" must be one of: "+strings.Join(names, ", ")+".")
-	return FieldID
+	return fieldID
 }
 
 // sortDesc resolves the order parameter param (SortOrder): ASC or DESC
@@ -209,7 +209,7 @@ func terms(name string, s *string, v *envelope.Validation) ([]string, bool) {
 
 // NormalizeTld returns a top-level domain in its stored form: lower case
 // with one leading dot (".uk" for "UK", "uk" or ".uk"); "" stays "".
-func NormalizeTld(s string) string {
+func normalizeTld(s string) string {
 	s = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), ".")
 	if s == "" {
 		return ""
@@ -219,7 +219,7 @@ func NormalizeTld(s string) string {
 
 // NormalizePhone returns a dialing prefix in its stored form: with one
 // leading "+" ("+44" for "44" or "+44"); "" stays "".
-func NormalizePhone(s string) string {
+func normalizePhone(s string) string {
 	s = strings.TrimPrefix(strings.TrimSpace(s), "+")
 	if s == "" {
 		return ""
@@ -278,7 +278,7 @@ type currencyFilter struct {
 	// DefaultCode is the requesting brand's default currency, upper-case:
 	// what sorting by isDefault compares with.
 	DefaultCode string
-	Sort        Field
+	Sort        field
 	Desc        bool
 	Page        Paging
 }
@@ -334,7 +334,7 @@ type countryFilter struct {
 	Tags                                     []string
 	Keywords                                 []string
 	Nothing                                  bool // as CurrencyFilter.Nothing
-	Sort                                     Field
+	Sort                                     field
 	Desc                                     bool
 	Page                                     Paging
 }
@@ -373,9 +373,9 @@ type cityFilter struct {
 	Name                   string
 	Keywords               []string
 	Nothing                bool // as CurrencyFilter.Nothing
-	// Sort is never FieldCreatedDate: a city's place in insertion order is
-	// its id order, and Filter says FieldID for it.
-	Sort Field
+	// Sort is never fieldCreatedDate: a city's place in insertion order is
+	// its id order, and filter says fieldID for it.
+	Sort field
 	Desc bool
 	Page Paging
 }
@@ -385,8 +385,8 @@ type cityFilter struct {
 func (q CityQuery) filter() (cityFilter, error) {
 	var f cityFilter
 	err := filterQuery(q, &f)
-	if f.Sort == FieldCreatedDate {
-		f.Sort = FieldID
+	if f.Sort == fieldCreatedDate {
+		f.Sort = fieldID
 	}
 	return f, err
 }

@@ -35,7 +35,7 @@ type Store interface {
 	// UpsertCurrencies inserts the currencies in order, replacing any with
 	// the same ID (of currencies with the same ID in cs, the last). A new
 	// currency takes the next place in the order of storage
-	// (FieldCreatedDate); a replaced one keeps its place.
+	// (sort by createdDate); a replaced one keeps its place.
 	UpsertCurrencies(ctx context.Context, cs []Currency) error
 	// UpsertCountries inserts the countries in order, replacing any with
 	// the same ID, and keeps their order of storage as UpsertCurrencies
