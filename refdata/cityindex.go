@@ -31,7 +31,7 @@ type cityOrder struct {
 	byCountry  map[string][]int32
 }
 
-// CityIndex holds the cities in insertion order (a city's position is its
+// cityIndex holds the cities in insertion order (a city's position is its
 // place in that order) with the indexes that keep filtered queries from
 // scanning: by natural key; by country, state and both; the runes, bigrams
 // and trigrams of folded names (Name); the prefixes of the words of the
@@ -73,7 +73,7 @@ type cityIndex struct {
 	countrySets atomic.Pointer[map[string]*bitset]
 }
 
-// NewCityIndex returns an empty index.
+// newCityIndex returns an empty index.
 func newCityIndex() *cityIndex { return newCityIndexSized(0) }
 
 // newCityIndexSized returns an empty index with room for n cities.
@@ -87,7 +87,7 @@ func newCityIndexSized(n int) *cityIndex {
 	}
 }
 
-// Freeze clips every slice of t and marks it shared: t may then be read
+// freeze clips every slice of t and marks it shared: t may then be read
 // concurrently by many owners, and must be copied (Clone) before a write.
 func (t *cityIndex) freeze() {
 	t.recs = slices.Clip(t.recs)
@@ -109,7 +109,7 @@ func (t *cityIndex) freeze() {
 	t.shared = true
 }
 
-// Clone returns a private copy of the shared index t, ready for writes.
+// clone returns a private copy of the shared index t, ready for writes.
 // Maps and the slices written in place are copied; posting lists are
 // shared until appended to.
 func (t *cityIndex) clone() *cityIndex {
@@ -133,14 +133,14 @@ func (t *cityIndex) fold(i int32) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// Shared reports whether t was frozen (Freeze) and must be cloned before a
+// isShared reports whether t was frozen (Freeze) and must be cloned before a
 // write.
 func (t *cityIndex) isShared() bool { return t.shared }
 
-// Len returns the number of cities in t.
+// len returns the number of cities in t.
 func (t *cityIndex) len() int { return len(t.recs) }
 
-// Of returns the index of cs (normalised), upserted in order, ready for
+// cityIndexOf returns the index of cs (normalised), upserted in order, ready for
 // List.
 func cityIndexOf(cs []City) *cityIndex {
 	t := newCityIndexSized(len(cs))
@@ -218,8 +218,8 @@ func (t *cityIndex) find(h uint64, c *City, fold string) (int32, bool) {
 	return i, ok
 }
 
-// Upsert stores c (normalised), replacing the name of the city with its
-// natural key and adding c's tags to its own (MergeTags), and
+// upsertOne stores c (normalised), replacing the name of the city with its
+// natural key and adding c's tags to its own (refrows.MergeTags), and
 // reports whether c was added. Strings are copied, so that c may point
 // into a larger buffer (a CSV line).
 func (t *cityIndex) upsertOne(c City) bool { return t.upsert(c, prepare(&c)) }
@@ -272,7 +272,7 @@ func (t *cityIndex) upsert(c City, p prepared) bool {
 	return true
 }
 
-// FinishBatch brings the word order up to date after a batch of upserts;
+// finishBatch brings the word order up to date after a batch of upserts;
 // call it before the next List.
 func (t *cityIndex) finishBatch() { t.words.sortFresh() }
 
@@ -509,7 +509,7 @@ func (t *cityIndex) match(f cityFilter) []int32 {
 			driver, size = byWords, count
 		}
 	}
-	// The checks of CityFilter.MatchFolded, by the cheapest means.
+	// The checks of cityFilter.matchFolded, by the cheapest means.
 	ck := cityChecks{t: t, f: &f, words: words,
 		codes:   (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded,
 		name:    f.Name != "" && !(driver == byName && nameExact),
@@ -557,7 +557,7 @@ func (t *cityIndex) match(f cityFilter) []int32 {
 	return out
 }
 
-// cityChecks are the checks of CityFilter.MatchFolded that the
+// cityChecks are the checks of cityFilter.matchFolded that the
 // index driving a match leaves to make on each candidate.
 type cityChecks struct {
 	t       *cityIndex

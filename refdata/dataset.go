@@ -59,7 +59,7 @@ func DefaultCurrencies() ([]Currency, error) { return cloneOf(defaultCurrencies(
 func DefaultCountries() ([]Country, error) { return cloneOf(defaultCountries()) }
 
 // DefaultCities returns the cities of the embedded dataset in file order
-// (their default sort order). A store holds DedupCities of them. The slice
+// (their default sort order). A store holds dedupCities of them. The slice
 // is a fresh copy.
 func DefaultCities() ([]City, error) { return cloneOf(defaultCities()) }
 

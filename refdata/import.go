@@ -26,7 +26,7 @@ const (
 	maxState    = 6                   // ASCII letters and digits
 )
 
-// NormalizeCity validates c and returns it in its stored form: codes
+// normalizeCity validates c and returns it in its stored form: codes
 // trimmed and upper-case, a state code given with its country prefix
 // ("US-CA") reduced to the subdivision ("CA"), name and tags trimmed. The
 // country code must be two ASCII letters, the state code empty or up to six
@@ -94,7 +94,7 @@ func isASCIIAlnum(s string, digits bool) bool {
 // cityKey returns the natural key of a normalised city (refrows.CityKey).
 func cityKey(c City) string { return refrows.CityKey(c.CountryCode, c.StateCode, c.Name) }
 
-// DedupCities returns cs with one city per natural key (cityKey), as a
+// dedupCities returns cs with one city per natural key (cityKey), as a
 // store holds them after UpsertCities(cs): at the place of the key's first
 // occurrence, with the name of its last and the tags of all (refrows.MergeTags).
 func dedupCities(cs []City) []City {

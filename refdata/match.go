@@ -9,9 +9,9 @@ import (
 )
 
 // This file is the reference implementation of the filters and sort orders
-// of the lists (docs/reference-data.md): Match and the sort keys below
-// define them, the in-memory tables run them, and storage/storagetest
-// checks every store against them.
+// of the lists (docs/reference-data.md): matches and the sort keys below
+// define them, the tables of currencies and countries run them, and the
+// tests check the city index (cityindex.go) against selectCities.
 
 // sortKey is the value a record sorts by for one field: text fields by s
 // (their folded or normalised form), numbers and flags by n.
@@ -48,11 +48,11 @@ func viewCurrency(c Currency) currencyView {
 	}
 }
 
-// SearchText returns the folded words the Keywords filter searches for c:
+// searchText returns the folded words the Keywords filter searches for c:
 // its name, code, tags and keywords.
 func (c Currency) searchText() string { return textfold.SearchText(c.Name, c.Code, c.Tags, c.Keywords) }
 
-// Match reports whether f selects c.
+// matches reports whether f selects c.
 func (f currencyFilter) matches(c Currency) bool {
 	v := viewCurrency(c)
 	return f.match(&v)
@@ -118,14 +118,14 @@ func viewCountry(c Country) countryView {
 	}
 }
 
-// SearchText returns the folded words the Keywords filter searches for c:
+// searchText returns the folded words the Keywords filter searches for c:
 // its name, alpha-2 and alpha-3 codes, native name, capital, tags and
 // keywords.
 func (c Country) searchText() string {
 	return textfold.SearchText(c.Name, c.CodeAlpha2, c.CodeAlpha3, c.Native, c.Capital, c.Tags, c.Keywords)
 }
 
-// Match reports whether f selects c.
+// matches reports whether f selects c.
 func (f countryFilter) matches(c Country) bool {
 	v := viewCountry(c)
 	return f.match(&v)
@@ -181,16 +181,16 @@ func (f countryFilter) key(v *countryView) sortKey {
 	return sortKey{s: c.ID}
 }
 
-// SearchText returns the folded words the Keywords filter searches for c:
+// searchText returns the folded words the Keywords filter searches for c:
 // its name, country code, state code and tags.
 func (c City) searchText() string {
 	return textfold.SearchText(c.Name, c.CountryCode, c.StateCode, c.Tags)
 }
 
-// Match reports whether f selects c.
+// matches reports whether f selects c.
 func (f cityFilter) matches(c City) bool { return f.matchFolded(&c, textfold.Fold(c.Name)) }
 
-// MatchFolded is Match for a store that keeps each city's folded name:
+// matchFolded is Match for a store that keeps each city's folded name:
 // foldedName must be textfold.Fold(c.Name).
 func (f cityFilter) matchFolded(c *City, foldedName string) bool {
 	return !f.Nothing && (f.CountryCode == "" || c.CountryCode == f.CountryCode) &&
@@ -199,7 +199,7 @@ func (f cityFilter) matchFolded(c *City, foldedName string) bool {
 		textfold.MatchTerms(f.Keywords, foldedName, c.CountryCode, c.StateCode, c.Tags)
 }
 
-// CitySortKey returns the text c sorts by for field: the code itself for
+// citySortKey returns the text c sorts by for field: the code itself for
 // countryCode and stateCode, textfold.Fold(c.Name) for name, textfold.TagKey(c.Tags) for tags.
 // Sorting by id is by insertion order, which no key holds; CitySortKey
 // returns "" for it.
@@ -241,7 +241,7 @@ func selectPage(n int, match func(i int) bool, key func(i int) sortKey, desc boo
 	return idx[start:end], len(idx)
 }
 
-// SelectCities is the reference implementation of a city list: the page of
+// selectCities is the reference implementation of a city list: the page of
 // cs (in insertion order) that f selects, in f's order, and the number of
 // matches. It scans; stores answer the same with indexes.
 func selectCities(cs []City, f cityFilter) ([]City, int) {
@@ -257,15 +257,15 @@ func selectCities(cs []City, f cityFilter) ([]City, int) {
 	return out, total
 }
 
-// CurrencyTable is an immutable in-memory table of currencies that answers
-// CurrencyFilter queries: the reference implementation, and the currency
-// store of storage/memory. It is safe for concurrent use.
+// currencyTable is an immutable in-memory table of currencies that answers
+// currencyFilter queries: the engine's table of currencies, and their
+// reference implementation. It is safe for concurrent use.
 type currencyTable struct {
 	views  []currencyView // by ID
 	byCode map[string]int
 }
 
-// NewCurrencyTable returns the table of cs, given in the order they were
+// newCurrencyTable returns the table of cs, given in the order they were
 // stored (sort by createdDate); of records with the same ID the last one
 // wins, at the place of the first.
 func newCurrencyTable(cs []Currency) *currencyTable {
@@ -279,13 +279,13 @@ func newCurrencyTable(cs []Currency) *currencyTable {
 	return t
 }
 
-// Records returns the table's currencies ordered by ID.
+// rows returns the table's currencies ordered by ID.
 func (t *currencyTable) rows() []Currency {
 	return records(t.views, currencyRecord)
 }
 
-// RecordsByCreation returns the table's currencies in the order they were
-// stored: NewCurrencyTable(append(t.inOrder(), more...)) is t
+// inOrder returns the table's currencies in the order they were
+// stored: newCurrencyTable(append(t.inOrder(), more...)) is t
 // with more upserted.
 func (t *currencyTable) inOrder() []Currency {
 	return byCreation(t.views, currencyRecord, func(v *currencyView) int { return v.created })
@@ -293,7 +293,7 @@ func (t *currencyTable) inOrder() []Currency {
 
 func currencyRecord(v *currencyView) Currency { return v.rec }
 
-// List returns the page of currencies f selects and the number of matches.
+// list returns the page of currencies f selects and the number of matches.
 func (t *currencyTable) list(f currencyFilter) ([]Currency, int) {
 	views := t.views
 	if f.Code != "" { // an index lookup instead of a scan
@@ -306,15 +306,15 @@ func (t *currencyTable) list(f currencyFilter) ([]Currency, int) {
 	return listViews(views, currencyRecord, f.match, f.key, f.Sort == fieldID, f.Desc, f.Page)
 }
 
-// CountryTable is an immutable in-memory table of countries that answers
-// CountryFilter queries: the reference implementation, and the country
-// store of storage/memory. It is safe for concurrent use.
+// countryTable is an immutable in-memory table of countries that answers
+// countryFilter queries: the engine's table of countries, and their
+// reference implementation. It is safe for concurrent use.
 type countryTable struct {
 	views  []countryView // by ID
 	byCode map[string]int
 }
 
-// NewCountryTable returns the table of cs, given in the order they were
+// newCountryTable returns the table of cs, given in the order they were
 // stored (sort by createdDate); of records with the same ID the last one
 // wins, at the place of the first.
 func newCountryTable(cs []Country) *countryTable {
@@ -329,13 +329,13 @@ func newCountryTable(cs []Country) *countryTable {
 	return t
 }
 
-// Records returns the table's countries ordered by ID.
+// rows returns the table's countries ordered by ID.
 func (t *countryTable) rows() []Country {
 	return records(t.views, countryRecord)
 }
 
-// RecordsByCreation returns the table's countries in the order they were
-// stored: NewCountryTable(append(t.inOrder(), more...)) is t
+// inOrder returns the table's countries in the order they were
+// stored: newCountryTable(append(t.inOrder(), more...)) is t
 // with more upserted.
 func (t *countryTable) inOrder() []Country {
 	return byCreation(t.views, countryRecord, func(v *countryView) int { return v.created })
@@ -343,7 +343,7 @@ func (t *countryTable) inOrder() []Country {
 
 func countryRecord(v *countryView) Country { return v.rec }
 
-// List returns the page of countries f selects and the number of matches.
+// list returns the page of countries f selects and the number of matches.
 func (t *countryTable) list(f countryFilter) ([]Country, int) {
 	views := t.views
 	if f.CodeAlpha2 != "" || f.CodeAlpha3 != "" { // an index lookup instead of a scan

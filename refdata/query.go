@@ -29,7 +29,7 @@ type Paging struct {
 	Size int
 }
 
-// Offset returns the index of the page's first record.
+// offset returns the index of the page's first record.
 // It saturates at math.MaxInt instead of overflowing (a far page of a large
 // size on a 32-bit platform), which every store reads as past the end.
 func (p Paging) offset() int {
@@ -55,14 +55,14 @@ func (p Paging) normalize(v *envelope.Validation) Paging {
 	return p
 }
 
-// Bounds returns the half-open range [start, end) of the page within n
+// bounds returns the half-open range [start, end) of the page within n
 // records; start == end past the end.
 func (p Paging) bounds(n int) (start, end int) {
 	start = min(p.offset(), n)
 	return start, start + min(p.Size, n-start)
 }
 
-// Field names a field of a record, as SortDataField gives it. Its value is
+// field names a field of a record, as SortDataField gives it. Its value is
 // the field's JSON name.
 type field string
 
@@ -207,7 +207,7 @@ func terms(name string, s *string, v *envelope.Validation) ([]string, bool) {
 	return out, len(out) == 0
 }
 
-// NormalizeTld returns a top-level domain in its stored form: lower case
+// normalizeTld returns a top-level domain in its stored form: lower case
 // with one leading dot (".uk" for "UK", "uk" or ".uk"); "" stays "".
 func normalizeTld(s string) string {
 	s = strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), ".")
@@ -217,7 +217,7 @@ func normalizeTld(s string) string {
 	return "." + s
 }
 
-// NormalizePhone returns a dialing prefix in its stored form: with one
+// normalizePhone returns a dialing prefix in its stored form: with one
 // leading "+" ("+44" for "44" or "+44"); "" stays "".
 func normalizePhone(s string) string {
 	s = strings.TrimPrefix(strings.TrimSpace(s), "+")
@@ -260,8 +260,8 @@ type CurrencyQuery struct {
 	DefaultCurrency string `query:"-"`
 }
 
-// CurrencyFilter is a validated CurrencyQuery in the normalised form stores
-// compare with: codes upper-case, names folded (lower-case, without accents), tags and keywords
+// currencyFilter is a validated CurrencyQuery in the normalised form the
+// engine compares with: codes upper-case, names folded (lower-case, without accents), tags and keywords
 // split and folded. Empty strings and nil pointers do not filter.
 type currencyFilter struct {
 	Code                                   string
@@ -272,8 +272,8 @@ type currencyFilter struct {
 	Tags                                   []string
 	Keywords                               []string
 	// Nothing is set when the filter can match no record (Keywords with
-	// no word in it): the Service answers an empty page without asking
-	// the store, and stores are never given such a filter.
+	// no word in it): the Service answers an empty page without reading
+	// its snapshot.
 	Nothing bool
 	// DefaultCode is the requesting brand's default currency, upper-case:
 	// what sorting by isDefault compares with.
@@ -283,7 +283,7 @@ type currencyFilter struct {
 	Page        Paging
 }
 
-// Filter validates q and returns its normalised form (DefaultCode is
+// filter validates q and returns its normalised form (DefaultCode is
 // q.DefaultCurrency, upper-case). It fails with KindInvalid, one field
 // error per bad parameter.
 func (q CurrencyQuery) filter() (currencyFilter, error) {
@@ -321,7 +321,7 @@ type CountryQuery struct {
 	Page      Paging  `query:"page"`
 }
 
-// CountryFilter is a validated CountryQuery in normalised form: codes
+// countryFilter is a validated CountryQuery in normalised form: codes
 // upper-case, Tld lower-case with its dot, CodePhone with its "+", names
 // folded, tags and keywords split and folded. Empty strings and nil pointers
 // do not filter.
@@ -333,13 +333,13 @@ type countryFilter struct {
 	Tld                                      string
 	Tags                                     []string
 	Keywords                                 []string
-	Nothing                                  bool // as CurrencyFilter.Nothing
+	Nothing                                  bool // as currencyFilter.Nothing
 	Sort                                     field
 	Desc                                     bool
 	Page                                     Paging
 }
 
-// Filter validates q and returns its normalised form. It fails with
+// filter validates q and returns its normalised form. It fails with
 // KindInvalid, one field error per bad parameter.
 func (q CountryQuery) filter() (countryFilter, error) {
 	var f countryFilter
@@ -366,13 +366,13 @@ type CityQuery struct {
 	Page      Paging  `query:"page"`
 }
 
-// CityFilter is a validated CityQuery in normalised form: codes upper-case,
+// cityFilter is a validated CityQuery in normalised form: codes upper-case,
 // Name folded, Keywords split into folded words. Empty values do not filter.
 type cityFilter struct {
 	CountryCode, StateCode string
 	Name                   string
 	Keywords               []string
-	Nothing                bool // as CurrencyFilter.Nothing
+	Nothing                bool // as currencyFilter.Nothing
 	// Sort is never fieldCreatedDate: a city's place in insertion order is
 	// its id order, and filter says fieldID for it.
 	Sort field
@@ -380,7 +380,7 @@ type cityFilter struct {
 	Page Paging
 }
 
-// Filter validates q and returns its normalised form. It fails with
+// filter validates q and returns its normalised form. It fails with
 // KindInvalid, one field error per bad parameter.
 func (q CityQuery) filter() (cityFilter, error) {
 	var f cityFilter
@@ -391,7 +391,7 @@ func (q CityQuery) filter() (cityFilter, error) {
 	return f, err
 }
 
-// Unfiltered reports whether f selects every city (only sort and page set).
+// unfiltered reports whether f selects every city (only sort and page set).
 func (f cityFilter) unfiltered() bool {
 	return f.CountryCode == "" && f.StateCode == "" && f.Name == "" && len(f.Keywords) == 0 && !f.Nothing
 }

@@ -2,8 +2,12 @@
 // countries, cities), the embedded default dataset, the typed queries of the
 // three list endpoints and the [Service] that validates and answers them.
 //
-// The package declares the [Store] it needs; storage/memory and
-// storage/sqlite implement it. Every failure is an *envelope.Error.
+// The package declares the [Store] it needs: persistence only (rows in
+// their order of storage, the changes since a revision, upserts);
+// storage/memory, storage/sqlite and storage/postgres implement it. The
+// Service answers every list itself, from an in-process snapshot of the
+// store (one list engine for every store: see docs/reference-data.md).
+// Every failure is an *envelope.Error.
 package refdata
 
 import (

@@ -189,7 +189,7 @@ func asciiHasPrefixFold(w, term string) bool {
 }
 
 // MatchTerms reports whether every term (a folded word, as in
-// CityFilter.Keywords) is the prefix of a folded word of one of fields. No
+// the Keywords of a city query) is the prefix of a folded word of one of fields. No
 // terms match everything.
 func MatchTerms(terms []string, fields ...string) bool {
 next:
@@ -227,7 +227,7 @@ func TagKey(tags string) string {
 }
 
 // MatchTags reports whether tagKey (a TagKey) holds any of tags (folded
-// tags, as in CountryFilter.Tags). No tags match everything.
+// tags, as in the Tags of a country query). No tags match everything.
 func MatchTags(tags []string, tagKey string) bool {
 	if len(tags) == 0 {
 		return true
