@@ -7,6 +7,8 @@
 package sqlstore
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/brandbase/brandbase/internal/refrows"
@@ -96,12 +98,34 @@ func ReadRefData(query Query, revision func() (uint64, error), mark string, chan
 	if out.Countries, err = readAll(query, `SELECT `+strings.Join(CountryColumns, ", ")+` FROM countries ORDER BY seq`, nil, ScanCountry); err != nil {
 		return out, err
 	}
-	cities, args := `SELECT `+CityColumns+` FROM cities ORDER BY seq`, []any(nil)
-	if changed {
-		cities, args = `SELECT `+CityColumns+` FROM cities WHERE rev > `+mark+` ORDER BY seq`, []any{int64(min(since, 1<<63-1))}
+	if !changed {
+		out.Cities, err = readAll(query, `SELECT `+CityColumns+` FROM cities ORDER BY seq`, nil, ScanCity)
+		return out, err
 	}
-	out.Cities, err = readAll(query, cities, args, ScanCity)
+	type seqCity struct {
+		seq  int64
+		city refdata.City
+	}
+	rows, err := readAll(query, ChangedCitiesSQL(mark), []any{int64(min(since, 1<<63-1))}, func(row Scanner) (seqCity, error) {
+		var c seqCity
+		err := row.Scan(&c.seq, &c.city.CountryCode, &c.city.StateCode, &c.city.Name, &c.city.Tags)
+		return c, err
+	})
+	slices.SortFunc(rows, func(a, b seqCity) int { return cmp.Compare(a.seq, b.seq) })
+	out.Cities = make([]refdata.City, len(rows))
+	for i, r := range rows {
+		out.Cities[i] = r.city
+	}
 	return out, err
+}
+
+// ChangedCitiesSQL returns the read of the cities changed since a
+// revision (its first argument, placeholder mark), each with its seq
+// first: in the order of the index of revisions (cities_rev), which the
+// planners then use rather than scan the table in seq order;
+// ReadRefData sorts them by seq.
+func ChangedCitiesSQL(mark string) string {
+	return `SELECT seq, ` + CityColumns + ` FROM cities WHERE rev > ` + mark + ` ORDER BY rev, seq`
 }
 
 // readAll returns the rows of a query, each read by scan; never nil.
