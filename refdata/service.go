@@ -25,18 +25,18 @@ type Service struct {
 	ix    *index
 }
 
-// ServiceOption configures a Service.
-type ServiceOption func(*Service)
+// Option configures a Service (NewService).
+type Option func(*Service)
 
 // WithLogger sends the failures of the snapshot's reads (at WARN) to l;
 // slog.Default() otherwise.
-func WithLogger(l *slog.Logger) ServiceOption {
+func WithLogger(l *slog.Logger) Option {
 	return func(s *Service) { s.ix.logger = l }
 }
 
 // NewService returns a Service on store. Nothing is read until the first
 // list (or Ready).
-func NewService(store Store, opts ...ServiceOption) *Service {
+func NewService(store Store, opts ...Option) *Service {
 	s := &Service{store: store, ix: newIndex(store, nil)}
 	for _, o := range opts {
 		o(s)
