@@ -155,9 +155,13 @@ type App struct {
 // When the store is shared by several instances and reports their changes
 // (a [ChangeFeed], such as storage/postgres), the App's auth service
 // forgets the cached answers each change makes stale, for as long as the
-// store is open or until [App.Close]. It fails without a store, and with
-// [ErrSecretKeysRequired] for a store that outlives the process (not an
-// [EphemeralStore]) without Config.SecretKeys.
+// store is open or until [App.Close]. On an [EphemeralStore] (the memory
+// store: no I/O), New reads the reference-data snapshot that lists answer
+// from before it returns (milliseconds for the default dataset), so the
+// App is ready at once; on another store, call [App.WarmUp] at start. It
+// fails without a store, with [ErrSecretKeysRequired] for a store that
+// outlives the process without Config.SecretKeys, and with the memory
+// store's error if its snapshot cannot be read.
 func New(store storage.Storage, cfg Config) (*App, error) {
 	if store == nil {
 		return nil, errors.New("brandbase: a store is required")
@@ -191,6 +195,11 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		RefData:      refdata.NewService(store),
 		Integrations: integ,
 		clock:        cfg.Clock,
+	}
+	if isEphemeral(store) {
+		if err := a.RefData.Ready(context.Background()); err != nil {
+			return nil, err
+		}
 	}
 	if feed, ok := store.(ChangeFeed); ok {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)

@@ -322,7 +322,7 @@ func TestRefDataIndex(t *testing.T) {
 	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
 	require.NoError(t, err)
 	require.NoError(t, app.WarmUp(t.Context()))
-	assert.Equal(t, int64(1), store.reads.Load(), "WarmUp reads the snapshot")
+	assert.Equal(t, int64(1), store.reads.Load(), "the snapshot is read once (by New, on a memory store, or WarmUp)")
 	page, err := app.RefData.ListCities(t.Context(), refdata.CityQuery{Name: new("paris")})
 	require.NoError(t, err)
 	assert.NotEmpty(t, page.Items)

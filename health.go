@@ -89,7 +89,7 @@ func (a *App) ReadinessChecks() []httpadapter.Check {
 		case err != nil:
 			return err
 		case !warm:
-			return errors.New("brandbase: the reference-data index is being built")
+			return errors.New("brandbase: the reference-data snapshot is being read")
 		}
 		return nil
 	}})

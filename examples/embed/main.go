@@ -110,7 +110,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return err
 	}
-	defer app.Close() // before store.Close: stops the reference-data index
+	defer app.Close() // before store.Close: stops the reference-data snapshot's reads
 	if err := ensureBrand(ctx, app, c.brand); err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer app.Close() // before store.Close: stops the reference-data index
+	defer app.Close() // before store.Close: stops the reference-data snapshot's reads
 	brand, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "https://Shop.Example.com/", Name: "Shop", DefaultCurrency: "EUR"})
 	if err != nil {
 		return err

@@ -41,12 +41,11 @@ func refWrites(ctx context.Context, s refdata.Store) []struct {
 	}
 }
 
-// testRevisionCountsWrites checks the rule the reference-data index
-// relies on to adopt a revision: every Upsert that returns nil advances
-// RefDataRevision by exactly one, in its own transaction, also one that
-// changes nothing. A store that skipped the bump of a write that changed
-// nothing would let an index take another instance's write for its own
-// (see refdata.Service).
+// testRevisionCountsWrites checks the rule refdata.Service relies on to
+// see every write: every Upsert that returns nil advances RefDataRevision
+// by exactly one, in its own transaction, also one that changes nothing
+// (a write that left the revision alone would leave every instance's
+// snapshot, and the adapter's ETags, as they were).
 func testRevisionCountsWrites(t *testing.T, newStore NewStore) {
 	s := open(t, newStore)
 	for _, w := range refWrites(t.Context(), s) {
