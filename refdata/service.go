@@ -29,9 +29,13 @@ type Service struct {
 type Option func(*Service)
 
 // WithLogger sends the failures of the snapshot's reads (at WARN) to l;
-// slog.Default() otherwise.
+// slog.Default() when l is nil or the option is not given.
 func WithLogger(l *slog.Logger) Option {
-	return func(s *Service) { s.ix.logger = l }
+	return func(s *Service) {
+		if l != nil {
+			s.ix.logger = l
+		}
+	}
 }
 
 // NewService returns a Service on store. Nothing is read until the first
@@ -47,7 +51,8 @@ func NewService(store Store, opts ...Option) *Service {
 // Ready returns once the snapshot of the store's current reference data
 // is held, reading it if needed: a host calls it at startup so that the
 // first list does not wait. It fails with the store's error when the read
-// fails, and with ctx.Err() when ctx ends first.
+// fails, with ctx.Err() when ctx ends first, and with an unavailable
+// error (envelope.IsUnavailable) after Close.
 func (s *Service) Ready(ctx context.Context) error {
 	_, err := s.ix.current(ctx)
 	return err
