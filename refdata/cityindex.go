@@ -73,9 +73,6 @@ type cityIndex struct {
 	countrySets atomic.Pointer[map[string]*bitset]
 }
 
-// newCityIndex returns an empty index.
-func newCityIndex() *cityIndex { return newCityIndexSized(0) }
-
 // newCityIndexSized returns an empty index with room for n cities.
 func newCityIndexSized(n int) *cityIndex {
 	foldAt := make([]uint32, 1, n+1)
@@ -133,20 +130,8 @@ func (t *cityIndex) fold(i int32) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
-// isShared reports whether t was frozen (Freeze) and must be cloned before a
-// write.
-func (t *cityIndex) isShared() bool { return t.shared }
-
 // len returns the number of cities in t.
 func (t *cityIndex) len() int { return len(t.recs) }
-
-// cityIndexOf returns the index of cs (normalised), upserted in order, ready for
-// List.
-func cityIndexOf(cs []City) *cityIndex {
-	t := newCityIndexSized(len(cs))
-	t.upsertAll(cs)
-	return t
-}
 
 // upsertAll upserts cs in order, then finishes the batch.
 func (t *cityIndex) upsertAll(cs []City) {
@@ -217,12 +202,6 @@ func (t *cityIndex) find(h uint64, c *City, fold string) (int32, bool) {
 	i, ok = t.collided[cityKey(*c)]
 	return i, ok
 }
-
-// upsertOne stores c (normalised), replacing the name of the city with its
-// natural key and adding c's tags to its own (refrows.MergeTags), and
-// reports whether c was added. Strings are copied, so that c may point
-// into a larger buffer (a CSV line).
-func (t *cityIndex) upsertOne(c City) bool { return t.upsert(c, prepare(&c)) }
 
 // upsert is Upsert, p being prepare(&c).
 func (t *cityIndex) upsert(c City, p prepared) bool {
@@ -509,7 +488,7 @@ func (t *cityIndex) match(f cityFilter) []int32 {
 			driver, size = byWords, count
 		}
 	}
-	// The checks of cityFilter.matchFolded, by the cheapest means.
+	// The checks of the reference filter (matchFolded, in the tests), by the cheapest means.
 	ck := cityChecks{t: t, f: &f, words: words,
 		codes:   (f.CountryCode != "" || f.StateCode != "") && driver != byCode && !namesCoded,
 		name:    f.Name != "" && !(driver == byName && nameExact),
@@ -557,7 +536,7 @@ func (t *cityIndex) match(f cityFilter) []int32 {
 	return out
 }
 
-// cityChecks are the checks of cityFilter.matchFolded that the
+// cityChecks are the checks of the reference filter (matchFolded) that the
 // index driving a match leaves to make on each candidate.
 type cityChecks struct {
 	t       *cityIndex

@@ -94,24 +94,6 @@ func isASCIIAlnum(s string, digits bool) bool {
 // cityKey returns the natural key of a normalised city (refrows.CityKey).
 func cityKey(c City) string { return refrows.CityKey(c.CountryCode, c.StateCode, c.Name) }
 
-// dedupCities returns cs with one city per natural key (cityKey), as a
-// store holds them after UpsertCities(cs): at the place of the key's first
-// occurrence, with the name of its last and the tags of all (refrows.MergeTags).
-func dedupCities(cs []City) []City {
-	out := make([]City, 0, len(cs))
-	at := make(map[string]int, len(cs))
-	for _, c := range cs {
-		k := cityKey(c)
-		if i, ok := at[k]; ok {
-			out[i].Name, out[i].Tags = c.Name, refrows.MergeTags(out[i].Tags, c.Tags)
-			continue
-		}
-		at[k] = len(out)
-		out = append(out, c)
-	}
-	return out
-}
-
 // ImportOptions tune an import. The zero value is ready to use.
 type ImportOptions struct {
 	// BatchSize is the number of cities written per store call, each in

@@ -9,9 +9,10 @@ import (
 )
 
 // This file is the reference implementation of the filters and sort orders
-// of the lists (docs/reference-data.md): matches and the sort keys below
-// define them, the tables of currencies and countries run them, and the
-// tests check the city index (cityindex.go) against selectCities.
+// of the lists (docs/reference-data.md): the matches methods and the sort
+// keys below define them, the tables of currencies and countries run them,
+// and the tests check the city index (cityindex.go) against selectCities,
+// the cities' reference (reference_test.go).
 
 // sortKey is the value a record sorts by for one field: text fields by s
 // (their folded or normalised form), numbers and flags by n.
@@ -187,18 +188,6 @@ func (c City) searchText() string {
 	return textfold.SearchText(c.Name, c.CountryCode, c.StateCode, c.Tags)
 }
 
-// matches reports whether f selects c.
-func (f cityFilter) matches(c City) bool { return f.matchFolded(&c, textfold.Fold(c.Name)) }
-
-// matchFolded is Match for a store that keeps each city's folded name:
-// foldedName must be textfold.Fold(c.Name).
-func (f cityFilter) matchFolded(c *City, foldedName string) bool {
-	return !f.Nothing && (f.CountryCode == "" || c.CountryCode == f.CountryCode) &&
-		(f.StateCode == "" || c.StateCode == f.StateCode) &&
-		strings.Contains(foldedName, f.Name) &&
-		textfold.MatchTerms(f.Keywords, foldedName, c.CountryCode, c.StateCode, c.Tags)
-}
-
 // citySortKey returns the text c sorts by for field: the code itself for
 // countryCode and stateCode, textfold.Fold(c.Name) for name, textfold.TagKey(c.Tags) for tags.
 // Sorting by id is by insertion order, which no key holds; CitySortKey
@@ -239,22 +228,6 @@ func selectPage(n int, match func(i int) bool, key func(i int) sortKey, desc boo
 	}
 	start, end := p.bounds(len(idx))
 	return idx[start:end], len(idx)
-}
-
-// selectCities is the reference implementation of a city list: the page of
-// cs (in insertion order) that f selects, in f's order, and the number of
-// matches. It scans; stores answer the same with indexes.
-func selectCities(cs []City, f cityFilter) ([]City, int) {
-	var key func(i int) sortKey
-	if f.Sort != fieldID {
-		key = func(i int) sortKey { return sortKey{s: citySortKey(&cs[i], f.Sort)} }
-	}
-	idx, total := selectPage(len(cs), func(i int) bool { return f.matches(cs[i]) }, key, f.Desc, f.Page)
-	out := make([]City, len(idx))
-	for j, i := range idx {
-		out[j] = cs[i]
-	}
-	return out, total
 }
 
 // currencyTable is an immutable in-memory table of currencies that answers
