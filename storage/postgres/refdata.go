@@ -8,6 +8,7 @@ package postgres
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -96,6 +97,9 @@ var (
 	upsertCurrency = upsertSQL("currencies", sqlstore.CurrencyColumns)
 	upsertCountry  = upsertSQL("countries", sqlstore.CountryColumns)
 )
+
+// itoa formats a placeholder number.
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // upsertSQL returns the statement that inserts a row of table (columns)
 // or, when its id is stored, replaces it if any column differs; seq, the
@@ -284,10 +288,6 @@ func (s *Store) SetDatasetVersion(ctx context.Context, version string) error {
 		return s.notify(ctx, tx, Change{Kind: ChangeRefData})
 	})
 }
-
-// migrationSteps are the Go steps of migrations, by version: each runs in
-// its migration's transaction, after its SQL.
-var migrationSteps = map[int]func(context.Context, pgx.Tx) error{6: numberStored}
 
 // numberStored numbers the currencies and countries stored before their
 // order of storage was recorded again, from their seq sequence: in the

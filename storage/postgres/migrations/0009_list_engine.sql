@@ -5,9 +5,7 @@
 -- since a revision). What served SQL lists goes: the trigram and GIN
 -- indexes, the gram counters, the sort and filter indexes, the count of
 -- cities, and the folded and derived columns but the city's name_fold
--- (part of its natural key). This file is numbered as SQLite's migration
--- of the same change; the runner applies versions in order and accepts a
--- gap between them.
+-- (part of its natural key). SQLite's 0009 is the same change.
 DROP TABLE cities_grams_n;
 DROP INDEX cities_name_trgm;
 DROP INDEX cities_grams;
