@@ -3,8 +3,13 @@ package brandbase
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
@@ -131,6 +136,19 @@ type Config struct {
 	// AuthOptions are applied after the fields above, for auth settings
 	// Config does not name (argon2id parameters, logger, random source).
 	AuthOptions []auth.Option
+
+	// MeterProvider, when set, receives the App's metrics: the HTTP
+	// adapter's requests and rate-limit refusals, the auth service's
+	// logins, password hashing waits, cache hits and changes heard, and
+	// the integration updates and If-Match conflicts. TracerProvider, when
+	// set, receives a server span per request and a span per password
+	// hash. Nil means none: the global otel providers are never read.
+	// docs/observability.md lists every metric and span.
+	MeterProvider  metric.MeterProvider
+	TracerProvider trace.TracerProvider
+	// Propagator reads the trace context of incoming requests;
+	// propagation.TraceContext (the traceparent header) when nil.
+	Propagator propagation.TextMapPropagator
 }
 
 // App wires the domain services of brandbase onto one store. Its fields are
@@ -145,8 +163,9 @@ type App struct {
 	// Integrations manages app integrations and their configurations.
 	Integrations *integrations.Service
 
-	clock       func() time.Time // Config.Clock, for the adapter
-	unsubscribe func()           // from the store's changes; nil when it has none
+	clock       func() time.Time     // Config.Clock, for the adapter
+	telemetry   []httpadapter.Option // Config's providers, for the adapter
+	unsubscribe func()               // from the store's changes; nil when it has none
 }
 
 // New returns an App on store. The App does not own the store: close it
@@ -184,8 +203,10 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	case cfg.KeyCacheTTL > 0:
 		authOpts = append(authOpts, auth.WithKeyCache(cfg.KeyCacheTTL, 0))
 	}
+	authOpts = append(authOpts, auth.WithMeterProvider(cfg.MeterProvider), auth.WithTracerProvider(cfg.TracerProvider))
 	authOpts = append(authOpts, cfg.AuthOptions...)
-	integ := integrations.NewService(store, integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock))
+	integ := integrations.NewService(store, integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock),
+		integrations.WithMeterProvider(cfg.MeterProvider))
 	if cfg.OnIntegrationUpdated != nil {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
 	}
@@ -195,6 +216,8 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		RefData:      refdata.NewService(store),
 		Integrations: integ,
 		clock:        cfg.Clock,
+		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
+			httpadapter.WithTracerProvider(cfg.TracerProvider), httpadapter.WithPropagator(cfg.Propagator)},
 	}
 	if isEphemeral(store) {
 		if err := a.RefData.Ready(context.Background()); err != nil {
@@ -244,8 +267,10 @@ func (a *App) WarmUp(ctx context.Context) error {
 // user, LoginPerIP and Refresh) keep their buckets in it, so that they hold
 // across every instance sharing the store; the list and update limits stay
 // in this instance's memory. An httpadapter.WithLimiter among opts
-// replaces both.
+// replaces both. The handler records with Config.MeterProvider and
+// Config.TracerProvider, unless opts set other providers.
 func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) {
+	opts = append(slices.Clip(a.telemetry), opts...)
 	if shared, ok := a.Store.(SharedLimiter); ok {
 		d := httpadapter.DefaultRateLimits()
 		opts = append([]httpadapter.Option{httpadapter.WithSharedLimiter(shared,

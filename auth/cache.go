@@ -3,6 +3,8 @@ package auth
 import (
 	"sync"
 	"time"
+
+	"github.com/brandbase/brandbase/internal/telemetry"
 )
 
 // cache is a bounded map whose entries expire, used to answer a repeated
@@ -17,6 +19,8 @@ import (
 type cache[K comparable, V any] struct {
 	ttl time.Duration // 0: caching off
 	max int
+	// lookups counts hits and misses; nil without metrics.
+	lookups *telemetry.Lookups
 
 	mu      sync.RWMutex
 	entries map[K]cacheEntry[V]
@@ -37,7 +41,9 @@ func (c *cache[K, V]) get(k K, now time.Time) (V, bool) {
 	c.mu.RLock()
 	e, ok := c.entries[k]
 	c.mu.RUnlock()
-	if !ok || !now.Before(e.until) {
+	hit := ok && now.Before(e.until)
+	c.lookups.Record(hit)
+	if !hit {
 		var zero V
 		return zero, false
 	}

@@ -1,5 +1,10 @@
 package auth
 
+import (
+	"context"
+	"time"
+)
+
 // ChangeKind says which cached answers a [Change] concerns.
 type ChangeKind string
 
@@ -23,6 +28,10 @@ type Change struct {
 	Kind ChangeKind
 	// ID is the brand's or the user's ID; unused for ChangeAll.
 	ID string
+	// At is when the change was committed, when the feed that reports it
+	// knows (zero otherwise): Forget then records how long it took to be
+	// heard (see WithMeterProvider).
+	At time.Time
 }
 
 // Forget drops the cached answers that c makes stale, so that the next
@@ -41,7 +50,15 @@ type Change struct {
 // concurrent use and costs a walk of the cache concerned, never a store
 // read; a lookup running at the same time does not cache what it read
 // before the call (see the generation of the cache).
+//
+// With a meter provider ([WithMeterProvider]) each change of a kind above
+// counts as one change heard, by kind, and one with At set records how
+// long after its commit it was heard.
 func (s *Service) Forget(c Change) {
+	switch c.Kind {
+	case ChangeBrand, ChangeUser, ChangeAll:
+		s.tel.ChangeHeard(context.Background(), string(c.Kind), c.At, s.now())
+	}
 	switch c.Kind {
 	case ChangeBrand:
 		s.brands.invalidate(func(_ string, b Brand) bool { return b.ID == c.ID })

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/internal/telemetry"
 )
 
 // KeyPair is an issued authKey/refreshAuthKey pair as stored: the keys
@@ -176,7 +177,36 @@ type LoginRequest struct {
 // Other failures: KindInvalid (field errors) for a request without password
 // or without identifier, or with fields too long; the context's error when
 // it ends while waiting for a hashing slot.
+//
+// With a meter provider ([WithMeterProvider]) every call counts as one
+// login of its outcome (see docs/observability.md).
 func (s *Service) Login(ctx context.Context, brand Brand, req LoginRequest) (Session, error) {
+	sess, err := s.login(ctx, brand, req)
+	s.tel.Login(ctx, loginOutcome(err))
+	return sess, err
+}
+
+// loginOutcome names the outcome of a login that returned err, as the
+// login counter records it.
+func loginOutcome(err error) string {
+	e := envelope.As(err)
+	switch {
+	case err == nil:
+		return telemetry.LoginSuccess
+	case errors.Is(err, errHashQueueFull):
+		return telemetry.LoginShed
+	case e.Code == CodeInvalidCredentials:
+		return telemetry.LoginInvalidCredentials
+	case e.Kind == envelope.KindInvalid:
+		return telemetry.LoginInvalid
+	case e.Kind == envelope.KindForbidden:
+		return telemetry.LoginRefused
+	}
+	return telemetry.LoginError
+}
+
+// login is Login, uncounted.
+func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Session, error) {
 	username, email := strings.TrimSpace(req.Username), strings.TrimSpace(req.EmailAddress)
 	var v envelope.Validation
 	if username == "" && email == "" {

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/internal/telemetry"
 )
 
 // Argon2Params are the argon2id parameters new password hashes are made
@@ -133,6 +134,8 @@ type hasher struct {
 	log      *slog.Logger
 	// padCost is the bcrypt cost of the reference work (padCostFor).
 	padCost int
+	// tel records slot waits and hashing spans; nil without telemetry.
+	tel *telemetry.Auth
 	// argon2 is argon2.IDKey and bcrypt is bcrypt.CompareHashAndPassword;
 	// tests replace them to observe the work done.
 	argon2 func(password, salt []byte, time, memory uint32, threads uint8, keyLen uint32) []byte
@@ -165,9 +168,18 @@ func (h *hasher) acquire(ctx context.Context) error {
 	}
 	select {
 	case h.sem <- struct{}{}:
+		h.tel.HashWaited(ctx, time.Now(), telemetry.HashAcquired)
 		return nil
 	default:
 	}
+	start := time.Now()
+	err := h.wait(ctx)
+	h.tel.HashWaited(ctx, start, waitOutcome(err))
+	return err
+}
+
+// wait is acquire once no slot was free at once.
+func (h *hasher) wait(ctx context.Context) error {
 	n := h.waiting.Add(1) // this caller included
 	defer h.waiting.Add(-1)
 	if h.maxWait < 0 {
@@ -191,6 +203,17 @@ func (h *hasher) acquire(ctx context.Context) error {
 	case <-timer.C:
 		return h.shed(fmt.Errorf("%w: no slot within %v", errHashQueueFull, h.maxWait))
 	}
+}
+
+// waitOutcome names the outcome of a wait for a slot that returned err.
+func waitOutcome(err error) string {
+	switch {
+	case err == nil:
+		return telemetry.HashAcquired
+	case errors.Is(err, errHashQueueFull):
+		return telemetry.HashShed
+	}
+	return telemetry.HashCancelled
 }
 
 // queueTooLong returns the error of a refused wait when the n-th caller
@@ -223,12 +246,15 @@ func (h *hasher) acquireWaiting(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	start := time.Now()
 	h.waiting.Add(1)
 	defer h.waiting.Add(-1)
 	select {
 	case h.sem <- struct{}{}:
+		h.tel.HashWaited(ctx, start, telemetry.HashAcquired)
 		return nil
 	case <-ctx.Done():
+		h.tel.HashWaited(ctx, start, telemetry.HashCancelled)
 		return ctx.Err()
 	}
 }
@@ -271,7 +297,9 @@ func (h *hasher) hashWaiting(ctx context.Context, password string) (string, erro
 }
 
 // hashAfter is hash taking its slot with acquire.
-func (h *hasher) hashAfter(ctx context.Context, password string, acquire func(context.Context) error) (string, error) {
+func (h *hasher) hashAfter(ctx context.Context, password string, acquire func(context.Context) error) (_ string, err error) {
+	ctx, span := h.tel.StartHash(ctx, telemetry.HashNew)
+	defer func() { telemetry.EndSpan(span, err) }()
 	salt := make([]byte, h.params.SaltLen)
 	if _, err := io.ReadFull(h.rand, salt); err != nil {
 		return "", envelope.Internal(fmt.Errorf("auth: read salt: %w", err))
@@ -297,6 +325,8 @@ var b64 = base64.RawStdEncoding
 // when ctx ends while waiting for a hashing slot, or when the wait is
 // refused (see acquire).
 func (h *hasher) verify(ctx context.Context, encoded, password string) (ok, rehash bool, err error) {
+	ctx, span := h.tel.StartHash(ctx, telemetry.HashVerify)
+	defer func() { telemetry.EndSpan(span, err) }()
 	if err := h.acquire(ctx); err != nil {
 		return false, false, err
 	}

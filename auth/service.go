@@ -61,8 +61,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/internal/telemetry"
 )
 
 // Default lifetimes and cache settings of the service.
@@ -106,6 +109,10 @@ type Service struct {
 	// ResolveBrandOrLastKnown answers from it while the store is
 	// unavailable.
 	lastBrands *lastKnown
+
+	meters  metric.MeterProvider
+	tracers trace.TracerProvider
+	tel     *telemetry.Auth // nil: no metrics, no spans
 }
 
 // Option configures a Service. An option given a value out of range leaves
@@ -231,6 +238,23 @@ func WithKeyCache(ttl time.Duration, size int) Option {
 	}
 }
 
+// WithMeterProvider makes the service record its metrics with mp: logins
+// by outcome, the wait for a password hashing slot, hits and misses of
+// its key, device and brand caches, and the changes heard through
+// [Service.Forget] (docs/observability.md lists them). Without it, or with
+// nil, nothing is recorded; the global otel provider is never read.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(s *Service) { s.meters = mp }
+}
+
+// WithTracerProvider makes the service trace password hashing with tp: a
+// span "auth.password_hash" per check or hash (its wait for a slot
+// included), a child of the span in the caller's context. Without it, or
+// with nil, no span is made.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(s *Service) { s.tracers = tp }
+}
+
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
 	s := &Service{
@@ -242,11 +266,16 @@ func NewService(store Store, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
+	s.tel = telemetry.NewAuth(s.meters, s.tracers)
 	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand, s.log)
 	s.hasher.maxWait = s.hashWait
+	s.hasher.tel = s.tel
 	s.keys = newCache[[32]byte, cachedKey](s.cacheTTL, s.cacheSize)
+	s.keys.lookups = s.tel.CacheLookups(telemetry.CacheKey)
 	s.devices = newCache[deviceKey, bool](s.cacheTTL, s.cacheSize)
+	s.devices.lookups = s.tel.CacheLookups(telemetry.CacheDevice)
 	s.brands = newCache[string, Brand](s.cacheTTL, s.cacheSize)
+	s.brands.lookups = s.tel.CacheLookups(telemetry.CacheBrand)
 	s.lastBrands = newLastKnown(s.cacheSize)
 	return s
 }

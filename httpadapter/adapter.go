@@ -31,6 +31,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -110,6 +111,10 @@ type Handler struct {
 	// and openAPIETag its entity tag.
 	openAPIDoc  []byte
 	openAPIETag string
+	// tel records the metrics and spans of requests; nil without
+	// providers.
+	tel       *telemetry.HTTPServer
+	telConfig telemetry.HTTPConfig
 }
 
 // Routes returns the patterns ("METHOD /path") of every mounted route, in
@@ -149,6 +154,13 @@ func New(s Services, opts ...Option) (*Handler, error) {
 	}
 	h.openAPIDoc, h.openAPIETag = doc, bodyETag(doc)
 	h.mount()
+	h.telConfig.Patterns = h.patterns
+	for _, np := range h.rl.limits.all() {
+		if !np.p.IsZero() {
+			h.telConfig.Policies = append(h.telConfig.Policies, np.p.Name)
+		}
+	}
+	h.tel = telemetry.NewHTTPServer(h.telConfig)
 	return h, nil
 }
 
@@ -178,6 +190,7 @@ func (h *Handler) dispatch(w http.ResponseWriter, r *http.Request) {
 	}
 	fallback, pattern := h.mux.Handler(r)
 	if pattern != "" {
+		infoFrom(r.Context()).pattern = pattern
 		h.mux.ServeHTTP(w, r)
 		return
 	}

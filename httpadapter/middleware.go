@@ -1,6 +1,7 @@
 package httpadapter
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -39,6 +40,9 @@ type requestInfo struct {
 	// brandURL is the normalised URL of the brand the request named, once
 	// resolved.
 	brandURL string
+	// pattern is the route pattern that serves the request ("GET
+	// /api/v1/cities"), once dispatch found one.
+	pattern string
 }
 
 func infoFrom(ctx context.Context) *requestInfo {
@@ -75,14 +79,17 @@ func (rec *recorder) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 
-// observe wraps next with panic recovery and one log line per request.
-// A panic is answered with a 500 envelope (when nothing was written yet) and
-// logged with its stack; http.ErrAbortHandler is re-raised for net/http.
+// observe wraps next with panic recovery, one log line per request and,
+// when the handler has providers (WithMeterProvider, WithTracerProvider),
+// the request's metrics and server span. A panic is answered with a 500
+// envelope (when nothing was written yet) and logged with its stack;
+// http.ErrAbortHandler is re-raised for net/http.
 func (h *Handler) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &requestInfo{}
-		r = r.WithContext(context.WithValue(r.Context(), requestKey, ri))
+		ctx, tr := h.tel.Start(r)
+		r = r.WithContext(context.WithValue(ctx, requestKey, ri))
 		rec := &recorder{ResponseWriter: w}
 		defer func() {
 			if v := recover(); v != nil {
@@ -97,6 +104,7 @@ func (h *Handler) observe(next http.Handler) http.Handler {
 					h.fail(rec, r, fmt.Errorf("panic: %v", v))
 				}
 			}
+			tr.End(r.Context(), ri.pattern, cmp.Or(rec.status, http.StatusOK))
 			h.logRequest(r, rec, ri, time.Since(start))
 		}()
 		next.ServeHTTP(rec, r)

@@ -363,6 +363,8 @@ func (h *Handler) limit(w http.ResponseWriter, r *http.Request, p ratelimit.Poli
 		return true
 	}
 	hd.Set("Retry-After", strconv.Itoa(max(1, seconds(d.RetryAfter))))
+	l := h.rl.limits
+	h.tel.Refused(r.Context(), p.Name, p.Name == l.LoginPerIP.Name || p.Name == l.LoginPerIdentifier.Name)
 	h.fail(w, r, errRateLimited)
 	return false
 }

@@ -205,6 +205,7 @@ func (sv *save[R]) checkPrecondition(ctx context.Context, st *txState, hd *Confi
 	tag := etag(hd.Version, p.Version)
 	for _, pre := range sv.pre {
 		if pre != nil && !pre(tag) {
+			st.refused = sv.k.kind
 			return preconditionFailed()
 		}
 	}

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/internal/telemetry"
 )
 
 // Error codes of the integrations service beyond field errors.
@@ -41,6 +43,10 @@ type Service struct {
 	store Store
 	keys  *KeyRing
 	now   func() time.Time
+	// meters and tel record updates and precondition failures; tel is nil
+	// without a meter provider.
+	meters metric.MeterProvider
+	tel    *telemetry.Integrations
 
 	mu     sync.Mutex
 	hooks  []hook
@@ -76,12 +82,22 @@ func WithKeyRing(k *KeyRing) Option {
 	}
 }
 
+// WithMeterProvider makes the service count, with mp, the changes it
+// commits (one a revision written) and the updates its preconditions
+// (If-Match) refuse, each by kind of record (docs/observability.md).
+// Without it, or with nil, nothing is recorded; the global otel provider is
+// never read.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(s *Service) { s.meters = mp }
+}
+
 // NewService returns a Service on store.
 func NewService(store Store, opts ...Option) *Service {
 	s := &Service{store: store, now: time.Now}
 	for _, o := range opts {
 		o(s)
 	}
+	s.tel = telemetry.NewIntegrations(s.meters)
 	if s.keys == nil {
 		s.keys = EphemeralKeyRing()
 	}
@@ -204,6 +220,8 @@ type txState struct {
 	now   time.Time
 	actor auth.Principal
 	revs  []Revision
+	// refused is the kind of the record whose precondition failed.
+	refused RecordKind
 }
 
 // revise writes the revision of a change of a record to version, by the
@@ -233,7 +251,13 @@ func (s *Service) inTx(ctx context.Context, actor auth.Principal, fn func(st *tx
 		return fn(st)
 	})
 	if err != nil {
+		if envelope.KindOf(err) == envelope.KindPreconditionFailed && st != nil && st.refused != "" {
+			s.tel.PreconditionFailed(ctx, string(st.refused))
+		}
 		return err
+	}
+	for _, rev := range st.revs {
+		s.tel.Updated(ctx, string(rev.Kind))
 	}
 	s.emit(ctx, st.revs)
 	return nil
