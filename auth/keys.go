@@ -231,7 +231,7 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 
 	// Refused at once, before any store read, when hashing is too busy
 	// for this login to wait its turn; whoever the user is.
-	if err := s.hasher.admit(); err != nil {
+	if err := s.hasher.admit(ctx); err != nil {
 		return Session{}, err
 	}
 	// The dummy hash is made by the first login, whoever it is for, so

@@ -233,11 +233,15 @@ func (h *hasher) queueTooLong(n int64) error {
 // caller waiting would be refused; it takes nothing. A login calls it
 // before it reads the store, so that a login refused under load costs no
 // store read either.
-func (h *hasher) admit() error {
+func (h *hasher) admit(ctx context.Context) error {
 	if len(h.sem) < cap(h.sem) {
 		return nil
 	}
-	return h.queueTooLong(h.waiting.Load() + 1)
+	err := h.queueTooLong(h.waiting.Load() + 1)
+	if err != nil {
+		h.tel.HashWaited(ctx, time.Now(), telemetry.HashShed)
+	}
+	return err
 }
 
 // acquireWaiting takes a hashing slot, waiting until one is free or ctx is
