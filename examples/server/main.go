@@ -5,6 +5,7 @@
 //	go run ./examples/server                  # 127.0.0.1:8080, ./brandbase.db
 //	go run ./examples/server -db :memory:     # in-memory store
 //	go run ./examples/server -db postgres://user@host/db -addr :8081
+//	go run ./examples/server -metrics-addr 127.0.0.1:9090  # and /metrics there
 //
 // On every start it prints one line to stdout, "demo " followed by a JSON
 // object with the demo credentials and ids (docs/operations.md lists them).
@@ -20,6 +21,10 @@
 // advisory lock, and every one prints the same demo line as long as they
 // share the key ring and demo files (started in one working directory,
 // they do with nothing more to do). It stops cleanly on SIGINT or SIGTERM.
+//
+// With -metrics-addr it serves the App's OpenTelemetry metrics at /metrics
+// on that address, a listener apart from the API's, in the Prometheus text
+// format (docs/observability.md lists them); off by default.
 package main
 
 import (
@@ -66,6 +71,9 @@ type options struct {
 	// off; logLevel is -log-level: the lowest level the log keeps.
 	logRequests requestLogFlag
 	logLevel    slog.Level
+	// metricsAddr is -metrics-addr: where /metrics is served; off when
+	// empty.
+	metricsAddr string
 }
 
 // requestLogFlag is the value of -log-requests: "off", or a slog level name
@@ -117,6 +125,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.TextVar(&o.logRequests, "log-requests", o.logRequests,
 		"level of the line logged per request (debug, info, warn, error), or off; shown when -log-level keeps it")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "lowest level the log (stderr) keeps: debug, info, warn or error")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "",
+		"address of a listener of its own serving "+metricsPath+" (Prometheus text format, OpenTelemetry metrics); off when empty")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -135,12 +145,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
 
+	var cfg brandbase.Config
+	if o.metricsAddr != "" {
+		m, err := startMetrics(o.metricsAddr, logger)
+		if err != nil {
+			return err
+		}
+		go m.serve(logger)
+		defer func() {
+			shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			m.close(shutdownCtx)
+		}()
+		cfg.MeterProvider = m.provider
+	}
 	store, err := brandbase.OpenStore(ctx, o.db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	app, demo, err := setUp(ctx, o, store, stderr)
+	app, demo, err := setUp(ctx, o, cfg, store, stderr)
 	if err != nil {
 		return err
 	}
@@ -198,8 +222,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 // the -import-cities file, and seeds the demo data or reads the demo object
 // back. On PostgreSQL it does all of it holding the database's demo lock,
 // so that of several servers starting at once exactly one seeds and the
-// others wait for its key ring and demo files.
-func setUp(ctx context.Context, o options, store storage.Storage, stderr io.Writer) (*brandbase.App, demoInfo, error) {
+// others wait for its key ring and demo files. cfg holds the App's settings
+// but its key ring, which setUp reads.
+func setUp(ctx context.Context, o options, cfg brandbase.Config, store storage.Storage, stderr io.Writer) (*brandbase.App, demoInfo, error) {
 	unlock, err := lockDemo(ctx, o.db)
 	if err != nil {
 		return nil, demoInfo{}, err
@@ -214,7 +239,8 @@ func setUp(ctx context.Context, o options, store storage.Storage, stderr io.Writ
 	if err != nil {
 		return nil, demoInfo{}, err
 	}
-	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys})
+	cfg.SecretKeys = keys
+	app, err := brandbase.New(store, cfg)
 	if err != nil {
 		return nil, demoInfo{}, err
 	}
