@@ -11,9 +11,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
@@ -269,4 +272,39 @@ func findSpan(t *testing.T, spans tracetest.SpanStubs, name string) tracetest.Sp
 	}
 	require.Len(t, found, 1, "spans named %q among %v", name, names)
 	return found[0]
+}
+
+// TestGlobalProvidersNotRead: an App without providers records nothing,
+// even when the process has global otel providers set.
+func TestGlobalProvidersNotRead(t *testing.T) {
+	mp, metrics := telemetrytest.MeterProvider(t)
+	tp, spans := telemetrytest.TracerProvider(t)
+	otel.SetMeterProvider(mp)
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() {
+		otel.SetMeterProvider(metricnoop.NewMeterProvider())
+		otel.SetTracerProvider(tracenoop.NewTracerProvider())
+	})
+	store, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "global.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
+	require.NoError(t, err)
+	t.Cleanup(func() { app.Close() })
+	_, err = app.Auth.CreateBrand(t.Context(), auth.NewBrand{URL: obsBrand, Name: "Shop"})
+	require.NoError(t, err)
+	h, err := app.Handler(quiet())
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	in := &instance{name: "global", app: app, base: srv.URL}
+	require.Equal(t, http.StatusOK, in.do(t, http.MethodGet, "/api/v1/countries", obsBrand, "", "").status)
+	require.Equal(t, http.StatusUnauthorized, in.do(t, http.MethodPost, "/api/v1/users/auth", obsBrand, "",
+		`{"username":"nobody","password":"some password"}`).status)
+
+	f := telemetrytest.ScrapeHandler(t, metrics)
+	for name := range f {
+		assert.NotRegexp(t, `^(http_server|brandbase)_`, name)
+	}
+	assert.Empty(t, spans.GetSpans())
 }
