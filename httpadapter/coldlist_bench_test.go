@@ -20,6 +20,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/telemetrytest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
 	"github.com/brandbase/brandbase/storage"
@@ -45,7 +46,8 @@ type coldKind struct {
 // reference-data service's snapshot, and encoded) over the default dataset
 // plus refdatatest.Large, 50 a page, beside a baseline handler that writes
 // answers of the same kind already encoded (the bodies of coldSample
-// other queries, with their headers). The handler's sub-benchmark reports
+// other queries, with their headers); "-metrics" is the handler with
+// metrics on. The handler's sub-benchmark reports
 // "share": its throughput as a share of the baseline's (the issue's
 // target: 0.5). Run it with a fixed count, for example
 // -benchtime 3000x: beyond the distinct queries of a kind (tens of
@@ -66,9 +68,18 @@ func BenchmarkColdListsHTTP(b *testing.B) {
 			b.Logf("loaded %d cities in %v", len(cities), time.Since(start).Round(time.Millisecond))
 			_, err := auth.NewService(store).CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 			require.NoError(b, err)
-			h := coldHandler(b, store, brandbase.Config{})
-			for _, k := range kinds {
-				b.Run(k.name, func(b *testing.B) { benchCold(b, h, k) })
+			// The handler, then the same with metrics on (an SDK meter
+			// provider that records every metric, exporting nothing): the
+			// share must stay at or above 0.5 too.
+			mp, _ := telemetrytest.Quiet(b)
+			for _, c := range []struct {
+				name string
+				cfg  brandbase.Config
+			}{{"", brandbase.Config{}}, {"-metrics", brandbase.Config{MeterProvider: mp}}} {
+				h := coldHandler(b, store, c.cfg)
+				for _, k := range kinds {
+					b.Run(k.name+c.name, func(b *testing.B) { benchCold(b, h, k) })
+				}
 			}
 		})
 	}

@@ -6,6 +6,7 @@
 package telemetrytest
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -33,7 +34,7 @@ func MeterProvider(t testing.TB) (*sdkmetric.MeterProvider, http.Handler) {
 	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
 	require.NoError(t, err)
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
-	t.Cleanup(func() { _ = mp.Shutdown(t.Context()) })
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
 	return mp, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }
 
@@ -43,8 +44,23 @@ func TracerProvider(t testing.TB) (*sdktrace.TracerProvider, *tracetest.InMemory
 	t.Helper()
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	return tp, exp
+}
+
+// Quiet returns SDK providers that record everything and export nothing,
+// for benchmarks of what recording costs: a meter provider with a manual
+// reader nobody collects, a tracer provider sampling every span into an
+// exporter that drops it (batched, as a host's would be).
+func Quiet(t testing.TB) (*sdkmetric.MeterProvider, *sdktrace.TracerProvider) {
+	t.Helper()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()), sdktrace.WithSampler(sdktrace.AlwaysSample()))
+	t.Cleanup(func() {
+		_ = mp.Shutdown(context.Background())
+		_ = tp.Shutdown(context.Background())
+	})
+	return mp, tp
 }
 
 // Families are the metric families of one scrape, by name.
