@@ -9,10 +9,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"go.opentelemetry.io/otel/attribute"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 )
 
 // metricsPath is where the -metrics-addr listener serves the metrics.
@@ -38,7 +38,7 @@ func startMetrics(addr string, logger *slog.Logger) (*metrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics exporter: %w", err)
 	}
-	res := resource.NewSchemaless(attribute.String("service.name", "brandbase-server"))
+	res := resource.NewSchemaless(semconv.ServiceName("brandbase-server"))
 	m := &metrics{provider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp), sdkmetric.WithResource(res))}
 	mux := http.NewServeMux()
 	mux.Handle("GET "+metricsPath, promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn)}))
