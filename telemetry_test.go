@@ -257,6 +257,12 @@ func TestTraces(t *testing.T) {
 	require.GreaterOrEqual(t, failed.status, 500)
 	span := findSpan(t, o.spans.GetSpans(), "POST /api/v1/users/auth")
 	assert.Equal(t, codes.Error, span.Status.Code)
+	attrs = map[string]string{}
+	for _, kv := range span.Attributes {
+		attrs[string(kv.Key)] = kv.Value.Emit()
+	}
+	assert.Equal(t, map[string]string{"http.request.method": "POST", "http.route": "/api/v1/users/auth",
+		"http.response.status_code": strconv.Itoa(failed.status), "error.type": strconv.Itoa(failed.status)}, attrs)
 }
 
 // findSpan returns the one span named name.

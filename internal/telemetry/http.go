@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,12 +31,25 @@ type HTTPServer struct {
 	// routes are the route templates ("/api/v1/cities") by mux pattern
 	// ("GET /api/v1/cities"), read-only after construction.
 	routes map[string]string
-	// activeOpts are the attribute sets of active_requests by method.
+	// activeOpts are the attribute sets of active_requests by method, and
+	// startOpts the options of a server span by method.
 	activeOpts map[string][]metric.AddOption
+	startOpts  map[string][]trace.SpanStartOption
 
 	mu sync.RWMutex
-	// durOpts are the attribute sets of request.duration already built.
-	durOpts map[durKey][]metric.RecordOption
+	// ends are what the end of a request records, by method, route and
+	// status, each built once.
+	ends map[durKey]*endAttrs
+}
+
+// endAttrs are what the end of a request of one method, route and status
+// records: the attribute set of request.duration, the span's name and
+// attributes.
+type endAttrs struct {
+	opts  []metric.RecordOption
+	name  string
+	attrs []attribute.KeyValue
+	fail  bool // a 5xx
 }
 
 // durKey names one attribute set of request.duration.
@@ -74,7 +88,12 @@ func NewHTTPServer(cfg HTTPConfig) *HTTPServer {
 		prop:       cfg.Propagator,
 		routes:     make(map[string]string, len(cfg.Patterns)),
 		activeOpts: make(map[string][]metric.AddOption, len(knownMethods)+1),
-		durOpts:    make(map[durKey][]metric.RecordOption),
+		startOpts:  make(map[string][]trace.SpanStartOption, len(knownMethods)+1),
+		ends:       make(map[durKey]*endAttrs),
+	}
+	for _, meth := range append(knownMethods, methodOther) {
+		s.startOpts[meth] = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(AttrHTTPMethod.String(meth))}
 	}
 	if s.prop == nil {
 		s.prop = propagation.TraceContext{}
@@ -133,8 +152,7 @@ func (s *HTTPServer) Start(r *http.Request) (context.Context, Request) {
 	}
 	if s.tracer != nil {
 		ctx = s.prop.Extract(ctx, propagation.HeaderCarrier(r.Header))
-		ctx, rq.span = s.tracer.Start(ctx, rq.method, trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(AttrHTTPMethod.String(rq.method)))
+		ctx, rq.span = s.tracer.Start(ctx, rq.method, s.startOpts[rq.method]...)
 	}
 	return ctx, rq
 }
@@ -152,40 +170,43 @@ func (rq Request) End(ctx context.Context, pattern string, status int) {
 	if !ok {
 		route = RouteUnmatched
 	}
+	e := s.endAttrs(rq.method, route, status)
 	if s.duration != nil {
-		s.duration.Record(ctx, Since(rq.start), s.durationOpts(rq.method, route, status)...)
+		s.duration.Record(ctx, Since(rq.start), e.opts...)
 		s.active.Add(ctx, -1, s.activeOpts[rq.method]...)
 	}
 	if rq.span != nil {
-		rq.span.SetName(rq.method + " " + route)
-		rq.span.SetAttributes(AttrHTTPRoute.String(route), AttrHTTPStatus.Int(status))
-		if status >= 500 {
-			rq.span.SetAttributes(AttrErrorType.String(strconv.Itoa(status)))
+		rq.span.SetName(e.name)
+		rq.span.SetAttributes(e.attrs...)
+		if e.fail {
 			rq.span.SetStatus(codes.Error, "")
 		}
 		rq.span.End()
 	}
 }
 
-// durationOpts returns the attribute set of request.duration for a
-// request, built once per method, route and status.
-func (s *HTTPServer) durationOpts(method, route string, status int) []metric.RecordOption {
+// endAttrs returns what the end of a request records, built once per
+// method, route and status.
+func (s *HTTPServer) endAttrs(method, route string, status int) *endAttrs {
 	k := durKey{method, route, status}
 	s.mu.RLock()
-	opts, ok := s.durOpts[k]
+	e, ok := s.ends[k]
 	s.mu.RUnlock()
 	if ok {
-		return opts
+		return e
 	}
 	attrs := []attribute.KeyValue{AttrHTTPMethod.String(method), AttrHTTPRoute.String(route), AttrHTTPStatus.Int(status)}
 	if status >= 500 {
 		attrs = append(attrs, AttrErrorType.String(strconv.Itoa(status)))
 	}
-	opts = recordOpts(attribute.NewSet(attrs...))
+	// The span has the method from its start; NewSet sorts the slice it
+	// is given, so it gets a copy.
+	e = &endAttrs{attrs: attrs[1:], name: method + " " + route, fail: status >= 500}
+	e.opts = recordOpts(attribute.NewSet(slices.Clone(attrs)...))
 	s.mu.Lock()
-	s.durOpts[k] = opts
+	s.ends[k] = e
 	s.mu.Unlock()
-	return opts
+	return e
 }
 
 // Refused counts a request refused by the rate-limit policy named policy;
