@@ -18,6 +18,12 @@
 // kind maps to one status (see [StatusOf]). The adapter holds no business
 // rule: it decodes the request, calls one domain method and encodes the
 // result.
+//
+// # Metrics and traces
+//
+// With [WithMeterProvider] and [WithTracerProvider] the handler records
+// each request's OpenTelemetry metrics and server span, by route template
+// (docs/observability.md lists them); without them it records nothing.
 package httpadapter
 
 import (
