@@ -9,15 +9,33 @@ package postgres
 //     connect_timeout, else the connect timeout option (5 s by default);
 //   - each call of the store (waiting for a pool connection, then every
 //     statement of the call, or of its transaction): the query timeout
-//     option (5 s by default), also sent to the server as statement_timeout
-//     and lock_timeout unless the URL sets those; a bulk write (a batch of
-//     cities) gets the query timeout for each started thousand rows;
+//     option (5 s by default); a bulk write (a batch of cities) gets the
+//     query timeout for each started thousand rows;
 //   - the listener's pings and reconnections (listen.go).
 //
 // The statements of a call run under a context whose deadline is the
-// call's bound ([boundedPool], [boundedTx]); an error a statement fails
-// with is classified once, by [unreachable], and observed by the store's
-// outage log ([outage]).
+// call's bound ([boundedPool], [boundedTx]). The server is told to give up
+// first: unless the URL sets them, statement_timeout and lock_timeout are
+// the bound less a margin ([serverTimeout]), and a transaction lowers
+// them (SET LOCAL) before a statement that would otherwise outlast the
+// call's deadline less half the margin. So a wait the server ends (a lock
+// or statement timeout, a deadlock, a serialization failure: [serverEnded])
+// comes back as the server's answer before the client-side deadline, and
+// a client-side deadline means that the server did not answer.
+//
+// Two kinds of failure are told apart, once, here:
+//
+//   - one call's failure: the server answered, but ended the call's wait.
+//     That call fails with envelope.Unavailable (503, Retry-After: retry
+//     shortly); nothing else changes.
+//   - an outage: a connection failure ([unreachable]), or a client-side
+//     deadline while the server answered no statement of the store since
+//     the failed call began (a pool exhausted by calls that the server
+//     serves, or waits that the server is about to end, are no outage;
+//     a client-side deadline after an answer is one call's failure, and
+//     a server that stopped answering is found by the calls that follow).
+//     The store's outage log ([outage]) logs it once and, until the server
+//     answers again, lets one probe at a time through.
 
 import (
 	"context"
@@ -68,9 +86,11 @@ func WithConnectTimeout(d time.Duration) Option {
 // WithQueryTimeout bounds each call of the store to d, instead of
 // DefaultQueryTimeout: waiting for a pool connection and running the
 // call's statements (a write's whole transaction). A call that runs out
-// fails with envelope.Unavailable. Unless the URL sets them, d is also
-// the connections' statement_timeout and lock_timeout, so that the server
-// gives up on the statement too.
+// fails with envelope.Unavailable. Unless the URL sets them, the
+// connections' statement_timeout and lock_timeout are d less a margin (a
+// fifth of d, at least 50 ms), so that the server ends a wait, and
+// answers so, before the call's deadline: a lock wait the server ends
+// fails that call alone, and is never taken for an outage.
 func WithQueryTimeout(d time.Duration) Option {
 	return func(o *options) { o.queryTimeout = d }
 }
@@ -95,10 +115,12 @@ func applyBounds(o *options, cfg *pgxpool.Config) {
 	if o.queryTimeout <= 0 {
 		o.queryTimeout = DefaultQueryTimeout
 	}
-	ms := strconv.FormatInt(o.queryTimeout.Milliseconds(), 10)
+	ms := strconv.FormatInt(serverTimeout(o.queryTimeout).Milliseconds(), 10)
+	o.serverParams = nil
 	for _, p := range []string{"statement_timeout", "lock_timeout"} {
 		if _, ok := cfg.ConnConfig.RuntimeParams[p]; !ok {
 			cfg.ConnConfig.RuntimeParams[p] = ms
+			o.serverParams = append(o.serverParams, p)
 		}
 	}
 	if o.log == nil {
@@ -135,15 +157,53 @@ func parseConfig(url string, opts []Option) (*pgxpool.Config, options, error) {
 	return cfg, o, nil
 }
 
+// serverMargin returns how long before the client-side deadline of a
+// call of bound d the server is to end the call's waits: a fifth of d, at
+// least 50 ms and at most half of d.
+func serverMargin(d time.Duration) time.Duration {
+	return min(max(d/5, 50*time.Millisecond), d/2)
+}
+
+// serverTimeout returns the statement_timeout and lock_timeout of a call
+// of bound d: d less its margin, at least a millisecond.
+func serverTimeout(d time.Duration) time.Duration {
+	return max(d-serverMargin(d), time.Millisecond)
+}
+
+// SQLSTATE codes of the waits the server ends: it answers, the call alone
+// fails.
+const (
+	codeQueryCanceled        = "57014" // statement_timeout (or a cancel request)
+	codeLockNotAvailable     = "55P03" // lock_timeout
+	codeDeadlockDetected     = "40P01"
+	codeSerializationFailure = "40001"
+)
+
+// serverEnded reports whether err is the server's answer that it ended a
+// wait of the call: a lock or statement timeout, a deadlock it broke, a
+// serialization failure. The server answered: no outage, but the call
+// failed for want of time or luck, and a retry may succeed.
+func serverEnded(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case codeQueryCanceled, codeLockNotAvailable, codeDeadlockDetected, codeSerializationFailure:
+		return true
+	}
+	return false
+}
+
 // unreachable reports whether err says that the database could not be
 // reached or did not answer within a bound, as opposed to an answer (a
-// refused statement, no row): a timeout (pgconn.Timeout, a deadline, a
-// bound of this package), a failed connection attempt, a network error or
-// a connection lost midway, an error pgx reports as safe to retry (nothing
-// was sent), and the server's connection-class errors (SQLSTATE class 08;
-// 57P01..57P03: shutting down, crashed, starting up; 53300: too many
-// connections) and the ends of its own waits (57014: statement_timeout;
-// 55P03: lock_timeout). It is the one place that tells them apart.
+// refused statement, no row, a wait the server ended: [serverEnded]): a
+// timeout (pgconn.Timeout, a deadline, a bound of this package), a failed
+// connection attempt, a network error or a connection lost midway, an
+// error pgx reports as safe to retry (nothing was sent), and the server's
+// connection-class errors (SQLSTATE class 08; 57P01..57P03: shutting down,
+// crashed, starting up; 53300: too many connections). It is the one place
+// that tells them apart.
 func unreachable(err error) bool {
 	if err == nil {
 		return false
@@ -151,7 +211,7 @@ func unreachable(err error) bool {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
-		case "57P01", "57P02", "57P03", "53300", "57014", "55P03":
+		case "57P01", "57P02", "57P03", "53300":
 			return true
 		}
 		return strings.HasPrefix(pe.Code, "08")
@@ -164,9 +224,19 @@ func unreachable(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// unavailable returns the store's error for an unreachable database:
-// envelope.Unavailable, its cause err.
+// retryAfterWait is the Retry-After, in seconds, of a call whose wait the
+// server ended: the lock holder, or the conflicting transaction, is
+// likely done by then.
+const retryAfterWait = 1
+
+// unavailable returns the store's error for a call the database could not
+// serve: envelope.Unavailable, its cause err. A wait the server ended
+// (serverEnded) advises a retry after retryAfterWait; an unreachable
+// database, after envelope.DefaultRetryAfter.
 func unavailable(err error) error {
+	if serverEnded(err) {
+		return envelope.Unavailable(fmt.Errorf("postgres: the database ended the wait: %w", err), retryAfterWait)
+	}
 	return envelope.Unavailable(fmt.Errorf("postgres: database unreachable: %w", err), envelope.DefaultRetryAfter)
 }
 
@@ -183,7 +253,8 @@ type outage struct {
 	log      *slog.Logger
 	now      func() time.Time
 	interval time.Duration
-	down     atomic.Bool // fast path of ok and admit
+	down     atomic.Bool  // fast path of ok and admit
+	answered atomic.Int64 // when the server last answered a statement (UnixNano of now)
 	mu       sync.Mutex
 	from     time.Time // start of the current outage; zero when none
 	probe    time.Time // start of the last probe (or of the outage)
@@ -214,21 +285,38 @@ func (o *outage) admit() (end func(), ok bool) {
 }
 
 // observe records the outcome of a statement run for a caller whose
-// context is ctx: err nil or an answer of the server ends an outage (a
-// statement or lock timeout is an answer too); a database that cannot be
-// reached or does not answer starts one. A caller that gave up (its own
-// context ended) says nothing either way.
+// context is ctx, as observeSince does for a call begun at an unknown
+// time: a client-side deadline starts no outage then.
 func (o *outage) observe(ctx context.Context, err error) {
+	o.observeSince(ctx, time.Time{}, err)
+}
+
+// observeSince records the outcome of a statement of a call that began at
+// began (the statement, or its transaction) for a caller whose context is
+// ctx. err nil or an answer of the server (a wait it ended too:
+// serverEnded) ends an outage. A database that cannot be reached starts
+// one; so does a client-side deadline (errWaitBound), when the server
+// answered no statement of the store since the call began: a deadline
+// while it answers others (or answered the call's own first statements)
+// is a wait, the pool's or a lock's, that failed one call, not an outage;
+// a server that stopped answering is found by the calls that follow. A
+// caller that gave up (its own context ended) says nothing either way.
+func (o *outage) observeSince(ctx context.Context, began time.Time, err error) {
 	if ctx.Err() != nil || errors.Is(err, errOutage) {
 		return
 	}
-	var pe *pgconn.PgError
-	answered := errors.As(err, &pe) && (pe.Code == "57014" || pe.Code == "55P03")
 	switch {
-	case !answered && (unreachable(err) || envelope.IsUnavailable(err)):
+	case errors.Is(err, errWaitBound):
+		if !began.IsZero() && o.answered.Load() < began.UnixNano() {
+			o.failed(err)
+		}
+	case !serverEnded(err) && (unreachable(err) || envelope.IsUnavailable(err)):
 		o.failed(err)
-	case o.down.Load():
-		o.ok()
+	default:
+		o.answered.Store(o.now().UnixNano())
+		if o.down.Load() {
+			o.ok()
+		}
 	}
 }
 
@@ -259,6 +347,9 @@ func (o *outage) ok() {
 type bounds struct {
 	timeout time.Duration
 	outage  *outage
+	// server lists the server-side timeouts (statement_timeout,
+	// lock_timeout) the store sets: those the URL leaves unset.
+	server []string
 }
 
 // unboundedKey marks the context of Open's own work (migrations, the
@@ -298,9 +389,18 @@ func (b *bounds) txTimeout(ctx context.Context) (time.Duration, bool) {
 	return b.timeout, false
 }
 
+// beganKey holds, in the context of a statement, when its call began: the
+// statement itself, or its transaction.
+type beganKey struct{}
+
 // stmt returns the context of one statement of a caller with context ctx
-// and the store's deadline (a zero deadline: now plus the timeout).
-func (b *bounds) stmt(ctx context.Context, deadline time.Time) (context.Context, context.CancelFunc) {
+// and the store's deadline (a zero deadline: now plus the timeout), for a
+// call that began at start (zero: now); done reads start from it.
+func (b *bounds) stmt(ctx context.Context, deadline, start time.Time) (context.Context, context.CancelFunc) {
+	if start.IsZero() {
+		start = b.outage.now()
+	}
+	ctx = context.WithValue(ctx, beganKey{}, start)
 	if isUnbounded(ctx) {
 		return context.WithCancel(ctx)
 	}
@@ -318,7 +418,7 @@ func (b *bounds) call(ctx context.Context, deadline time.Time) (context.Context,
 	if !ok {
 		return nil, nil, errOutage
 	}
-	sctx, cancel := b.stmt(ctx, deadline)
+	sctx, cancel := b.stmt(ctx, deadline, time.Time{})
 	return sctx, func() { cancel(); end() }, nil
 }
 
@@ -328,13 +428,29 @@ func (b *bounds) done(ctx, sctx context.Context, err error) error {
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), errWaitBound) && !errors.Is(err, errWaitBound) {
 		err = fmt.Errorf("%w (%s): %w", errWaitBound, b.timeout, err)
 	}
-	b.outage.observe(ctx, err)
+	began, _ := sctx.Value(beganKey{}).(time.Time)
+	b.outage.observeSince(ctx, began, err)
 	return err
+}
+
+// setTimeouts returns the statement that sets the server-side timeouts the
+// store manages to d for the rest of a transaction (0: none), or "" when
+// the URL sets them all.
+func (b *bounds) setTimeouts(d time.Duration) string {
+	var set []string
+	for _, p := range b.server {
+		set = append(set, fmt.Sprintf("SET LOCAL %s = %d", p, d.Milliseconds()))
+	}
+	return strings.Join(set, "; ")
 }
 
 // boundedPool is the pool as the store's reads use it: each statement is
 // bounded by the query timeout (waiting for a connection included) and
-// observed by the outage log.
+// observed by the outage log. Its statements run under the connections'
+// server-side timeouts (the bound less its margin): one sent after a long
+// wait for a connection may outlast the call's deadline on the server,
+// and its deadline is an outage only if the server answered nothing else
+// meanwhile (outage.observeSince).
 type boundedPool struct {
 	pool *pgxpool.Pool
 	b    *bounds
@@ -374,10 +490,13 @@ func (p boundedPool) QueryRow(ctx context.Context, sql string, args ...any) pgx.
 }
 
 // begin starts a transaction whose statements are all bounded by one
-// deadline, the query timeout from now (longer for a bulk write, whose
-// statements get as long a statement and lock timeout).
+// deadline, the query timeout from now (longer for a bulk write). Its
+// server-side timeouts end its waits a margin before that deadline: a
+// bulk write sets them at once, and every statement lowers them when
+// needed (boundedTx.fit).
 func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
 	timeout, long := p.b.txTimeout(ctx)
+	start := p.b.outage.now()
 	deadline := time.Now().Add(timeout)
 	sctx, cancel, err := p.b.call(ctx, deadline)
 	if err != nil {
@@ -388,13 +507,16 @@ func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, err
 	if err != nil {
 		return nil, p.b.done(ctx, sctx, err)
 	}
+	p.b.outage.observeSince(ctx, start, nil) // BEGIN was answered
+	t := &boundedTx{Tx: tx, start: start, deadline: deadline, b: p.b, server: &txServer{timeout: serverTimeout(p.b.timeout), margin: serverMargin(p.b.timeout)}}
 	set := ""
 	switch {
 	case isUnbounded(ctx):
 		set = `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`
+		t.server = nil
 	case long:
-		ms := timeout.Milliseconds()
-		set = fmt.Sprintf(`SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d`, ms, ms)
+		t.server.timeout, t.server.margin = serverTimeout(timeout), serverMargin(timeout)
+		set = p.b.setTimeouts(t.server.timeout)
 	}
 	if set != "" {
 		if _, err := tx.Exec(sctx, set); err != nil {
@@ -402,7 +524,7 @@ func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, err
 			return nil, p.b.done(ctx, sctx, err)
 		}
 	}
-	return &boundedTx{Tx: tx, deadline: deadline, b: p.b}, nil
+	return t, nil
 }
 
 // errRow is a pgx.Row that failed before its statement was sent.
@@ -461,22 +583,60 @@ func (r *boundedRows) Close() {
 // log.
 type boundedTx struct {
 	pgx.Tx
+	start    time.Time // when the transaction's call began
 	deadline time.Time
 	b        *bounds
+	server   *txServer // nil: the server-side timeouts are not the store's to fit
+}
+
+// stmt returns the context of one of the transaction's statements.
+func (t *boundedTx) stmt(ctx context.Context) (context.Context, context.CancelFunc) {
+	return t.b.stmt(ctx, t.deadline, t.start)
+}
+
+// txServer is the server-side timeout in force in a transaction (shared
+// by its savepoints) and the margin it keeps before the deadline.
+type txServer struct {
+	mu      sync.Mutex
+	timeout time.Duration
+	margin  time.Duration
+}
+
+// fit lowers the transaction's server-side timeouts (SET LOCAL), before a
+// statement sent now, when they would let the server wait past the
+// transaction's deadline less half the margin: they become the time left
+// less the margin. So the server, not the client-side deadline, ends a
+// wait of the transaction's later statements too.
+func (t *boundedTx) fit(ctx, sctx context.Context) error {
+	if t.server == nil || len(t.b.server) == 0 {
+		return nil
+	}
+	t.server.mu.Lock()
+	defer t.server.mu.Unlock()
+	left := time.Until(t.deadline)
+	if left <= 0 || t.server.timeout <= left-t.server.margin/2 {
+		return nil
+	}
+	d := max(left-t.server.margin, left/2, time.Millisecond)
+	if _, err := t.Tx.Exec(sctx, t.b.setTimeouts(d)); err != nil {
+		return t.b.done(ctx, sctx, err)
+	}
+	t.server.timeout = d
+	return nil
 }
 
 func (t *boundedTx) Begin(ctx context.Context) (pgx.Tx, error) {
-	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	sctx, cancel := t.stmt(ctx)
 	defer cancel()
 	sp, err := t.Tx.Begin(sctx)
 	if err != nil {
 		return nil, t.b.done(ctx, sctx, err)
 	}
-	return &boundedTx{Tx: sp, deadline: t.deadline, b: t.b}, nil
+	return &boundedTx{Tx: sp, start: t.start, deadline: t.deadline, b: t.b, server: t.server}, nil
 }
 
 func (t *boundedTx) Commit(ctx context.Context) error {
-	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	sctx, cancel := t.stmt(ctx)
 	defer cancel()
 	return t.b.done(ctx, sctx, t.Tx.Commit(sctx))
 }
@@ -484,7 +644,7 @@ func (t *boundedTx) Commit(ctx context.Context) error {
 // Rollback gives up on the transaction. It is bounded like the rest: past
 // the deadline pgx closes the connection instead of waiting.
 func (t *boundedTx) Rollback(ctx context.Context) error {
-	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	sctx, cancel := t.stmt(ctx)
 	defer cancel()
 	err := t.Tx.Rollback(sctx)
 	if errors.Is(err, pgx.ErrTxClosed) {
@@ -494,26 +654,40 @@ func (t *boundedTx) Rollback(ctx context.Context) error {
 }
 
 func (t *boundedTx) CopyFrom(ctx context.Context, table pgx.Identifier, cols []string, src pgx.CopyFromSource) (int64, error) {
-	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	sctx, cancel := t.stmt(ctx)
 	defer cancel()
+	if err := t.fit(ctx, sctx); err != nil {
+		return 0, err
+	}
 	n, err := t.Tx.CopyFrom(sctx, table, cols, src)
 	return n, t.b.done(ctx, sctx, err)
 }
 
 func (t *boundedTx) SendBatch(ctx context.Context, batch *pgx.Batch) pgx.BatchResults {
-	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	sctx, cancel := t.stmt(ctx)
+	if err := t.fit(ctx, sctx); err != nil {
+		cancel()
+		return errBatch{err}
+	}
 	return &boundedBatch{BatchResults: t.Tx.SendBatch(sctx, batch), ctx: ctx, sctx: sctx, cancel: cancel, b: t.b}
 }
 
 func (t *boundedTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	sctx, cancel := t.stmt(ctx)
 	defer cancel()
+	if err := t.fit(ctx, sctx); err != nil {
+		return pgconn.CommandTag{}, err
+	}
 	tag, err := t.Tx.Exec(sctx, sql, args...)
 	return tag, t.b.done(ctx, sctx, err)
 }
 
 func (t *boundedTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	sctx, cancel := t.stmt(ctx)
+	if err := t.fit(ctx, sctx); err != nil {
+		cancel()
+		return nil, err
+	}
 	rows, err := t.Tx.Query(sctx, sql, args...)
 	if err != nil {
 		cancel()
@@ -523,9 +697,23 @@ func (t *boundedTx) Query(ctx context.Context, sql string, args ...any) (pgx.Row
 }
 
 func (t *boundedTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	sctx, cancel := t.b.stmt(ctx, t.deadline)
+	sctx, cancel := t.stmt(ctx)
+	if err := t.fit(ctx, sctx); err != nil {
+		cancel()
+		return errRow{err}
+	}
 	return &boundedRow{row: t.Tx.QueryRow(sctx, sql, args...), ctx: ctx, sctx: sctx, cancel: cancel, b: t.b}
 }
+
+// errBatch is the pgx.BatchResults of a batch that failed before it was
+// sent.
+type errBatch struct{ err error }
+
+func (r errBatch) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, r.err }
+func (r errBatch) Query() (pgx.Rows, error)         { return nil, r.err }
+func (r errBatch) QueryRow() pgx.Row                { return errRow{r.err} }
+func (r errBatch) Close() error                     { return r.err }
+func (r errBatch) Tx() pgx.Tx                       { return nil }
 
 // boundedBatch is the pgx.BatchResults of a boundedTx: its statements end
 // with Close.

@@ -40,8 +40,10 @@ func TestUnreachable(t *testing.T) {
 		{"crash shutdown", &pgconn.PgError{Code: "57P02"}, true},
 		{"cannot connect now", &pgconn.PgError{Code: "57P03"}, true},
 		{"too many connections", &pgconn.PgError{Code: "53300"}, true},
-		{"statement timeout", &pgconn.PgError{Code: "57014"}, true},
-		{"lock timeout", &pgconn.PgError{Code: "55P03"}, true},
+		// Waits the server ended are its answer, not unreachable: see
+		// TestServerEnded (they are still a 503 for the call).
+		{"statement timeout", &pgconn.PgError{Code: "57014"}, false},
+		{"lock timeout", &pgconn.PgError{Code: "55P03"}, false},
 		{"bound", fmt.Errorf("%w: x", errWaitBound), true},
 		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), true},
 		{"connection refused", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, true},
@@ -52,6 +54,67 @@ func TestUnreachable(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, unreachable(tc.err), tc.name)
 	}
+}
+
+// TestServerEnded: a wait the server ended (lock or statement timeout,
+// deadlock, serialization failure) fails the call with
+// envelope.Unavailable and a short Retry-After, carrying the server's
+// error, and is an answer to the outage log: it ends an outage and starts
+// none.
+func TestServerEnded(t *testing.T) {
+	t.Parallel()
+	for _, code := range []string{"57014", "55P03", "40P01", "40001"} {
+		t.Run(code, func(t *testing.T) {
+			t.Parallel()
+			cause := &pgconn.PgError{Code: code}
+			assert.True(t, serverEnded(fmt.Errorf("x: %w", cause)))
+			assert.False(t, unreachable(cause))
+			err := storeError(t.Context(), cause)
+			require.True(t, envelope.IsUnavailable(err), "a 503 for the call: %v", err)
+			assert.Equal(t, retryAfterWait, envelope.As(err).RetryAfter)
+			assert.ErrorIs(t, err, cause)
+			assert.NotContains(t, err.Error(), "unreachable")
+
+			var buf bytes.Buffer
+			o := &outage{log: slog.New(slog.NewTextHandler(&buf, nil)), now: time.Now, interval: time.Second}
+			o.observeSince(t.Context(), time.Now(), cause)
+			assert.False(t, o.down.Load(), "no outage")
+			o.failed(errors.New("down"))
+			o.observeSince(t.Context(), time.Now(), cause)
+			assert.False(t, o.down.Load(), "the server answered: the outage ends")
+		})
+	}
+	for _, code := range []string{"23505", "08006", "57P01", "42601"} {
+		assert.False(t, serverEnded(&pgconn.PgError{Code: code}), code)
+	}
+}
+
+// TestOutageClientDeadline: a client-side deadline starts an outage only
+// when the server answered no statement of the store since the one that
+// ran out was sent; while it answers others (the wait was a lock's, or
+// the pool's), the call fails alone.
+func TestOutageClientDeadline(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var buf bytes.Buffer
+	o := &outage{log: slog.New(slog.NewTextHandler(&buf, nil)), now: func() time.Time { return now }, interval: time.Second}
+	ctx := t.Context()
+	deadline := fmt.Errorf("%w (1s): timeout", errWaitBound)
+
+	sent := now
+	now = now.Add(100 * time.Millisecond)
+	o.observeSince(ctx, now, nil) // another call answered after sent
+	now = now.Add(time.Second)
+	o.observeSince(ctx, sent, deadline)
+	assert.False(t, o.down.Load(), "the server answered another call meanwhile: no outage")
+	o.observeSince(ctx, time.Time{}, deadline)
+	assert.False(t, o.down.Load(), "a statement sent at an unknown time starts none")
+
+	sent = now
+	now = now.Add(time.Second)
+	o.observeSince(ctx, sent, deadline)
+	assert.True(t, o.down.Load(), "no answer since it was sent: an outage")
+	assert.Equal(t, 1, strings.Count(buf.String(), `msg="database unreachable"`), buf.String())
 }
 
 // TestStoreErrorUnavailable: an unreachable database is

@@ -78,8 +78,10 @@ func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, erro
 // storeError maps a driver error to the store contract: *envelope.Error
 // values pass through; a failure while ctx is done is ctx's error (pgx
 // reports a cancelled statement in several ways); a database that cannot
-// be reached or did not answer within a bound (unreachable) is
-// envelope.Unavailable; unique violations become envelope.ErrStoreConflict,
+// be reached or did not answer within a bound (unreachable), and a wait
+// the server ended (serverEnded: a lock or statement timeout, a deadlock,
+// a serialization failure; Retry-After 1 s), are envelope.Unavailable;
+// unique violations become envelope.ErrStoreConflict,
 // foreign-key violations and pgx.ErrNoRows envelope.ErrStoreNotFound (each
 // carrying err), anything else KindInternal. It writes no client-facing
 // text: the sentinels' packages own it.
@@ -100,7 +102,7 @@ func storeError(ctx context.Context, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	if unreachable(err) {
+	if serverEnded(err) || unreachable(err) {
 		return unavailable(err)
 	}
 	var pe *pgconn.PgError

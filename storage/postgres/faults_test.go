@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -170,8 +169,8 @@ func TestStoreOutages(t *testing.T) {
 
 // TestURLSettings: the pool_* parameters of the URL set the pool (they are
 // not sent to the server), connect_timeout, statement_timeout and
-// lock_timeout are honoured, and the query timeout is the server-side
-// timeout the URL leaves unset.
+// lock_timeout are honoured, and the query timeout less a margin (a
+// fifth) is the server-side timeout the URL leaves unset.
 func TestURLSettings(t *testing.T) {
 	t.Parallel()
 	url := pgtest.Schema(t)
@@ -186,12 +185,12 @@ func TestURLSettings(t *testing.T) {
 	assert.EqualValues(t, 25, s.Pool().Config().MaxConns)
 	assert.Equal(t, 7*time.Second, s.Pool().Config().ConnConfig.ConnectTimeout)
 	assert.Equal(t, "1500ms", show(s, "lock_timeout"), "the URL's")
-	assert.Equal(t, fmt.Sprint(postgres.DefaultQueryTimeout.Seconds())+"s", show(s, "statement_timeout"), "the query timeout")
+	assert.Equal(t, "4s", show(s, "statement_timeout"), "the default query timeout (5 s) less its margin (a fifth)")
 
 	s2, err := postgres.Open(t.Context(), url, postgres.WithQueryTimeout(3*time.Second), postgres.WithConnectTimeout(2*time.Second))
 	require.NoError(t, err)
 	defer s2.Close()
 	assert.Equal(t, 2*time.Second, s2.Pool().Config().ConnConfig.ConnectTimeout)
-	assert.Equal(t, "3s", show(s2, "statement_timeout"))
-	assert.Equal(t, "3s", show(s2, "lock_timeout"))
+	assert.Equal(t, "2400ms", show(s2, "statement_timeout"), "3 s less its margin: the server ends a wait first")
+	assert.Equal(t, "2400ms", show(s2, "lock_timeout"))
 }

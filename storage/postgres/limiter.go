@@ -143,7 +143,7 @@ func (s *Store) Allow(ctx context.Context, key string, p ratelimit.Policy, now t
 	defer cancel()
 	d, err := s.multi.limiter.Allow(bctx, key, p, now)
 	err = s.bounds.done(ctx, bctx, err)
-	if err != nil && unreachable(err) && ctx.Err() == nil {
+	if err != nil && (unreachable(err) || serverEnded(err)) && ctx.Err() == nil {
 		return d, unavailable(err)
 	}
 	return d, err

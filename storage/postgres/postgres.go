@@ -86,6 +86,7 @@ type options struct {
 	pool           []func(*pgxpool.Config)
 	connectTimeout time.Duration
 	queryTimeout   time.Duration
+	serverParams   []string // the server-side timeouts the URL leaves to the store
 	log            *slog.Logger
 }
 
@@ -118,7 +119,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	s := &Store{pool: pool, log: o.log}
-	s.bounds = bounds{timeout: o.queryTimeout, outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2}}
+	s.bounds = bounds{timeout: o.queryTimeout, server: o.serverParams, outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2}}
 	s.db = boundedPool{pool: pool, b: &s.bounds}
 	s.core = sqlstore.New(dialect{s}, db{s.db})
 	if err := s.setUp(ctx); err != nil {
