@@ -117,7 +117,7 @@ func applyBounds(o *options, cfg *pgxpool.Config) {
 	}
 	ms := strconv.FormatInt(serverTimeout(o.queryTimeout).Milliseconds(), 10)
 	o.serverParams = nil
-	for _, p := range []string{"statement_timeout", "lock_timeout"} {
+	for _, p := range serverParams {
 		if _, ok := cfg.ConnConfig.RuntimeParams[p]; !ok {
 			cfg.ConnConfig.RuntimeParams[p] = ms
 			o.serverParams = append(o.serverParams, p)
@@ -433,12 +433,15 @@ func (b *bounds) done(ctx, sctx context.Context, err error) error {
 	return err
 }
 
-// setTimeouts returns the statement that sets the server-side timeouts the
-// store manages to d for the rest of a transaction (0: none), or "" when
-// the URL sets them all.
-func (b *bounds) setTimeouts(d time.Duration) string {
+// serverParams are the server-side timeouts of a statement.
+var serverParams = []string{"statement_timeout", "lock_timeout"}
+
+// setTimeouts returns the statement that sets the server-side timeouts
+// params to d for the rest of a transaction (0: none), or "" when params
+// is empty.
+func setTimeouts(params []string, d time.Duration) string {
 	var set []string
-	for _, p := range b.server {
+	for _, p := range params {
 		set = append(set, fmt.Sprintf("SET LOCAL %s = %d", p, d.Milliseconds()))
 	}
 	return strings.Join(set, "; ")
@@ -508,15 +511,16 @@ func (p boundedPool) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, err
 		return nil, p.b.done(ctx, sctx, err)
 	}
 	p.b.outage.observeSince(ctx, start, nil) // BEGIN was answered
-	t := &boundedTx{Tx: tx, start: start, deadline: deadline, b: p.b, server: &txServer{timeout: serverTimeout(p.b.timeout), margin: serverMargin(p.b.timeout)}}
+	t := &boundedTx{Tx: tx, start: start, deadline: deadline, b: p.b,
+		server: &txServer{params: p.b.server, timeout: serverTimeout(p.b.timeout), margin: serverMargin(p.b.timeout)}}
 	set := ""
 	switch {
 	case isUnbounded(ctx):
-		set = `SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0`
+		set = setTimeouts(serverParams, 0)
 		t.server = nil
-	case long:
-		t.server.timeout, t.server.margin = serverTimeout(timeout), serverMargin(timeout)
-		set = p.b.setTimeouts(t.server.timeout)
+	case long: // longer than the URL's settings too
+		t.server.params, t.server.timeout, t.server.margin = serverParams, serverTimeout(timeout), serverMargin(timeout)
+		set = setTimeouts(serverParams, t.server.timeout)
 	}
 	if set != "" {
 		if _, err := tx.Exec(sctx, set); err != nil {
@@ -595,9 +599,11 @@ func (t *boundedTx) stmt(ctx context.Context) (context.Context, context.CancelFu
 }
 
 // txServer is the server-side timeout in force in a transaction (shared
-// by its savepoints) and the margin it keeps before the deadline.
+// by its savepoints), the settings that hold it (those the store sets),
+// and the margin it keeps before the deadline.
 type txServer struct {
 	mu      sync.Mutex
+	params  []string
 	timeout time.Duration
 	margin  time.Duration
 }
@@ -608,7 +614,7 @@ type txServer struct {
 // less the margin. So the server, not the client-side deadline, ends a
 // wait of the transaction's later statements too.
 func (t *boundedTx) fit(ctx, sctx context.Context) error {
-	if t.server == nil || len(t.b.server) == 0 {
+	if t.server == nil || len(t.server.params) == 0 {
 		return nil
 	}
 	t.server.mu.Lock()
@@ -618,7 +624,7 @@ func (t *boundedTx) fit(ctx, sctx context.Context) error {
 		return nil
 	}
 	d := max(left-t.server.margin, left/2, time.Millisecond)
-	if _, err := t.Tx.Exec(sctx, t.b.setTimeouts(d)); err != nil {
+	if _, err := t.Tx.Exec(sctx, setTimeouts(t.server.params, d)); err != nil {
 		return t.b.done(ctx, sctx, err)
 	}
 	t.server.timeout = d
