@@ -648,15 +648,14 @@ func (t *boundedTx) Commit(ctx context.Context) error {
 }
 
 // Rollback gives up on the transaction. It is bounded like the rest: past
-// the deadline pgx closes the connection instead of waiting.
+// the deadline pgx closes the connection instead of waiting. Its outcome
+// is not observed by the outage log: a rollback follows a failure already
+// observed (on a connection that failure may have closed: "conn closed"
+// says nothing of the server now), or an answer.
 func (t *boundedTx) Rollback(ctx context.Context) error {
 	sctx, cancel := t.stmt(ctx)
 	defer cancel()
-	err := t.Tx.Rollback(sctx)
-	if errors.Is(err, pgx.ErrTxClosed) {
-		return err
-	}
-	return t.b.done(ctx, sctx, err)
+	return t.Tx.Rollback(sctx)
 }
 
 func (t *boundedTx) CopyFrom(ctx context.Context, table pgx.Identifier, cols []string, src pgx.CopyFromSource) (int64, error) {
