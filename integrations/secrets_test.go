@@ -276,7 +276,10 @@ func TestConcurrentDefaults(t *testing.T) {
 			wg.Go(func() {
 				in := w.analyticsInput(w.analyticsApp.ID)
 				in.IsDefault = ptr(true)
-				_, err := w.svc.UpdateAnalytics(ctx, w.admin, ids[i%len(ids)], in)
+				_, err := teststores.RetryUnavailable(func() error { // as TestConcurrentUpdates
+					_, err := w.svc.UpdateAnalytics(ctx, w.admin, ids[i%len(ids)], in)
+					return err
+				})
 				assert.NoError(t, err)
 			})
 		}

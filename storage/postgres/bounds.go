@@ -231,11 +231,14 @@ const retryAfterWait = 1
 
 // unavailable returns the store's error for a call the database could not
 // serve: envelope.Unavailable, its cause err. A wait the server ended
-// (serverEnded) advises a retry after retryAfterWait; an unreachable
-// database, after envelope.DefaultRetryAfter.
+// (serverEnded) advises a retry after retryAfterWait; a call's bound that
+// ran out, or an unreachable database, after envelope.DefaultRetryAfter.
 func unavailable(err error) error {
 	if serverEnded(err) {
 		return envelope.Unavailable(fmt.Errorf("postgres: the database ended the wait: %w", err), retryAfterWait)
+	}
+	if errors.Is(err, errWaitBound) { // says so itself; an outage or not (outage.observeSince)
+		return envelope.Unavailable(fmt.Errorf("postgres: %w", err), envelope.DefaultRetryAfter)
 	}
 	return envelope.Unavailable(fmt.Errorf("postgres: database unreachable: %w", err), envelope.DefaultRetryAfter)
 }
