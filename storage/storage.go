@@ -1,9 +1,9 @@
 // Package storage names what a brandbase backend provides: one [Storage]
 // that implements the store interface of every domain package.
 //
-// Implementations: storage/memory (in-process maps, for tests and
-// ephemeral use), storage/sqlite (a file or :memory:, on the pure-Go
-// modernc.org/sqlite) and storage/postgres (PostgreSQL through pgx, which
+// Implementations: storage/memory (a private SQLite database in memory,
+// through storage/sqlite: for tests and ephemeral use), storage/sqlite (a
+// file or :memory:, on the pure-Go modernc.org/sqlite) and storage/postgres (PostgreSQL through pgx, which
 // several instances of a host share). A new backend must pass
 // storage/storagetest.
 package storage

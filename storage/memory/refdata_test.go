@@ -22,7 +22,8 @@ func BenchmarkRefData(b *testing.B) {
 }
 
 // BenchmarkCitiesHeap reports the heap that 150,000 cities take: their
-// rows in a memory store ("MiB-rows"), and the snapshot a refdata.Service
+// rows in a memory store ("MiB-rows": near zero, as the store keeps them
+// in SQLite's memory, outside Go's heap), and the snapshot a refdata.Service
 // reads of them, with its indexes ("MiB"), with the sort orders of every
 // field built too ("MiB-sorted"), and with the countries' sets that a Name
 // within a country builds ("MiB-all").
