@@ -24,18 +24,22 @@ import (
 
 var _ storage.Storage = (*Store)(nil)
 
-// db is the SQLite store a Store embeds (unexported, so that only the
-// Store reaches it).
-type db = sqlite.Store
+// backend is what a Store offers of the SQLite store it holds: the store
+// interfaces and Ping. The SQLite store's other methods (its migrations,
+// its integrity check) concern a database file and stay hidden, so
+// readiness checks treat a Store as a store without migrations.
+type backend interface {
+	storage.Storage
+	Ping(ctx context.Context) error
+}
 
 // Store is a storage.Storage in memory: a private SQLite database in
-// memory, with the methods of a storage/sqlite Store (the store
-// interfaces of auth, integrations and refdata, Ping, Check,
-// PendingMigrations, DatasetVersion) and Ephemeral. Close releases its
-// memory (about a megabyte with the default dataset); a Store that is
-// never closed releases it once it is garbage.
+// memory, with the methods of the store interfaces of auth, integrations
+// and refdata, Ping (nil while the Store is open) and Ephemeral. Close
+// releases its memory (about a megabyte with the default dataset); a
+// Store that is never closed releases it once it is garbage.
 type Store struct {
-	*db
+	backend
 	cleanup runtime.Cleanup
 }
 
@@ -46,16 +50,16 @@ func New(ctx context.Context) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory: %w", err)
 	}
-	s := &Store{db: d}
+	s := &Store{backend: d}
 	// Only s reaches d: once s is garbage, nobody can read d's data.
-	s.cleanup = runtime.AddCleanup(s, func(d *db) { d.Close() }, d)
+	s.cleanup = runtime.AddCleanup(s, func(d *sqlite.Store) { d.Close() }, d)
 	return s, nil
 }
 
 // Close releases the Store's database; its data is gone.
 func (s *Store) Close() error {
 	s.cleanup.Stop()
-	return s.db.Close()
+	return s.backend.Close()
 }
 
 // RefDataRevision implements refdata.Store: the revision of the reference
@@ -66,7 +70,7 @@ func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	return s.db.RefDataRevision(ctx)
+	return s.backend.RefDataRevision(ctx)
 }
 
 // Ephemeral reports true: the Store's data ends with the process (so that
