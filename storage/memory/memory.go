@@ -8,7 +8,7 @@
 // so the memory store behaves as they do by construction. Each New opens a
 // database of its own (two Stores never share data), as a copy of a
 // template database that holds the default dataset, built once per
-// process: opening takes a fraction of a millisecond after the first. A
+// process: opening takes about a millisecond after the first. A
 // Store is safe for concurrent use; its writes are serialised, each in one
 // transaction.
 package memory
