@@ -1,10 +1,9 @@
 package postgres
 
 import (
-	"context"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // Change kinds: what a notification says changed (the SQL core's
@@ -15,7 +14,7 @@ const (
 	// ChangeUser: the user with ID, its key pairs or its devices changed.
 	ChangeUser = "user"
 	// ChangeRefData: reference data changed (ID is empty).
-	ChangeRefData = "refdata"
+	ChangeRefData = sqlstore.ChangeRefData
 )
 
 // Change is what one NOTIFY on [Store.Channel] says: a Kind (ChangeBrand,
@@ -33,9 +32,4 @@ func (c Change) String() string { return c.Kind + ":" + c.ID }
 func parseChange(payload string) (Change, bool) {
 	kind, id, ok := strings.Cut(payload, ":")
 	return Change{Kind: kind, ID: id}, ok
-}
-
-// notify queues c on the store's channel inside tx (dialect.Notify).
-func (s *Store) notify(ctx context.Context, tx pgx.Tx, c Change) error {
-	return dialect{s}.Notify(ctx, db{tx}, c.Kind, c.ID)
 }

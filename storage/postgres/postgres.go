@@ -46,6 +46,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"time"
 
@@ -121,7 +122,8 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s := &Store{pool: pool, log: o.log}
 	s.bounds = bounds{timeout: o.queryTimeout, server: o.serverParams, outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2}}
 	s.db = boundedPool{pool: pool, b: &s.bounds}
-	s.core = sqlstore.New(dialect{s}, db{s.db})
+	fsys, _ := fs.Sub(migrations, "migrations")
+	s.core = sqlstore.New(dialect{s}, db{s.db}, fsys)
 	if err := s.setUp(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -213,9 +215,10 @@ func (s *Store) setUp(ctx context.Context) error {
 	return nil
 }
 
-// migrate applies on conn, in order and each in its own transaction, the
-// embedded migrations up to version upTo (all when upTo is 0) that the
-// schema has not applied yet. The caller holds the schema's lock.
+// migrate applies on conn the embedded migrations up to version upTo
+// (all when upTo is 0) that the schema has not applied yet
+// (sqlstore.Migrate), each in its own transaction. The caller holds the
+// schema's lock.
 func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
@@ -228,37 +231,15 @@ func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
 	if err := renumber(ctx, conn, all); err != nil {
 		return fmt.Errorf("postgres: renumber migrations: %w", err)
 	}
-	for _, m := range all {
-		if upTo > 0 && m.Version > upTo {
-			break
-		}
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			var done bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`,
-				m.Version).Scan(&done); err != nil || done {
-				return err
-			}
-			if _, err := tx.Exec(ctx, m.Body); err != nil {
-				return err
-			}
-			if step := goSteps[m.Name]; step != nil {
-				if err := step(ctx, tx); err != nil {
-					return err
-				}
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
-		}
+	begin := func(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return fn(db{tx}) })
+	}
+	steps := map[string]func(context.Context, sqlstore.DB) error{"0007_created_order.sql": numberStored}
+	if err := sqlstore.Migrate(ctx, all, true, begin, steps, upTo); err != nil {
+		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
 }
-
-// goSteps are the Go steps of migrations, by file name: each runs in the
-// migration's transaction, after its SQL.
-var goSteps = map[string]func(context.Context, pgx.Tx) error{"0007_created_order.sql": numberStored}
 
 // renumber moves, in one transaction, the versions that a schema migrated
 // before PostgreSQL's migrations were numbered as SQLite's recorded
@@ -318,14 +299,4 @@ func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx)
 		return storeError(ctx, err)
 	}
 	return storeError(ctx, tx.Commit(ctx))
-}
-
-// getMeta returns the value stored under key in meta, or "".
-func (s *Store) getMeta(ctx context.Context, key string) (string, error) {
-	var v string
-	err := s.db.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, key).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	return v, storeError(ctx, err)
 }

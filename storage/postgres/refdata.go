@@ -1,27 +1,22 @@
 package postgres
 
-// Reference data (refdata.Store) on PostgreSQL: rows in their order of
-// storage (seq), read whole or since a revision in one repeatable-read
-// transaction; upserts; the revision (refdata_state) and the dataset
-// version.
+// Reference data on PostgreSQL: what the SQL core (sqlstore) leaves to
+// the dialect (the revision's statements, the write of cities, one
+// repeatable-read transaction, a batch of writes), the revision's cache
+// and the Go step of migration 0007.
 
 import (
 	"context"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/brandbase/brandbase/internal/refrows"
-	"github.com/brandbase/brandbase/internal/textfold"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 var _ refdata.Store = (*Store)(nil)
-
-const metaDatasetVersion = "refdata.dataset_version"
 
 // readTx begins the transaction of a read: read-only and repeatable-read,
 // so that its statements see the same data.
@@ -32,179 +27,65 @@ const readTx = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
 // on a quiet machine.
 const readRows = 20_000
 
-// ReadRefData implements refdata.Store: one repeatable-read transaction.
-func (s *Store) ReadRefData(ctx context.Context) (refdata.RefData, error) {
-	return s.readRefData(ctx, false, 0)
+// Read runs fn in one repeatable-read transaction, bounded as a bulk write
+// of readRows rows is (readRows/1000 query timeouts, for the transaction
+// and each statement): the whole reference data is read in one statement.
+func (d dialect) Read(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+	return d.s.inTx(bulk(ctx, readRows), pgx.TxOptions{BeginQuery: readTx}, func(tx pgx.Tx) error { return fn(db{tx}) })
 }
 
-// RefDataChangesSince implements refdata.Store: one repeatable-read
-// transaction, the cities by the index of their revisions (cities_rev).
-func (s *Store) RefDataChangesSince(ctx context.Context, rev uint64) (refdata.RefData, error) {
-	return s.readRefData(ctx, true, rev)
+// Revision: the revision is the one row of refdata_state.
+func (dialect) Revision() (read, bump string) {
+	return `SELECT revision FROM refdata_state WHERE id = 1`, `UPDATE refdata_state SET revision = revision + 1 WHERE id = 1`
 }
 
-// readRefData reads the reference data (the cities changed since since,
-// when changed is set) and the revision in one transaction, bounded as a
-// bulk write of readRows rows is (readRows/1000 query timeouts, for the
-// transaction and each statement): the whole reference data is read in
-// one statement.
-func (s *Store) readRefData(ctx context.Context, changed bool, since uint64) (refdata.RefData, error) {
-	var data refdata.RefData
-	err := s.inTx(bulk(ctx, readRows), pgx.TxOptions{BeginQuery: readTx}, func(tx pgx.Tx) error {
-		query := func(q string, args []any, scan func(sqlstore.Scanner) error) error {
-			rows, err := tx.Query(ctx, q, args...)
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				if err := scan(rows); err != nil {
-					return err
-				}
-			}
-			return rows.Err()
-		}
-		revision := func() (uint64, error) {
-			n, err := sqlstore.ScanColumn[int64](tx.QueryRow(ctx, `SELECT revision FROM refdata_state WHERE id = 1`))
-			return uint64(n), err
-		}
-		var err error
-		data, err = sqlstore.ReadRefData(query, revision, "$1", changed, since)
-		return err
-	})
-	return data, err
-}
+// RefDataWritten forgets the cached revision: this store sees its own
+// write at once, before the notification (sqlstore.RevisionCache).
+func (d dialect) RefDataWritten() { d.s.multi.revision.forget() }
 
-// writeRefData runs fn in a write transaction, and bumps the revision by
-// one and notifies ChangeRefData in the same transaction: also when fn
-// changed nothing, because a Service takes the revision as the label of
-// what it read, and every write must show in it (docs/several-instances.md).
-func (s *Store) writeRefData(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	defer s.multi.revision.forget() // seen by this store at once, before the notification
-	return s.write(ctx, func(tx pgx.Tx) error {
-		if err := fn(tx); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE refdata_state SET revision = revision + 1 WHERE id = 1`); err != nil {
-			return err
-		}
-		return s.notify(ctx, tx, Change{Kind: ChangeRefData})
-	})
-}
-
-// The statements of UpsertCurrencies and UpsertCountries.
-var (
-	upsertCurrency = upsertSQL("currencies", sqlstore.CurrencyColumns)
-	upsertCountry  = upsertSQL("countries", sqlstore.CountryColumns)
-)
-
-// itoa formats a placeholder number.
-func itoa(n int) string { return strconv.Itoa(n) }
-
-// upsertSQL returns the statement that inserts a row of table (columns)
-// or, when its id is stored, replaces it if any column differs; seq, the
-// place in the order of storage, is drawn on insert and kept.
-func upsertSQL(table string, columns []string) string {
-	var vals, sets, old, excl []string
-	for i, c := range columns {
-		vals = append(vals, "$"+itoa(i+1))
-		if c != "id" {
-			sets = append(sets, c+" = excluded."+c)
-			old = append(old, table+"."+c)
-			excl = append(excl, "excluded."+c)
-		}
+// ExecBatch sends one batch of the statements.
+func (dialect) ExecBatch(ctx context.Context, tx sqlstore.DB, query string, args [][]any) error {
+	var b pgx.Batch
+	for _, a := range args {
+		b.Queue(query, a...)
 	}
-	return `INSERT INTO ` + table + ` (` + strings.Join(columns, ", ") + `) VALUES (` + strings.Join(vals, ", ") + `)
-		ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ") + `
-		WHERE (` + strings.Join(old, ", ") + `) IS DISTINCT FROM (` + strings.Join(excl, ", ") + `)`
+	return tx.(db).q.(pgx.Tx).SendBatch(ctx, &b).Close()
 }
 
-// upsertRows upserts recs, of which the last of each ID, at the place of
-// the first (one statement per ID: an upsert cannot touch a row twice),
-// in one batch in a write of reference data.
-func upsertRows[T any](ctx context.Context, s *Store, query string, recs []T, id func(T) string, row func(T) []any) error {
-	last := map[string]T{}
-	var order []string
-	for _, r := range recs {
-		if _, ok := last[id(r)]; !ok {
-			order = append(order, id(r))
-		}
-		last[id(r)] = r
-	}
-	return s.writeRefData(ctx, func(tx pgx.Tx) error {
-		var b pgx.Batch
-		for _, k := range order {
-			b.Queue(query, row(last[k])...)
-		}
-		return tx.SendBatch(ctx, &b).Close()
-	})
-}
-
-// UpsertCurrencies implements refdata.Store: of currencies with the same ID
-// the last is stored, at the place of the first; new ones take the next
-// seqs in the order given. It bumps the revision and notifies ChangeRefData,
-// also when no row changed.
-func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
-	return upsertRows(ctx, s, upsertCurrency, cs, func(c refdata.Currency) string { return c.ID }, sqlstore.CurrencyRow)
-}
-
-// UpsertCountries implements refdata.Store, as UpsertCurrencies does.
-func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
-	return upsertRows(ctx, s, upsertCountry, cs, func(c refdata.Country) string { return c.ID }, sqlstore.CountryRow)
-}
-
-// UpsertCities implements refdata.Store. City upserts run one at a time
-// (they lock the refdata_state row), which keeps seq dense: the cities
-// (deduplicated as sqlstore.DedupCities does, each stored one's tags
-// merged in front of its own: refrows.MergeTags) are copied (COPY) into a
-// temporary table, the stored ones whose name or tags differ are updated
-// in place, the others inserted in order with the next seqs; every
-// written city takes the revision of the write. It bumps the revision and
-// notifies ChangeRefData, also when no city changed. Its bound is the
-// query timeout for each started thousand cities.
-func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
+// WriteCities copies the cities (their stored tags merged in front of
+// their own) into a temporary table (COPY), updates the stored ones whose
+// name or tags differ and inserts the others in order with the next seqs
+// (dense: city writes run one at a time, as they lock the refdata_state
+// row). Its bound is the query timeout for each started thousand cities.
+func (dialect) WriteCities(ctx context.Context, dbtx sqlstore.DB, rev int64, cs []refdata.City, folds []string) (int, error) {
 	ctx = bulk(ctx, len(cs))
-	cs = sqlstore.DedupCities(cs)
-	folds := make([]string, len(cs))
-	for i := range cs {
-		folds[i] = textfold.Fold(cs[i].Name)
-	}
-	var added int64
-	err := s.writeRefData(ctx, func(tx pgx.Tx) error {
-		added = 0
-		var rev int64 // the revision this write bumps to, each written city's
-		if err := tx.QueryRow(ctx, `SELECT revision + 1 FROM refdata_state WHERE id = 1 FOR UPDATE`).Scan(&rev); err != nil {
-			return err
-		}
-		merged, err := withStoredTags(ctx, tx, cs, folds)
-		if err != nil {
-			return err
-		}
-		if err := stageCities(ctx, tx, merged, folds); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, rev = $1
-			FROM city_in i
-			WHERE c.country_code = i.country_code AND c.state_code = i.state_code AND c.name_fold = i.name_fold
-				AND (c.name <> i.name OR c.tags <> i.tags)`, rev); err != nil {
-			return err
-		}
-		return tx.QueryRow(ctx, `WITH base AS (SELECT coalesce(max(seq), 0) AS n FROM cities), ins AS (
-				INSERT INTO cities (seq, country_code, state_code, name, tags, name_fold, rev)
-				SELECT base.n + row_number() OVER (ORDER BY i.ord), i.country_code, i.state_code, i.name, i.tags,
-					i.name_fold, $1::bigint
-				FROM city_in i, base
-				WHERE NOT EXISTS (SELECT 1 FROM cities c WHERE c.country_code = i.country_code
-					AND c.state_code = i.state_code AND c.name_fold = i.name_fold)
-				ORDER BY i.ord
-				RETURNING 1
-			)
-			SELECT count(*) FROM ins`, rev).Scan(&added)
-	})
+	tx := dbtx.(db).q.(pgx.Tx)
+	merged, err := withStoredTags(ctx, tx, cs, folds)
 	if err != nil {
 		return 0, err
 	}
-	return int(added), nil
+	if err := stageCities(ctx, tx, merged, folds); err != nil {
+		return 0, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE cities c SET name = i.name, tags = i.tags, rev = $1
+		FROM city_in i
+		WHERE c.country_code = i.country_code AND c.state_code = i.state_code AND c.name_fold = i.name_fold
+			AND (c.name <> i.name OR c.tags <> i.tags)`, rev); err != nil {
+		return 0, err
+	}
+	var added int
+	err = tx.QueryRow(ctx, `WITH base AS (SELECT coalesce(max(seq), 0) AS n FROM cities), ins AS (
+			INSERT INTO cities (seq, country_code, state_code, name, tags, name_fold, rev)
+			SELECT base.n + row_number() OVER (ORDER BY i.ord), i.country_code, i.state_code, i.name, i.tags,
+				i.name_fold, $1::bigint
+			FROM city_in i, base
+			WHERE NOT EXISTS (SELECT 1 FROM cities c WHERE c.country_code = i.country_code
+				AND c.state_code = i.state_code AND c.name_fold = i.name_fold)
+			ORDER BY i.ord
+			RETURNING 1
+		)
+		SELECT count(*) FROM ins`, rev).Scan(&added)
+	return added, err
 }
 
 // storedTagsSQL reads the tags of the stored cities among the keys $1
@@ -265,27 +146,7 @@ func stageCities(ctx context.Context, tx pgx.Tx, cs []refdata.City, folds []stri
 // store listens and hears no reference-data change (listen.go).
 func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
 	return s.multi.revision.get(s.Listening(), func() (uint64, error) {
-		var n int64
-		if err := s.db.QueryRow(ctx, `SELECT revision FROM refdata_state WHERE id = 1`).Scan(&n); err != nil {
-			return 0, storeError(ctx, err)
-		}
-		return uint64(n), nil
-	})
-}
-
-// DatasetVersion implements refdata.Store.
-func (s *Store) DatasetVersion(ctx context.Context) (string, error) {
-	return s.getMeta(ctx, metaDatasetVersion)
-}
-
-// SetDatasetVersion implements refdata.Store. It notifies ChangeRefData.
-func (s *Store) SetDatasetVersion(ctx context.Context, version string) error {
-	return s.write(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, metaDatasetVersion, version); err != nil {
-			return err
-		}
-		return s.notify(ctx, tx, Change{Kind: ChangeRefData})
+		return sqlstore.Revision(ctx, s.core)
 	})
 }
 
@@ -293,7 +154,8 @@ func (s *Store) SetDatasetVersion(ctx context.Context, version string) error {
 // order of storage was recorded again, from their seq sequence: in the
 // embedded dataset's order (sqlstore.DatasetOrder), then in the order the
 // migration gave the others.
-func numberStored(ctx context.Context, tx pgx.Tx) error {
+func numberStored(ctx context.Context, dbtx sqlstore.DB) error {
+	tx := dbtx.(db).q.(pgx.Tx)
 	for _, table := range []string{"currencies", "countries"} {
 		ids, err := queryAll(ctx, tx, sqlstore.ScanColumn[string], `SELECT id FROM `+table+` ORDER BY seq`)
 		if err != nil {

@@ -1,219 +1,180 @@
 package sqlite
 
-// Reference data (refdata.Store) on SQLite: rows in their order of
-// storage (seq), read whole or since a revision in one read transaction;
-// upserts of currencies, countries and cities; the dataset version. The
-// revision and its cache are in revision.go.
+// Reference data on SQLite: what the SQL core (sqlstore) leaves to the
+// dialect (the revision's statements, the write of cities, one read
+// transaction, a batch of writes), the revision's cache and the Go step
+// of migration 0007.
 
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"strconv"
-	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/brandbase/brandbase/internal/refrows"
-	"github.com/brandbase/brandbase/internal/textfold"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
-// metaDatasetVersion is the meta key of the dataset version.
-const metaDatasetVersion = "refdata.dataset_version"
+// revisionTTL is how long RefDataRevision trusts its cached value when
+// this process has not written: writes by another process sharing the
+// file are seen after at most this long.
+const revisionTTL = time.Second
 
-// ReadRefData implements refdata.Store: one read transaction.
-func (s *Store) ReadRefData(ctx context.Context) (refdata.RefData, error) {
-	return s.readRefData(ctx, false, 0)
+// refState is the reference-data state a Store keeps in memory.
+type refState struct {
+	revision atomic.Pointer[cachedRevision]
+	// writes counts the writes of reference data this Store has ended: a
+	// revision cached before the last of them is stale.
+	writes atomic.Uint64
+	// revisionRead, when set (by tests), runs in RefDataRevision between
+	// reading the revision and caching it.
+	revisionRead func()
 }
 
-// RefDataChangesSince implements refdata.Store: one read transaction,
-// the cities by the index of their revisions (cities_rev).
-func (s *Store) RefDataChangesSince(ctx context.Context, rev uint64) (refdata.RefData, error) {
-	return s.readRefData(ctx, true, rev)
+// cachedRevision is a revision read from the database, and when.
+type cachedRevision struct {
+	n      uint64
+	at     time.Time
+	writes uint64 // refState.writes before n was read
 }
 
-// readRefData reads the reference data (the cities changed since since,
-// when changed is set) and the revision in one read transaction of the
-// reader pool: in WAL mode, a consistent snapshot of the file.
-func (s *Store) readRefData(ctx context.Context, changed bool, since uint64) (refdata.RefData, error) {
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+// RefDataWritten counts a write of reference data (sqlstore.RevisionCache).
+func (d dialect) RefDataWritten() { d.s.ref.writes.Add(1) }
+
+// RefDataRevision implements refdata.Store. A revision read from the
+// database is trusted for revisionTTL, unless this Store has ended a
+// write of reference data since: the count of writes is taken before the
+// read, so a read that raced with a write (and may have seen the database
+// before its commit) is not trusted once the write has returned, however
+// the two interleave.
+func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
+	writes := s.ref.writes.Load()
+	if c := s.ref.revision.Load(); c != nil && c.writes == writes && time.Since(c.at) < revisionTTL {
+		return c.n, nil
+	}
+	n, err := sqlstore.Revision(ctx, s.core)
 	if err != nil {
-		return refdata.RefData{}, storeError(err)
+		return 0, err
+	}
+	if s.ref.revisionRead != nil {
+		s.ref.revisionRead()
+	}
+	s.ref.revision.Store(&cachedRevision{n: n, at: time.Now(), writes: writes})
+	return n, nil
+}
+
+// metaRefDataRevision is the meta key of the revision.
+const metaRefDataRevision = "refdata.revision"
+
+// Revision: the revision is a counter in meta.
+func (dialect) Revision() (read, bump string) {
+	return `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '` + metaRefDataRevision + `'`,
+		`INSERT INTO meta (key, value) VALUES ('` + metaRefDataRevision + `', '1')
+			ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`
+}
+
+// Read runs fn in a read transaction of the reader pool: in WAL mode, a
+// consistent snapshot of the file.
+func (d dialect) Read(ctx context.Context, fn func(tx sqlstore.DB) error) error {
+	tx, err := d.s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return storeError(err)
 	}
 	defer tx.Rollback()
-	query := func(q string, args []any, scan func(sqlstore.Scanner) error) error {
-		rows, err := tx.QueryContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := scan(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+	if err := fn(db{tx}); err != nil {
+		return storeError(err)
 	}
-	revision := func() (uint64, error) {
-		v, err := sqlstore.ScanColumn[string](tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaRefDataRevision))
-		if errors.Is(err, sql.ErrNoRows) {
-			return 0, nil
-		}
-		n, _ := strconv.ParseUint(v, 10, 64)
-		return n, err
-	}
-	data, err := sqlstore.ReadRefData(query, revision, "?", changed, since)
+	return storeError(tx.Commit())
+}
+
+// ExecBatch prepares query once and runs it for each of args (see bulk).
+func (dialect) ExecBatch(ctx context.Context, tx sqlstore.DB, query string, args [][]any) error {
+	ctx, done := bulk(ctx)
+	stmts, closeAll, err := prepare(ctx, tx.(db).q.(*sql.Tx), query)
 	if err != nil {
-		return refdata.RefData{}, storeError(err)
+		return err
 	}
-	return data, storeError(tx.Commit())
-}
-
-// upsertQuery returns the statement that inserts a row of columns
-// (starting with id) into table, at the end of the order of storage
-// (seq), or, when its id is stored, replaces every other column but seq.
-func upsertQuery(table string, cols []string) string {
-	marks := make([]string, len(cols))
-	var set []string
-	for i, c := range cols {
-		marks[i] = "?"
-		if c != "id" {
-			set = append(set, c+" = excluded."+c)
-		}
-	}
-	return `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `, seq) VALUES (` + strings.Join(marks, ", ") +
-		`, (SELECT coalesce(max(seq), 0) + 1 FROM ` + table + `)) ON CONFLICT (id) DO UPDATE SET ` +
-		strings.Join(set, ", ")
-}
-
-// The upserts of a currency and of a country; their arguments are
-// sqlstore.CurrencyRow and sqlstore.CountryRow.
-var (
-	upsertCurrency = upsertQuery("currencies", sqlstore.CurrencyColumns)
-	upsertCountry  = upsertQuery("countries", sqlstore.CountryColumns)
-)
-
-// UpsertCurrencies implements refdata.Store.
-func (s *Store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
-	return upsertRows(ctx, s, upsertCurrency, cs, sqlstore.CurrencyRow)
-}
-
-// UpsertCountries implements refdata.Store.
-func (s *Store) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
-	return upsertRows(ctx, s, upsertCountry, cs, sqlstore.CountryRow)
-}
-
-// upsertRows upserts recs in one transaction of reference data, each by
-// upsert with the arguments args gives, and bumps the revision.
-func upsertRows[T any](ctx context.Context, s *Store, upsert string, recs []T, args func(T) []any) error {
-	return s.writeRefData(ctx, func(tx *sql.Tx) error {
-		ctx, done := bulk(ctx)
-		stmts, closeAll, err := prepare(ctx, tx, upsert)
-		if err != nil {
+	defer closeAll()
+	for _, a := range args {
+		if err := done(); err != nil {
 			return err
 		}
-		defer closeAll()
-		for _, r := range recs {
-			if err := done(); err != nil {
-				return err
-			}
-			if _, err := stmts[0].ExecContext(ctx, args(r)...); err != nil {
-				return err
-			}
+		if _, err := stmts[0].ExecContext(ctx, a...); err != nil {
+			return err
 		}
-		return s.bumpRevision(ctx, tx)
-	})
+	}
+	return nil
 }
 
-// UpsertCities implements refdata.Store: each city is inserted or, when
-// its natural key is stored and its name differs or it adds tags
-// (refrows.MergeTags), updated in place; a written city takes the
-// revision of the write. It bumps the revision, also when nothing
-// changed.
-func (s *Store) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
+// WriteCities inserts each city unless its natural key is stored, then
+// updates a stored one in place if its name or merged tags differ.
+func (dialect) WriteCities(ctx context.Context, dbtx sqlstore.DB, rev int64, cs []refdata.City, folds []string) (int, error) {
+	ctx, done := bulk(ctx)
+	stmts, closeAll, err := prepare(ctx, dbtx.(db).q.(*sql.Tx),
+		`INSERT INTO cities (country_code, state_code, name, tags, name_fold, rev)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		`SELECT seq, name, tags FROM cities WHERE country_code = ? AND state_code = ? AND name_fold = ?`,
+		`UPDATE cities SET name = ?, tags = ?, rev = ? WHERE seq = ?`)
+	if err != nil {
+		return 0, err
+	}
+	defer closeAll()
+	insert, find, update := stmts[0], stmts[1], stmts[2]
 	added := 0
-	err := s.writeRefData(ctx, func(tx *sql.Tx) error {
-		added = 0
-		ctx, done := bulk(ctx)
-		rev, err := nextRevision(ctx, tx)
+	for i, c := range cs {
+		if err := done(); err != nil {
+			return 0, err
+		}
+		res, err := insert.ExecContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, folds[i], rev)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		stmts, closeAll, err := prepare(ctx, tx,
-			`INSERT INTO cities (country_code, state_code, name, tags, name_fold, rev)
-				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			`SELECT seq, name, tags FROM cities WHERE country_code = ? AND state_code = ? AND name_fold = ?`,
-			`UPDATE cities SET name = ?, tags = ?, rev = ? WHERE seq = ?`)
-		if err != nil {
-			return err
+		if n, _ := res.RowsAffected(); n > 0 {
+			added++
+			continue
 		}
-		defer closeAll()
-		insert, find, update := stmts[0], stmts[1], stmts[2]
-		for _, c := range cs {
-			if err := done(); err != nil {
-				return err
-			}
-			fold := textfold.Fold(c.Name)
-			res, err := insert.ExecContext(ctx, c.CountryCode, c.StateCode, c.Name, c.Tags, fold, rev)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n > 0 {
-				added++
-				continue
-			}
-			var seq int64
-			var name, tags string
-			if err := find.QueryRowContext(ctx, c.CountryCode, c.StateCode, fold).Scan(&seq, &name, &tags); err != nil {
-				return err
-			}
-			if c.Tags = refrows.MergeTags(tags, c.Tags); name == c.Name && tags == c.Tags {
-				continue
-			}
-			if _, err := update.ExecContext(ctx, c.Name, c.Tags, rev, seq); err != nil {
-				return err
-			}
+		var seq int64
+		var name, tags string
+		if err := find.QueryRowContext(ctx, c.CountryCode, c.StateCode, folds[i]).Scan(&seq, &name, &tags); err != nil {
+			return 0, err
 		}
-		return s.bumpRevision(ctx, tx) // also when nothing changed: see bumpRevision
-	})
-	return added, err
+		if c.Tags = refrows.MergeTags(tags, c.Tags); name == c.Name && tags == c.Tags {
+			continue
+		}
+		if _, err := update.ExecContext(ctx, c.Name, c.Tags, rev, seq); err != nil {
+			return 0, err
+		}
+	}
+	return added, nil
 }
 
-// migrationSteps are the Go steps of migrations, by version: each runs in
-// its migration's transaction, after its SQL.
-var migrationSteps = map[int]func(context.Context, *sql.Tx) error{7: numberStored}
+// migrationSteps are the Go steps of migrations, by file name: each runs
+// in its migration's transaction, after its SQL.
+var migrationSteps = map[string]func(context.Context, sqlstore.DB) error{"0007_created_order.sql": numberStored}
 
 // numberStored numbers the currencies and countries stored before their
 // order of storage was recorded (seq NULL), after the others: in the
 // embedded dataset's order (sqlstore.DatasetOrder), then in rowid order.
-func numberStored(ctx context.Context, tx *sql.Tx) error {
+func numberStored(ctx context.Context, tx sqlstore.DB) error {
+	q := tx.(db).q
 	for _, table := range []string{"currencies", "countries"} {
-		ids, err := queryAll(ctx, tx, sqlstore.ScanColumn[string], `SELECT id FROM `+table+` WHERE seq IS NULL ORDER BY rowid`)
+		ids, err := queryAll(ctx, q, sqlstore.ScanColumn[string], `SELECT id FROM `+table+` WHERE seq IS NULL ORDER BY rowid`)
 		if err != nil {
 			return err
 		}
 		if ids, err = sqlstore.DatasetOrder(ids); err != nil {
 			return err
 		}
-		last, err := sqlstore.ScanColumn[int64](tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM `+table))
+		last, err := sqlstore.ScanColumn[int64](q.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM `+table))
 		if err != nil {
 			return err
 		}
 		for i, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET seq = ? WHERE id = ?`, last+int64(i)+1, id); err != nil {
+			if _, err := q.ExecContext(ctx, `UPDATE `+table+` SET seq = ? WHERE id = ?`, last+int64(i)+1, id); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// DatasetVersion implements refdata.Store.
-func (s *Store) DatasetVersion(ctx context.Context) (string, error) {
-	return s.getMeta(ctx, metaDatasetVersion)
-}
-
-// SetDatasetVersion implements refdata.Store.
-func (s *Store) SetDatasetVersion(ctx context.Context, version string) error {
-	return s.setMeta(ctx, metaDatasetVersion, version)
 }

@@ -15,6 +15,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"slices"
 	"strings"
@@ -33,6 +34,12 @@ var migrations embed.FS
 // core is the SQL core, embedded: its methods implement auth.Store and
 // integrations.Store.
 type core = sqlstore.Core
+
+// newCore returns the SQL core of s, whose handles are set.
+func newCore(s *Store) *core {
+	fsys, _ := fs.Sub(migrations, "migrations")
+	return sqlstore.New(dialect{s}, db{s.r}, fsys)
+}
 
 // Store is an SQLite-backed storage.Storage. It is safe for concurrent use.
 type Store struct {
@@ -82,7 +89,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	} else {
 		useTemplate(ctx, w)
 	}
-	s.core = sqlstore.New(dialect{s}, db{s.r})
+	s.core = newCore(s)
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -119,39 +126,19 @@ func (s *Store) Close() error {
 	return err
 }
 
-// migrate applies, in order and each in its own transaction, every embedded
-// migration the database has not applied yet (its SQL, then its Go step in
-// migrationSteps, if any).
+// migrate applies the embedded migrations the database has not applied
+// (sqlstore.Migrate), each in a write transaction.
 func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL) STRICT`); err != nil {
 		return fmt.Errorf("sqlite: migrations table: %w", err)
 	}
 	all, err := sqlstore.Migrations(migrations, "migrations")
+	if err == nil {
+		err = sqlstore.Migrate(ctx, all, false, dialect{s}.Write, migrationSteps, 0)
+	}
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
-	}
-	for _, m := range all {
-		version, base := m.Version, m.Name
-		err := s.write(ctx, func(tx *sql.Tx) error {
-			n, err := sqlstore.ScanColumn[int](tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version))
-			if err != nil || n > 0 {
-				return err
-			}
-			if _, err := exec(ctx, tx, nil, m.Body); err != nil {
-				return err
-			}
-			if step := migrationSteps[version]; step != nil {
-				if err := step(ctx, tx); err != nil {
-					return err
-				}
-			}
-			_, err = exec(ctx, tx, nil, `INSERT INTO schema_migrations (version, name) VALUES (?, ?)`, version, base)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", base, err)
-		}
 	}
 	return nil
 }
@@ -168,25 +155,6 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return storeError(err)
 	}
 	return storeError(tx.Commit())
-}
-
-// getMeta returns the value stored under key in meta, or "".
-func (s *Store) getMeta(ctx context.Context, key string) (string, error) {
-	var v string
-	err := s.r.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	return v, storeError(err)
-}
-
-// setMeta stores value under key in meta.
-func (s *Store) setMeta(ctx context.Context, key, value string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := exec(ctx, tx, nil, `INSERT INTO meta (key, value) VALUES (?, ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
-		return err
-	})
 }
 
 // Check runs SQLite's integrity check on the database and returns an error

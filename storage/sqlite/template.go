@@ -37,6 +37,7 @@ var templateImage = sync.OnceValues(func() ([]byte, error) {
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	t := &Store{w: db, r: db}
+	t.core = newCore(t)
 	if err := t.migrate(ctx); err != nil {
 		return nil, err
 	}

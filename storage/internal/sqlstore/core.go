@@ -1,23 +1,27 @@
-package sqlstore
-
-// The SQL core: auth (brands, users, key pairs, devices) and integrations
-// (app integrations, configurations, revisions), written once over a
-// small Dialect that each SQL store implements. The core never imports a
-// store; a store embeds a *Core (its methods implement auth.Store and
-// integrations.Store) and gives it its Dialect and its read handle.
+// Package sqlstore is the SQL core that the SQL stores (storage/sqlite,
+// storage/postgres) share: auth (brands, users, key pairs, devices),
+// integrations (app integrations, configurations, revisions), the
+// persistence of reference data and the migration runner, written once
+// over a small Dialect that each SQL store implements. The core never
+// imports a store; a store embeds a *Core (its methods implement
+// auth.Store, integrations.Store and most of refdata.Store) and gives it
+// its Dialect, its read handle and its migrations.
 //
 // The core writes every statement once, with "?" placeholders; a dialect
 // whose driver numbers them ($1, $2, ...) gets each statement rebound
 // once, then from a cache.
+package sqlstore
 
 import (
 	"context"
+	"io/fs"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/refdata"
 )
 
 // Rows is the result of a query: *sql.Rows and pgx.Rows, through a thin
@@ -103,6 +107,33 @@ type Dialect interface {
 	// committed when fn returns nil, rolled back otherwise. Its error is
 	// fn's or the commit's, mapped by Error.
 	Write(ctx context.Context, fn func(tx DB) error) error
+	// Read runs fn in one read-only transaction whose statements all see
+	// the same state of the database, as Write does.
+	Read(ctx context.Context, fn func(tx DB) error) error
+	// ExecBatch runs query in tx once for each of args, in order (a loop
+	// of writes, run as the driver runs one fastest).
+	ExecBatch(ctx context.Context, tx DB, query string, args [][]any) error
+
+	// Revision returns the statements of the reference-data revision:
+	// read selects it (one row of one integer, or no row for 0), bump
+	// adds one to it.
+	Revision() (read, bump string)
+	// WriteCities writes cs in tx, whose writes of reference data run one
+	// at a time: a city whose natural key (country_code, state_code,
+	// name_fold; folds[i] is cs[i]'s folded name) is not stored is
+	// inserted after the others (seq), in order; a stored one takes
+	// cs[i]'s name and its stored tags merged with cs[i]'s
+	// (refrows.MergeTags), and is written only if either differs. A
+	// written city's rev is rev. cs holds one city per key. It returns
+	// how many it inserted.
+	WriteCities(ctx context.Context, tx DB, rev int64, cs []refdata.City, folds []string) (int, error)
+}
+
+// RevisionCache is implemented by a dialect that caches the
+// reference-data revision: RefDataWritten is called once a write of
+// reference data has ended (committed or not).
+type RevisionCache interface {
+	RefDataWritten()
 }
 
 // Notifier is implemented by a dialect that tells other instances about
@@ -138,16 +169,18 @@ type PartitionLocker interface {
 // integrations.Store on a Dialect. It is safe for concurrent use.
 type Core struct {
 	d      Dialect
+	fsys   fs.FS // the migrations, *.sql in the root
 	r      DB // reads outside transactions
 	notify Notifier
 	locker PartitionLocker
 	binds  sync.Map // query -> its rebound text
 }
 
-// New returns the core of a store whose dialect is d and whose reads
-// outside transactions run on reads.
-func New(d Dialect, reads DB) *Core {
-	c := &Core{d: d, r: reads}
+// New returns the core of a store whose dialect is d, whose reads
+// outside transactions run on reads and whose migrations are the *.sql
+// files of migrations.
+func New(d Dialect, reads DB, migrations fs.FS) *Core {
+	c := &Core{d: d, r: reads, fsys: migrations}
 	c.notify, _ = d.(Notifier)
 	c.locker, _ = d.(PartitionLocker)
 	return c

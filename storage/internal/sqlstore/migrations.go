@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"path"
@@ -41,13 +42,19 @@ func Migrations(fsys fs.FS, dir string) ([]Migration, error) {
 	return out, nil
 }
 
-// PendingMigrations returns the names of the migrations of the *.sql
-// files of dir in fsys whose version is not among applied (the versions a
-// database's schema_migrations records), in version order; none when the
-// database is up to date. Versions applied that fsys does not hold (a
-// newer instance migrated the database) are not pending.
-func PendingMigrations(fsys fs.FS, dir string, applied []int) ([]string, error) {
-	all, err := Migrations(fsys, dir)
+// PendingMigrations returns the names of the embedded migrations that
+// the database has not applied (schema_migrations, one query), in
+// version order: none once the store's Open has returned, unless the
+// schema was changed behind the store's back, and not one that a newer
+// instance applied and this one does not hold. For hosts' readiness
+// checks; it fails with the store's error when the database cannot
+// answer.
+func (c *Core) PendingMigrations(ctx context.Context) ([]string, error) {
+	applied, err := queryAll(ctx, c, c.r, ScanColumn[int], `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	all, err := Migrations(c.fsys, ".")
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +65,46 @@ func PendingMigrations(fsys fs.FS, dir string, applied []int) ([]string, error) 
 		}
 	}
 	return pending, nil
+}
+
+// Migrate applies all, in order and each in its own transaction run by
+// begin, up to version upTo (every one when upTo is 0), skipping those
+// schema_migrations records: the migration's SQL, then its Go step in
+// steps (by file name) if any, then its record. numbered tells the
+// placeholders ($1 rather than ?).
+func Migrate(ctx context.Context, all []Migration, numbered bool, begin func(context.Context, func(tx DB) error) error,
+	steps map[string]func(context.Context, DB) error, upTo int) error {
+	bind := func(q string) string {
+		if numbered {
+			return Rebind(q)
+		}
+		return q
+	}
+	for _, m := range all {
+		if upTo > 0 && m.Version > upTo {
+			break
+		}
+		err := begin(ctx, func(tx DB) error {
+			n, err := ScanColumn[int](tx.QueryRow(ctx, bind(`SELECT count(*) FROM schema_migrations WHERE version = ?`), m.Version))
+			if err != nil || n > 0 {
+				return err
+			}
+			if _, err := tx.Exec(ctx, m.Body); err != nil {
+				return err
+			}
+			if step := steps[m.Name]; step != nil {
+				if err := step(ctx, tx); err != nil {
+					return err
+				}
+			}
+			_, err = tx.Exec(ctx, bind(`INSERT INTO schema_migrations (version, name) VALUES (?, ?)`), m.Version, m.Name)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
+		}
+	}
+	return nil
 }
 
 // Renumber returns the versions to move in a database whose

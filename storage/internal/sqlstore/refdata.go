@@ -1,17 +1,18 @@
-// Package sqlstore holds what the SQL stores (storage/sqlite and
-// storage/postgres) share, independent of their dialects. For reference
-// data: the columns of the tables, the scans and encodings of rows, the
-// reads of a whole snapshot and of the changes since a revision (one
-// function over a store's own way of running a query), and the
-// deduplication of a batch of cities.
 package sqlstore
+
+// Reference data (refdata.Store) in the core: rows in their order of
+// storage (seq), read whole or since a revision in one read transaction;
+// upserts in one write transaction that bumps the revision; the dataset
+// version in the meta table.
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strings"
 
 	"github.com/brandbase/brandbase/internal/refrows"
+	"github.com/brandbase/brandbase/internal/textfold"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -76,67 +77,221 @@ func ScanCity(row Scanner) (refdata.City, error) {
 	return c, err
 }
 
-// Query runs query with args in a store's read transaction and calls scan
-// on each row, in order; it returns the first error of either.
-type Query func(query string, args []any, scan func(Scanner) error) error
+// metaDatasetVersion is the meta key of the dataset version.
+const metaDatasetVersion = "refdata.dataset_version"
 
-// ReadRefData reads, with query (every call in one read transaction of
-// the store, which the caller commits), the currencies and countries in
-// their order of storage, the cities in insertion order (when changed is
-// false, every city; else those whose rev is above since) and the
-// revision, which revision reads in the same transaction. mark is the
-// dialect's placeholder of the first argument ("?", "$1").
-func ReadRefData(query Query, revision func() (uint64, error), mark string, changed bool, since uint64) (refdata.RefData, error) {
+// ChangeRefData is the kind of change a Notifier is told about when
+// reference data changed (the ID is empty).
+const ChangeRefData = "refdata"
+
+// ReadRefData implements refdata.Store: one read transaction of the
+// dialect (Read), which sees one state of the database.
+func (c *Core) ReadRefData(ctx context.Context) (refdata.RefData, error) {
+	return c.readRefData(ctx, false, 0)
+}
+
+// RefDataChangesSince implements refdata.Store: one read transaction,
+// the cities by the index of their revisions (cities_rev).
+func (c *Core) RefDataChangesSince(ctx context.Context, rev uint64) (refdata.RefData, error) {
+	return c.readRefData(ctx, true, rev)
+}
+
+// readRefData reads, in one read transaction, the revision, the
+// currencies and countries in their order of storage and the cities in
+// insertion order (every city, or when changed is set those whose rev is
+// above since).
+func (c *Core) readRefData(ctx context.Context, changed bool, since uint64) (refdata.RefData, error) {
 	var out refdata.RefData
-	var err error
-	if out.Revision, err = revision(); err != nil {
-		return out, err
-	}
-	if out.Currencies, err = readAll(query, `SELECT `+strings.Join(CurrencyColumns, ", ")+` FROM currencies ORDER BY seq`, nil, ScanCurrency); err != nil {
-		return out, err
-	}
-	if out.Countries, err = readAll(query, `SELECT `+strings.Join(CountryColumns, ", ")+` FROM countries ORDER BY seq`, nil, ScanCountry); err != nil {
-		return out, err
-	}
-	if !changed {
-		out.Cities, err = readAll(query, `SELECT `+CityColumns+` FROM cities ORDER BY seq`, nil, ScanCity)
-		return out, err
-	}
-	type seqCity struct {
-		seq  int64
-		city refdata.City
-	}
-	rows, err := readAll(query, ChangedCitiesSQL(mark), []any{int64(min(since, 1<<63-1))}, func(row Scanner) (seqCity, error) {
-		var c seqCity
-		err := row.Scan(&c.seq, &c.city.CountryCode, &c.city.StateCode, &c.city.Name, &c.city.Tags)
-		return c, err
+	err := c.d.Read(ctx, func(tx DB) error {
+		rev, err := revision(ctx, c, tx, false)
+		if err != nil {
+			return err
+		}
+		out.Revision = uint64(rev)
+		if out.Currencies, err = queryAll(ctx, c, tx, ScanCurrency, `SELECT `+strings.Join(CurrencyColumns, ", ")+` FROM currencies ORDER BY seq`); err != nil {
+			return err
+		}
+		if out.Countries, err = queryAll(ctx, c, tx, ScanCountry, `SELECT `+strings.Join(CountryColumns, ", ")+` FROM countries ORDER BY seq`); err != nil {
+			return err
+		}
+		if !changed {
+			out.Cities, err = queryAll(ctx, c, tx, ScanCity, `SELECT `+CityColumns+` FROM cities ORDER BY seq`)
+			return err
+		}
+		type seqCity struct {
+			seq  int64
+			city refdata.City
+		}
+		rows, err := queryAll(ctx, c, tx, func(row Scanner) (seqCity, error) {
+			var r seqCity
+			err := row.Scan(&r.seq, &r.city.CountryCode, &r.city.StateCode, &r.city.Name, &r.city.Tags)
+			return r, err
+		}, ChangedCitiesSQL("?"), int64(min(since, 1<<63-1)))
+		slices.SortFunc(rows, func(a, b seqCity) int { return cmp.Compare(a.seq, b.seq) })
+		out.Cities = make([]refdata.City, len(rows))
+		for i, r := range rows {
+			out.Cities[i] = r.city
+		}
+		return err
 	})
-	slices.SortFunc(rows, func(a, b seqCity) int { return cmp.Compare(a.seq, b.seq) })
-	out.Cities = make([]refdata.City, len(rows))
-	for i, r := range rows {
-		out.Cities[i] = r.city
+	if err != nil {
+		return refdata.RefData{}, err
 	}
-	return out, err
+	return out, nil
 }
 
 // ChangedCitiesSQL returns the read of the cities changed since a
 // revision (its first argument, placeholder mark), each with its seq
 // first: in the order of the index of revisions (cities_rev), which the
 // planners then use rather than scan the table in seq order;
-// ReadRefData sorts them by seq.
+// readRefData sorts them by seq.
 func ChangedCitiesSQL(mark string) string {
 	return `SELECT seq, ` + CityColumns + ` FROM cities WHERE rev > ` + mark + ` ORDER BY rev, seq`
 }
 
-// readAll returns the rows of a query, each read by scan; never nil.
-func readAll[T any](query Query, sql string, args []any, scan func(Scanner) (T, error)) ([]T, error) {
-	out := []T{}
-	err := query(sql, args, func(row Scanner) error {
-		v, err := scan(row)
-		out = append(out, v)
+// Revision returns the reference-data revision as stored (0 before the
+// first write), read on the core's read handle.
+func Revision(ctx context.Context, c *Core) (uint64, error) {
+	n, err := revision(ctx, c, c.r, false)
+	return uint64(n), err
+}
+
+// revision reads the revision on db, locking its row for the rest of the
+// transaction when lock is set.
+func revision(ctx context.Context, c *Core, db DB, lock bool) (int64, error) {
+	read, _ := c.d.Revision()
+	if lock {
+		read += c.d.ForUpdate()
+	}
+	n, err := ScanColumn[int64](db.QueryRow(ctx, c.bind(read)))
+	if err != nil && c.d.Missing(err) {
+		return 0, nil
+	}
+	return n, c.d.Error(ctx, err)
+}
+
+// writeRefData runs fn in a write transaction that then bumps the
+// revision by one and tells the Notifier (ChangeRefData): also when fn
+// changed nothing, because the reference-data service takes a revision
+// one above its snapshot's, read after its own write, as that write's
+// alone, which would be wrong if a write that changed nothing left the
+// revision to another instance's write (docs/several-instances.md).
+// Once the transaction has ended, a dialect that caches the revision
+// (RevisionCache) is told.
+func (c *Core) writeRefData(ctx context.Context, fn func(tx DB) error) error {
+	if rc, ok := c.d.(RevisionCache); ok {
+		defer rc.RefDataWritten()
+	}
+	return c.write(ctx, func(tx DB) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		_, bump := c.d.Revision()
+		if _, err := tx.Exec(ctx, c.bind(bump)); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, ChangeRefData, "")
+	})
+}
+
+// upsertSQL returns the statement that inserts a row of columns (starting
+// with id) into table, at the end of the order of storage (seq), or, when
+// its id is stored and any other column differs, replaces every column
+// but seq.
+func (c *Core) upsertSQL(table string, cols []string) string {
+	var set, old, excl []string
+	for _, col := range cols[1:] {
+		set = append(set, col+" = excluded."+col)
+		old = append(old, table+"."+col)
+		excl = append(excl, "excluded."+col)
+	}
+	seqCol, seqVal := c.seq(table)
+	return `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + seqCol + `) VALUES (` + placeholders(len(cols)) + seqVal +
+		`) ON CONFLICT (id) DO UPDATE SET ` + strings.Join(set, ", ") +
+		` WHERE (` + strings.Join(old, ", ") + `) IS DISTINCT FROM (` + strings.Join(excl, ", ") + `)`
+}
+
+// UpsertCurrencies implements refdata.Store: of currencies with the same
+// ID the last is stored, at the place of the first; new ones take the
+// next places in the order given. It bumps the revision, also when no
+// row changed.
+func (c *Core) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
+	return upsertRows(ctx, c, c.upsertSQL("currencies", CurrencyColumns), cs, func(r refdata.Currency) string { return r.ID }, CurrencyRow)
+}
+
+// UpsertCountries implements refdata.Store, as UpsertCurrencies does.
+func (c *Core) UpsertCountries(ctx context.Context, cs []refdata.Country) error {
+	return upsertRows(ctx, c, c.upsertSQL("countries", CountryColumns), cs, func(r refdata.Country) string { return r.ID }, CountryRow)
+}
+
+// upsertRows upserts the last of recs of each ID, at the place of the
+// first (one statement per ID: an upsert cannot touch a row twice), in
+// one write of reference data.
+func upsertRows[T any](ctx context.Context, c *Core, query string, recs []T, id func(T) string, row func(T) []any) error {
+	at := make(map[string]int, len(recs))
+	var args [][]any
+	for _, r := range recs {
+		if i, ok := at[id(r)]; ok {
+			args[i] = row(r)
+			continue
+		}
+		at[id(r)] = len(args)
+		args = append(args, row(r))
+	}
+	return c.writeRefData(ctx, func(tx DB) error { return c.d.ExecBatch(ctx, tx, c.bind(query), args) })
+}
+
+// UpsertCities implements refdata.Store: the cities, deduplicated as
+// DedupCities does, are each inserted or, when their natural key (country,
+// state, folded name) is stored and the name differs or they add tags
+// (refrows.MergeTags), updated in place, by the dialect's WriteCities; a
+// written city takes the revision of the write. It bumps the revision,
+// also when nothing changed, and returns how many cities it inserted.
+func (c *Core) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
+	cs = DedupCities(cs)
+	folds := make([]string, len(cs))
+	for i := range cs {
+		folds[i] = textfold.Fold(cs[i].Name)
+	}
+	added := 0
+	err := c.writeRefData(ctx, func(tx DB) error {
+		rev, err := revision(ctx, c, tx, true)
+		if err != nil {
+			return err
+		}
+		added, err = c.d.WriteCities(ctx, tx, rev+1, cs, folds)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return 0, err
+	}
+	return added, nil
+}
+
+// DatasetVersion implements refdata.Store.
+func (c *Core) DatasetVersion(ctx context.Context) (string, error) {
+	return Meta(ctx, c, metaDatasetVersion)
+}
+
+// SetDatasetVersion implements refdata.Store. It tells the Notifier
+// (ChangeRefData).
+func (c *Core) SetDatasetVersion(ctx context.Context, version string) error {
+	return c.write(ctx, func(tx DB) error {
+		if _, err := tx.Exec(ctx, c.bind(`INSERT INTO meta (key, value) VALUES (?, ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`), metaDatasetVersion, version); err != nil {
+			return err
+		}
+		return c.changed(ctx, tx, ChangeRefData, "")
+	})
+}
+
+// Meta returns the value stored under key in the meta table, or "".
+func Meta(ctx context.Context, c *Core, key string) (string, error) {
+	v, err := ScanColumn[string](c.r.QueryRow(ctx, c.bind(`SELECT value FROM meta WHERE key = ?`), key))
+	if err != nil && c.d.Missing(err) {
+		return "", nil
+	}
+	return v, c.d.Error(ctx, err)
 }
 
 // DedupCities returns cs with one city per natural key (refrows.CityKey),
