@@ -170,7 +170,7 @@ type PartitionLocker interface {
 type Core struct {
 	d      Dialect
 	fsys   fs.FS // the migrations, *.sql in the root
-	r      DB // reads outside transactions
+	r      DB    // reads outside transactions
 	notify Notifier
 	locker PartitionLocker
 	binds  sync.Map // query -> its rebound text
