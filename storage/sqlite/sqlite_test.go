@@ -29,9 +29,12 @@ func TestConformanceFile(t *testing.T) {
 	})
 }
 
+// TestConformanceMemory runs the suite's cases that depend on how the
+// store is opened (one connection, the template copied in memory) on
+// ":memory:"; TestConformanceFile runs them all.
 func TestConformanceMemory(t *testing.T) {
 	t.Parallel()
-	storagetest.Run(t, func(t *testing.T) storage.Storage {
+	storagetest.RunVariant(t, func(t *testing.T) storage.Storage {
 		s, err := sqlite.Open(t.Context(), ":memory:")
 		require.NoError(t, err)
 		return s
