@@ -46,33 +46,11 @@ const (
 	codeBadEncoding = "22021"
 )
 
-// scanner is a pgx.Row or pgx.Rows.
-type scanner = sqlstore.Scanner
-
 // querier runs statements: the pool, or a transaction.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-}
-
-// queryAll runs a query and scans every row with scan; no row is an empty
-// slice, not nil.
-func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, storeError(ctx, err)
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, storeError(ctx, err)
-		}
-		out = append(out, v)
-	}
-	return out, storeError(ctx, rows.Err())
 }
 
 // storeError maps a driver error to the store contract: *envelope.Error

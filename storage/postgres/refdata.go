@@ -157,7 +157,11 @@ func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
 func numberStored(ctx context.Context, dbtx sqlstore.DB) error {
 	tx := dbtx.(db).q.(pgx.Tx)
 	for _, table := range []string{"currencies", "countries"} {
-		ids, err := queryAll(ctx, tx, sqlstore.ScanColumn[string], `SELECT id FROM `+table+` ORDER BY seq`)
+		rows, err := tx.Query(ctx, `SELECT id FROM `+table+` ORDER BY seq`)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/internal/textfold"
 	"github.com/brandbase/brandbase/refdata"
-	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // TestStoredTagsLookupPlan: the look-up of stored tags before each batch of
@@ -57,7 +56,9 @@ func TestStoredTagsLookupPlan(t *testing.T) {
 			WHERE statement LIKE '%WITH ORDINALITY k(cc, sc, nf, i)%' AND statement NOT LIKE '%pg_prepared_statements%'
 				AND generic_plans > 0`).Scan(&cached))
 		assert.Zero(t, cached, "the look-up never runs on a generic plan")
-		lines, err := queryAll(ctx, tx, sqlstore.ScanColumn[string], "EXPLAIN "+storedTagsSQL, pgx.QueryExecModeExec, cc, sc, folds)
+		rows, err := tx.Query(ctx, "EXPLAIN "+storedTagsSQL, pgx.QueryExecModeExec, cc, sc, folds)
+		require.NoError(t, err)
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		require.NoError(t, err)
 		plan := strings.Join(lines, "\n")
 		t.Logf("look-up of %d keys among %d cities of one state:\n%s", len(batch), len(cs), plan)

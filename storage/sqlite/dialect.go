@@ -36,53 +36,6 @@ import (
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
-// scanner is a *sql.Row or *sql.Rows.
-type scanner = sqlstore.Scanner
-
-// querier runs reads: the reader pool, the writer, or a transaction.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// queryAll runs a query and scans every row with scan. The result is
-// never nil on success.
-func queryAll[T any](ctx context.Context, q querier, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, storeError(err)
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, storeError(err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, storeError(err)
-	}
-	return out, nil
-}
-
-// exec runs a write and returns how many rows it changed. A unique or
-// primary-key violation is returned as taken (a domain sentinel error
-// carrying the driver's error as its cause) when taken is not nil: each
-// call names the conflict of the table it writes.
-func exec(ctx context.Context, tx *sql.Tx, taken *envelope.Error, query string, args ...any) (int, error) {
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		if taken != nil && isUnique(err) {
-			return 0, taken.WithCause(err)
-		}
-		return 0, storeError(err)
-	}
-	n, err := res.RowsAffected()
-	return int(n), storeError(err)
-}
-
 // bulk returns, for the statements of a loop of writes, ctx without its
 // cancellation (the driver watches a cancellable context with a goroutine
 // per statement, which doubled the cost of small inserts) and a function
@@ -242,7 +195,8 @@ func (c commaList) Scan(src any) error {
 // db is a sqlstore.DB on a *sql.DB or *sql.Tx.
 type db struct {
 	q interface {
-		querier
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+		QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 		ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	}
 }

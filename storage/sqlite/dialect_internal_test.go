@@ -28,9 +28,10 @@ func TestStoreErrorFallbacks(t *testing.T) {
 	tx, err := db.BeginTx(ctx, nil)
 	require.NoError(t, err)
 	defer tx.Rollback() //nolint:errcheck // the test's end
-	_, err = exec(ctx, tx, nil, `INSERT INTO t (k) VALUES ('a')`)
+	_, err = tx.ExecContext(ctx, `INSERT INTO t (k) VALUES ('a')`)
 	require.NoError(t, err)
-	_, err = exec(ctx, tx, nil, `INSERT INTO t (k) VALUES ('a')`)
+	_, err = tx.ExecContext(ctx, `INSERT INTO t (k) VALUES ('a')`)
+	err = storeError(err)
 	require.ErrorIs(t, err, envelope.ErrStoreConflict)
 	assert.Equal(t, envelope.KindConflict, envelope.KindOf(err))
 	assert.Equal(t, envelope.ErrStoreConflict.Message, envelope.As(err).Message, "the client reads the sentinel's text")

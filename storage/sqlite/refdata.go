@@ -149,29 +149,25 @@ func (dialect) WriteCities(ctx context.Context, dbtx sqlstore.DB, rev int64, cs 
 	return added, nil
 }
 
-// migrationSteps are the Go steps of migrations, by file name: each runs
-// in its migration's transaction, after its SQL.
-var migrationSteps = map[string]func(context.Context, sqlstore.DB) error{"0007_created_order.sql": numberStored}
-
 // numberStored numbers the currencies and countries stored before their
 // order of storage was recorded (seq NULL), after the others: in the
 // embedded dataset's order (sqlstore.DatasetOrder), then in rowid order.
-func numberStored(ctx context.Context, tx sqlstore.DB) error {
-	q := tx.(db).q
+// It is the Go step of migration 0007, run in its transaction tx.
+func numberStored(ctx context.Context, c *core, tx sqlstore.DB) error {
 	for _, table := range []string{"currencies", "countries"} {
-		ids, err := queryAll(ctx, q, sqlstore.ScanColumn[string], `SELECT id FROM `+table+` WHERE seq IS NULL ORDER BY rowid`)
+		ids, err := sqlstore.QueryAll(ctx, c, tx, sqlstore.ScanColumn[string], `SELECT id FROM `+table+` WHERE seq IS NULL ORDER BY rowid`)
 		if err != nil {
 			return err
 		}
 		if ids, err = sqlstore.DatasetOrder(ids); err != nil {
 			return err
 		}
-		last, err := sqlstore.ScanColumn[int64](q.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM `+table))
+		last, err := sqlstore.ScanColumn[int64](tx.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM `+table))
 		if err != nil {
 			return err
 		}
 		for i, id := range ids {
-			if _, err := q.ExecContext(ctx, `UPDATE `+table+` SET seq = ? WHERE id = ?`, last+int64(i)+1, id); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE `+table+` SET seq = ? WHERE id = ?`, last+int64(i)+1, id); err != nil {
 				return err
 			}
 		}

@@ -135,7 +135,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	all, err := sqlstore.Migrations(migrations, "migrations")
 	if err == nil {
-		err = sqlstore.Migrate(ctx, all, false, dialect{s}.Write, migrationSteps, 0)
+		steps := map[string]func(context.Context, sqlstore.DB) error{
+			"0007_created_order.sql": func(ctx context.Context, tx sqlstore.DB) error { return numberStored(ctx, s.core, tx) }}
+		err = sqlstore.Migrate(ctx, all, false, dialect{s}.Write, steps, 0)
 	}
 	if err != nil {
 		return fmt.Errorf("sqlite: %w", err)
@@ -162,7 +164,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // reads the whole file: use it after a crash or in a health check, not per
 // request.
 func (s *Store) Check(ctx context.Context) error {
-	lines, err := queryAll(ctx, s.r, sqlstore.ScanColumn[string], `PRAGMA integrity_check`)
+	lines, err := sqlstore.QueryAll(ctx, s.core, db{s.r}, sqlstore.ScanColumn[string], `PRAGMA integrity_check`)
 	if err != nil {
 		return err
 	}

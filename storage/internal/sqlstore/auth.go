@@ -72,7 +72,7 @@ func (c *Core) BrandByURL(ctx context.Context, url string) (auth.Brand, error) {
 
 // ListBrands implements auth.Store: in order of creation.
 func (c *Core) ListBrands(ctx context.Context) ([]auth.Brand, error) {
-	return queryAll(ctx, c, c.r, c.scanBrand, `SELECT `+BrandColumns+` FROM brands ORDER BY created_at, seq`)
+	return QueryAll(ctx, c, c.r, c.scanBrand, `SELECT `+BrandColumns+` FROM brands ORDER BY created_at, seq`)
 }
 
 // --- users ---
@@ -183,7 +183,7 @@ func (c *Core) UserByEmail(ctx context.Context, brandID, key string) (auth.UserR
 
 // ListUsers implements auth.Store: the brand's users in order of creation.
 func (c *Core) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecord, error) {
-	return queryAll(ctx, c, c.r, c.scanUser, `SELECT `+UserColumns+` FROM users WHERE brand_id = ? ORDER BY created_at, seq`, brandID)
+	return QueryAll(ctx, c, c.r, c.scanUser, `SELECT `+UserColumns+` FROM users WHERE brand_id = ? ORDER BY created_at, seq`, brandID)
 }
 
 // --- key pairs ---
@@ -329,7 +329,7 @@ func (c *Core) revokeKeys(ctx context.Context, tx DB, sel auth.KeySelector, at t
 			args = append(args, f.val)
 		}
 	}
-	users, err := queryAll(ctx, c, tx, ScanColumn[string],
+	users, err := QueryAll(ctx, c, tx, ScanColumn[string],
 		`UPDATE key_pairs SET revoked_at = ? WHERE `+strings.Join(where, " AND ")+` RETURNING user_id`, args...)
 	if err != nil {
 		return 0, err
@@ -457,7 +457,7 @@ func (c *Core) DeviceByCode(ctx context.Context, userID, code string) (auth.Devi
 // ListDevices implements auth.Store: the user's devices in order of
 // creation.
 func (c *Core) ListDevices(ctx context.Context, userID string) ([]auth.Device, error) {
-	return queryAll(ctx, c, c.r, c.scanDevice,
+	return QueryAll(ctx, c, c.r, c.scanDevice,
 		`SELECT `+DeviceColumns+` FROM devices WHERE user_id = ? ORDER BY created_at, seq`, userID)
 }
 

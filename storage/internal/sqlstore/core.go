@@ -284,9 +284,10 @@ func queryOne[T any](ctx context.Context, c *Core, db DB, scan func(Scanner) (T,
 	return v, nil
 }
 
-// queryAll runs a query on db and scans every row with scan; no row is an
-// empty slice, not nil.
-func queryAll[T any](ctx context.Context, c *Core, db DB, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
+// QueryAll runs a query on db (written with "?" placeholders) and scans
+// every row with scan; no row is an empty slice, not nil. Errors are
+// mapped by the dialect.
+func QueryAll[T any](ctx context.Context, c *Core, db DB, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := db.Query(ctx, c.bind(query), args...)
 	if err != nil {
 		return nil, c.d.Error(ctx, err)

@@ -157,7 +157,7 @@ func (r reader) AppIntegrationByID(ctx context.Context, brandID, id string) (int
 func (r reader) ListAppIntegrations(ctx context.Context, f integrations.AppIntegrationFilter) ([]integrations.AppIntegration, error) {
 	var w where
 	AppIntegrationConditions(&w, f)
-	return queryAll(ctx, r.c, r.db, r.c.scanApp, `SELECT `+AppColumns+` FROM app_integrations`+w.clause()+` ORDER BY created_at, id`, w.args...)
+	return QueryAll(ctx, r.c, r.db, r.c.scanApp, `SELECT `+AppColumns+` FROM app_integrations`+w.clause()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ConfigByID implements integrations.Reader: integrations.ErrConfigNotFound
@@ -171,14 +171,14 @@ func (r reader) ConfigByID(ctx context.Context, kind integrations.RecordKind, br
 func (r reader) ListConfigs(ctx context.Context, f integrations.ConfigFilter) ([]integrations.ConfigRecord, error) {
 	var w where
 	ConfigConditions(&w, f)
-	return queryAll(ctx, r.c, r.db, r.c.scanConfig, `SELECT `+ConfigColumns+` FROM integration_configs`+w.clause()+` ORDER BY created_at, id`, w.args...)
+	return QueryAll(ctx, r.c, r.db, r.c.scanConfig, `SELECT `+ConfigColumns+` FROM integration_configs`+w.clause()+` ORDER BY created_at, id`, w.args...)
 }
 
 // ListRevisions implements integrations.Reader.
 func (r reader) ListRevisions(ctx context.Context, f integrations.RevisionFilter) ([]integrations.Revision, error) {
 	var w where
 	RevisionConditions(&w, f)
-	return queryAll(ctx, r.c, r.db, r.c.scanRevision, `SELECT `+RevisionColumns+` FROM integration_revisions`+w.clause()+` ORDER BY seq`, w.args...)
+	return QueryAll(ctx, r.c, r.db, r.c.scanRevision, `SELECT `+RevisionColumns+` FROM integration_revisions`+w.clause()+` ORDER BY seq`, w.args...)
 }
 
 // AppIntegrationByID implements integrations.Reader.

@@ -50,7 +50,7 @@ func Migrations(fsys fs.FS, dir string) ([]Migration, error) {
 // checks; it fails with the store's error when the database cannot
 // answer.
 func (c *Core) PendingMigrations(ctx context.Context) ([]string, error) {
-	applied, err := queryAll(ctx, c, c.r, ScanColumn[int], `SELECT version FROM schema_migrations`)
+	applied, err := QueryAll(ctx, c, c.r, ScanColumn[int], `SELECT version FROM schema_migrations`)
 	if err != nil {
 		return nil, err
 	}

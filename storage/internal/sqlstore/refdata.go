@@ -108,21 +108,21 @@ func (c *Core) readRefData(ctx context.Context, changed bool, since uint64) (ref
 			return err
 		}
 		out.Revision = uint64(rev)
-		if out.Currencies, err = queryAll(ctx, c, tx, ScanCurrency, `SELECT `+strings.Join(CurrencyColumns, ", ")+` FROM currencies ORDER BY seq`); err != nil {
+		if out.Currencies, err = QueryAll(ctx, c, tx, ScanCurrency, `SELECT `+strings.Join(CurrencyColumns, ", ")+` FROM currencies ORDER BY seq`); err != nil {
 			return err
 		}
-		if out.Countries, err = queryAll(ctx, c, tx, ScanCountry, `SELECT `+strings.Join(CountryColumns, ", ")+` FROM countries ORDER BY seq`); err != nil {
+		if out.Countries, err = QueryAll(ctx, c, tx, ScanCountry, `SELECT `+strings.Join(CountryColumns, ", ")+` FROM countries ORDER BY seq`); err != nil {
 			return err
 		}
 		if !changed {
-			out.Cities, err = queryAll(ctx, c, tx, ScanCity, `SELECT `+CityColumns+` FROM cities ORDER BY seq`)
+			out.Cities, err = QueryAll(ctx, c, tx, ScanCity, `SELECT `+CityColumns+` FROM cities ORDER BY seq`)
 			return err
 		}
 		type seqCity struct {
 			seq  int64
 			city refdata.City
 		}
-		rows, err := queryAll(ctx, c, tx, func(row Scanner) (seqCity, error) {
+		rows, err := QueryAll(ctx, c, tx, func(row Scanner) (seqCity, error) {
 			var r seqCity
 			err := row.Scan(&r.seq, &r.city.CountryCode, &r.city.StateCode, &r.city.Name, &r.city.Tags)
 			return r, err
