@@ -13,7 +13,8 @@
 // wait for each other instead of racing, and the dataset is loaded once.
 // A database made by an older version is migrated forward, keeping its
 // rows. The pg_trgm extension must be installable (it is trusted: a
-// database owner can create it) or already installed.
+// database owner can create it) or already installed: migration 0002
+// creates it.
 //
 // # Writes and notifications
 //
@@ -27,15 +28,6 @@
 // and their keys and devices, reference data) issue a NOTIFY on
 // [Store.Channel] inside their transaction, delivered only on commit; its
 // payload is a [Change].
-//
-// # Search
-//
-// Reference data is searched with PostgreSQL's own indexes on text folded
-// in Go by textfold.Fold: pg_trgm for names, an array of runes and rune
-// pairs for names of one or two runes, an array of every prefix of the
-// folded words for Keywords; the planner is told to prefer them to a scan
-// of the cities table. Answers are identical to the other stores', which
-// storage/storagetest checks.
 //
 // The session-level lock of Open needs a session: connect to PostgreSQL
 // itself or through a pooler in session mode, not transaction mode.
