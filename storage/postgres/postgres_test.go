@@ -253,3 +253,29 @@ func hash2(i, j int) []byte {
 	h[0], h[1] = byte(i), byte(j)
 	return h
 }
+
+// TestCityUpsertIsBoundedAsABulkWrite: a city upsert's transaction is
+// bounded by the query timeout for each started thousand cities, not by
+// one: 5,000 cities wait out a lock of the revision row held for 2.5
+// query timeouts, which fails a write of one timeout.
+func TestCityUpsertIsBoundedAsABulkWrite(t *testing.T) {
+	t.Parallel()
+	const timeout = time.Second
+	ctx := t.Context()
+	s, err := postgres.Open(ctx, pgtest.Schema(t), postgres.WithQueryTimeout(timeout))
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	cities := make([]refdata.City, 5000)
+	for i := range cities {
+		cities[i] = refdata.City{CountryCode: "XB", StateCode: "BL", Name: fmt.Sprintf("Bulkton %d", i)}
+	}
+	hold, err := s.Pool().Begin(ctx)
+	require.NoError(t, err)
+	_, err = hold.Exec(ctx, `SELECT revision FROM refdata_state WHERE id = 1 FOR UPDATE`)
+	require.NoError(t, err)
+	release := time.AfterFunc(5*timeout/2, func() { hold.Rollback(context.Background()) }) //nolint:errcheck // the lock's end
+	defer release.Stop()
+	added, err := s.UpsertCities(ctx, cities)
+	require.NoError(t, err, "the write waits out the lock within its bound of 5 timeouts")
+	assert.Equal(t, len(cities), added)
+}

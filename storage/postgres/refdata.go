@@ -34,6 +34,9 @@ func (d dialect) Read(ctx context.Context, fn func(tx sqlstore.DB) error) error 
 	return d.s.inTx(bulk(ctx, readRows), pgx.TxOptions{BeginQuery: readTx}, func(tx pgx.Tx) error { return fn(db{tx}) })
 }
 
+// Bulk marks ctx as a bulk write of n rows (bulk).
+func (dialect) Bulk(ctx context.Context, n int) context.Context { return bulk(ctx, n) }
+
 // Revision: the revision is the one row of refdata_state.
 func (dialect) Revision() (read, bump string) {
 	return `SELECT revision FROM refdata_state WHERE id = 1`, `UPDATE refdata_state SET revision = revision + 1 WHERE id = 1`
@@ -56,9 +59,9 @@ func (dialect) ExecBatch(ctx context.Context, tx sqlstore.DB, query string, args
 // their own) into a temporary table (COPY), updates the stored ones whose
 // name or tags differ and inserts the others in order with the next seqs
 // (dense: city writes run one at a time, as they lock the refdata_state
-// row). Its bound is the query timeout for each started thousand cities.
+// row). Its transaction's bound is the query timeout for each started
+// thousand cities (Bulk).
 func (dialect) WriteCities(ctx context.Context, dbtx sqlstore.DB, rev int64, cs []refdata.City, folds []string) (int, error) {
-	ctx = bulk(ctx, len(cs))
 	tx := dbtx.(db).q.(pgx.Tx)
 	merged, err := withStoredTags(ctx, tx, cs, folds)
 	if err != nil {

@@ -67,6 +67,9 @@ func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
 // metaRefDataRevision is the meta key of the revision.
 const metaRefDataRevision = "refdata.revision"
 
+// Bulk returns ctx: a write's bound is busy_timeout, whatever its rows.
+func (dialect) Bulk(ctx context.Context, _ int) context.Context { return ctx }
+
 // Revision: the revision is a counter in meta.
 func (dialect) Revision() (read, bump string) {
 	return `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '` + metaRefDataRevision + `'`,

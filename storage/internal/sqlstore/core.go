@@ -107,6 +107,10 @@ type Dialect interface {
 	// committed when fn returns nil, rolled back otherwise. Its error is
 	// fn's or the commit's, mapped by Error.
 	Write(ctx context.Context, fn func(tx DB) error) error
+	// Bulk returns ctx for a write transaction of n rows: a dialect whose
+	// bound on a transaction grows with its rows marks it, another
+	// returns ctx.
+	Bulk(ctx context.Context, n int) context.Context
 	// Read runs fn in one read-only transaction whose statements all see
 	// the same state of the database, as Write does.
 	Read(ctx context.Context, fn func(tx DB) error) error

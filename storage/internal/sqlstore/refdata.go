@@ -246,8 +246,10 @@ func upsertRows[T any](ctx context.Context, c *Core, query string, recs []T, id 
 // state, folded name) is stored and the name differs or they add tags
 // (refrows.MergeTags), updated in place, by the dialect's WriteCities; a
 // written city takes the revision of the write. It bumps the revision,
-// also when nothing changed, and returns how many cities it inserted.
+// also when nothing changed, and returns how many cities it inserted. Its
+// transaction is a bulk write of len(cs) rows (Dialect.Bulk).
 func (c *Core) UpsertCities(ctx context.Context, cs []refdata.City) (int, error) {
+	ctx = c.d.Bulk(ctx, len(cs))
 	cs = DedupCities(cs)
 	folds := make([]string, len(cs))
 	for i := range cs {
