@@ -14,6 +14,8 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/storecalls"
+	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
@@ -205,15 +207,19 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	}
 	authOpts = append(authOpts, auth.WithMeterProvider(cfg.MeterProvider), auth.WithTracerProvider(cfg.TracerProvider))
 	authOpts = append(authOpts, cfg.AuthOptions...)
-	integ := integrations.NewService(store, integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock),
+	// The services reach the store through a recorder of its calls when
+	// a provider is set; the App's Store, where capabilities are looked
+	// for, stays the store itself.
+	backend := storecalls.Wrap(store, telemetry.NewStoreCalls(dbSystem(store), cfg.MeterProvider, cfg.TracerProvider))
+	integ := integrations.NewService(backend, integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock),
 		integrations.WithMeterProvider(cfg.MeterProvider))
 	if cfg.OnIntegrationUpdated != nil {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
 	}
 	a := &App{
 		Store:        store,
-		Auth:         auth.NewService(store, authOpts...),
-		RefData:      refdata.NewService(store),
+		Auth:         auth.NewService(backend, authOpts...),
+		RefData:      refdata.NewService(backend),
 		Integrations: integ,
 		clock:        cfg.Clock,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
@@ -228,6 +234,20 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
 	}
 	return a, nil
+}
+
+// dbSystem returns the db.system.name of the store's calls: sqlite,
+// postgresql or memory for this module's stores, else "other".
+func dbSystem(store storage.Storage) string {
+	switch store.(type) {
+	case *sqlite.Store:
+		return telemetry.DBSystemSQLite
+	case *postgres.Store:
+		return telemetry.DBSystemPostgreSQL
+	case *memory.Store:
+		return telemetry.DBSystemMemory
+	}
+	return "other"
 }
 
 // isEphemeral reports whether store says its data ends with the process.
