@@ -34,11 +34,21 @@ const MemoryPath = ":memory:"
 // when done. It fails with the store's error: a path that cannot be
 // opened, a database that cannot be reached or migrated.
 func OpenStore(ctx context.Context, path string) (storage.Storage, error) {
+	return Config{}.OpenStore(ctx, path)
+}
+
+// OpenStore opens the store path names as the package's OpenStore does,
+// passing c's providers to the PostgreSQL store (postgres.WithMeterProvider
+// and postgres.WithTracerProvider: its pool and listener metrics, a span
+// per statement under the store-call spans of an App). The other stores
+// have no telemetry of their own: an App records their calls.
+func (c Config) OpenStore(ctx context.Context, path string) (storage.Storage, error) {
 	switch {
 	case path == MemoryPath:
 		return memory.New(ctx)
 	case IsPostgresURL(path):
-		return postgres.Open(ctx, path)
+		return postgres.Open(ctx, path, postgres.WithMeterProvider(c.MeterProvider),
+			postgres.WithTracerProvider(c.TracerProvider))
 	}
 	return sqlite.Open(ctx, path)
 }

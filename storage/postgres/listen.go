@@ -66,9 +66,11 @@ type listener struct {
 	// first LISTEN, and again once the "all" that follows a reconnection
 	// has been delivered.
 	listening atomic.Bool
-	cancel    context.CancelFunc
-	done      chan struct{}
-	closeOnce sync.Once
+	// reconnects counts the connections made again after a loss.
+	reconnects atomic.Int64
+	cancel     context.CancelFunc
+	done       chan struct{}
+	closeOnce  sync.Once
 }
 
 // newListener returns a listener that will connect with a copy of cfg and
@@ -228,6 +230,7 @@ func (l *listener) reconnect(ctx context.Context) *pgx.Conn {
 			<-guarded
 			l.deliver(all)
 			l.listening.Store(true)
+			l.reconnects.Add(1)
 			l.log.Info("postgres: listening again", "channel", l.channel)
 			if l.onBack != nil {
 				l.onBack()
