@@ -152,9 +152,12 @@ type Config struct {
 	// MeterProvider, when set, receives the App's metrics: the HTTP
 	// adapter's requests and rate-limit refusals, the auth service's
 	// logins, password hashing waits, cache hits and changes heard, and
-	// the integration updates and If-Match conflicts. TracerProvider, when
-	// set, receives a server span per request and a span per password
-	// hash. Nil means none: the global otel providers are never read.
+	// the integration updates and If-Match conflicts, the store calls,
+	// the reference-data snapshot's builds, patches and lag, and the list
+	// cache's hits. TracerProvider, when set, receives a server span per
+	// request, a span per store call, password hash and snapshot build or
+	// patch. Pass them to the store too: Config.OpenStore does for
+	// PostgreSQL (its pool, listener and statement spans). Nil means none: the global otel providers are never read.
 	// docs/observability.md lists every metric and span.
 	MeterProvider  metric.MeterProvider
 	TracerProvider trace.TracerProvider
@@ -227,9 +230,10 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
 	}
 	a := &App{
-		Store:        store,
-		Auth:         auth.NewService(backend, authOpts...),
-		RefData:      refdata.NewService(backend),
+		Store: store,
+		Auth:  auth.NewService(backend, authOpts...),
+		RefData: refdata.NewService(backend, refdata.WithMeterProvider(cfg.MeterProvider),
+			refdata.WithTracerProvider(cfg.TracerProvider)),
 		Integrations: integ,
 		clock:        cfg.Clock,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),

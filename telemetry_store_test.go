@@ -12,6 +12,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/telemetrytest"
 )
 
 // spanAttrs returns a span's attributes as strings.
@@ -78,6 +79,67 @@ func TestStoreSpans(t *testing.T) {
 				assert.Positive(t, statements, "pgx statement spans")
 			} else {
 				assert.Zero(t, statements)
+			}
+		})
+	}
+}
+
+// TestMetricsScrapeStore: after real traffic through an App on SQLite and
+// on PostgreSQL, a scrape finds the store calls by operation, the
+// reference-data snapshot's builds and lag, the lists answered and the
+// list cache's hits and misses; on PostgreSQL also the pool's
+// connections and the listener's state.
+func TestMetricsScrapeStore(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, system string
+		path         func(t *testing.T) string
+	}{
+		{"sqlite", "sqlite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "scrape.db") }},
+		{"postgres", "postgresql", func(t *testing.T) string { return pgtest.Schema(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o := newObservedOn(t, tc.path(t), brandbase.Config{})
+			for range 3 {
+				require.Equal(t, http.StatusOK, o.do(t, http.MethodGet, "/api/v1/countries", obsBrand, "", "").status)
+			}
+			require.Equal(t, http.StatusUnauthorized, o.login(t, "alice", "wrong password").status)
+
+			f := telemetrytest.ScrapeHandler(t, o.metrics)
+			const calls = "db_client_operation_duration_seconds"
+			op := func(name string) []string { return []string{"db_system_name", tc.system, "db_operation_name", name} }
+			assert.Positive(t, f.Value(calls, op("RefDataRevision")...), "a revision read before each list")
+			assert.Equal(t, 1.0, f.Value(calls, op("ReadRefData")...), "one snapshot read whole")
+			assert.Positive(t, f.Value(calls, op("UserByUsername")...))
+			assert.Positive(t, f.Value(calls, append(op("BrandByURL"), "error_type", "not_found")...)+
+				f.Value(calls, op("BrandByURL")...), "brands read")
+			assert.Empty(t, f.Series(calls, "error_type", "_OTHER"), "no unexpected store error")
+
+			assert.Equal(t, 1.0, f.Value("brandbase_refdata_builds_total"))
+			assert.Equal(t, 1.0, f.Value("brandbase_refdata_ready_duration_seconds"), "time to ready, once")
+			assert.Equal(t, 0.0, f.Value("brandbase_refdata_revision_lag"))
+			assert.NotEmpty(t, f.Series("brandbase_refdata_revision_lag"), "the lag is observed")
+			assert.Equal(t, 1.0, f.Value("brandbase_refdata_lists_total", "brandbase_refdata_snapshot", "current"),
+				"the first list; the others answer from the list cache")
+			lookups := "brandbase_httpadapter_list_cache_lookups_total"
+			assert.Equal(t, 2.0, f.Value(lookups, "brandbase_cache_result", "hit"))
+			assert.Equal(t, 1.0, f.Value(lookups, "brandbase_cache_result", "miss"))
+
+			if tc.system != "postgresql" {
+				assert.Empty(t, f.Series("db_client_connection_count"))
+				return
+			}
+			assert.Positive(t, f.Value("db_client_connection_count", "db_client_connection_state", "idle")+
+				f.Value("db_client_connection_count", "db_client_connection_state", "used"))
+			assert.Positive(t, f.Value("db_client_connection_max"))
+			assert.NotEmpty(t, f.Series("db_client_connection_pending_requests"))
+			assert.Equal(t, 1.0, f.Value("brandbase_postgres_listener_connected"))
+			assert.NotEmpty(t, f.Series("brandbase_postgres_listener_reconnects_total"))
+			if t.Failed() {
+				for name := range f {
+					t.Log(name)
+				}
 			}
 		})
 	}

@@ -138,7 +138,7 @@ func (s *Store) observe(mp metric.MeterProvider) error {
 	if err != nil {
 		return err
 	}
-	connected, err := m.Int64ObservableGauge(MetricListenerConnected, metric.WithUnit("1"),
+	connected, err := m.Int64ObservableGauge(MetricListenerConnected,
 		metric.WithDescription("1 while the store listens for other instances' changes, else 0."))
 	if err != nil {
 		return err
