@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -136,6 +137,14 @@ func TestMetricsScrapeStore(t *testing.T) {
 			assert.NotEmpty(t, f.Series("db_client_connection_pending_requests"))
 			assert.Equal(t, 1.0, f.Value("brandbase_postgres_listener_connected"))
 			assert.NotEmpty(t, f.Series("brandbase_postgres_listener_reconnects_total"))
+			// The set-up's writes are notified with their time, and heard
+			// by this instance's own listener: their delay is recorded.
+			require.Eventually(t, func() bool {
+				return telemetrytest.ScrapeHandler(t, o.metrics).Value("brandbase_auth_change_delay_seconds") >= 1
+			}, 10*time.Second, 10*time.Millisecond, "a change's delay recorded")
+			f = telemetrytest.ScrapeHandler(t, o.metrics)
+			delays := f.Value("brandbase_auth_change_delay_seconds")
+			assert.InDelta(t, 0, f.Sum("brandbase_auth_change_delay_seconds")/delays, 2, "heard within a few ms")
 			if t.Failed() {
 				for name := range f {
 					t.Log(name)

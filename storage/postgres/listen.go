@@ -166,13 +166,26 @@ func (l *listener) run(ctx context.Context, conn *pgx.Conn) {
 // connection fails (or does not answer a ping after health without a
 // notification) or ctx ends, and returns why.
 func (l *listener) receive(ctx context.Context, conn *pgx.Conn) error {
+	// at is the time the last "at:" notification gave, for the change
+	// that follows it from the same backend (pid).
+	var at time.Time
+	var atPID uint32
 	for {
 		waitCtx, cancel := context.WithTimeout(ctx, l.health)
 		n, err := conn.WaitForNotification(waitCtx)
 		cancel()
 		switch {
 		case err == nil:
-			l.deliver(l.decode(n.Payload))
+			if t, ok := parseAt(n.Payload); ok {
+				at, atPID = t, n.PID
+				continue
+			}
+			c := l.decode(n.Payload)
+			if atPID == n.PID && !at.IsZero() {
+				c.At = at
+			}
+			at = time.Time{}
+			l.deliver(c)
 			continue
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -367,7 +380,7 @@ var authChanges = map[string]auth.ChangeKind{
 func (s *Store) OnAuthChange(fn func(auth.Change)) (unsubscribe func()) {
 	return s.OnChange(func(c Change) {
 		if kind, ok := authChanges[c.Kind]; ok {
-			fn(auth.Change{Kind: kind, ID: c.ID})
+			fn(auth.Change{Kind: kind, ID: c.ID, At: c.At})
 		}
 	})
 }
