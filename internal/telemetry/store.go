@@ -90,14 +90,16 @@ type StoreCall struct {
 }
 
 // Start begins the store call op (the store method's name): the returned
-// context carries its span, for the store's own spans (PostgreSQL
-// statements) to be its children.
+// context carries its span, when ctx holds a span to be its parent, for
+// the store's own spans (PostgreSQL statements) to be its children.
 func (s *StoreCalls) Start(ctx context.Context, op string) (context.Context, StoreCall) {
 	if s == nil {
 		return ctx, StoreCall{}
 	}
 	c := StoreCall{s: s, op: s.op(op), start: time.Now()}
-	if s.tracer != nil {
+	// Only under a span (a request's, a build's): a call outside any, such
+	// as the revision read of a metric collection, makes no root span.
+	if s.tracer != nil && trace.SpanContextFromContext(ctx).IsValid() {
 		ctx, c.span = s.tracer.Start(ctx, c.op.spanName, c.op.spanOpts...)
 	}
 	return ctx, c
