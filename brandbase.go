@@ -14,6 +14,8 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/storecalls"
+	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
@@ -32,11 +34,21 @@ const MemoryPath = ":memory:"
 // when done. It fails with the store's error: a path that cannot be
 // opened, a database that cannot be reached or migrated.
 func OpenStore(ctx context.Context, path string) (storage.Storage, error) {
+	return Config{}.OpenStore(ctx, path)
+}
+
+// OpenStore opens the store path names as the package's OpenStore does,
+// passing c's providers to the PostgreSQL store (postgres.WithMeterProvider
+// and postgres.WithTracerProvider: its pool and listener metrics, a span
+// per statement under the store-call spans of an App). The other stores
+// have no telemetry of their own: an App records their calls.
+func (c Config) OpenStore(ctx context.Context, path string) (storage.Storage, error) {
 	switch {
 	case path == MemoryPath:
 		return memory.New(ctx)
 	case IsPostgresURL(path):
-		return postgres.Open(ctx, path)
+		return postgres.Open(ctx, path, postgres.WithMeterProvider(c.MeterProvider),
+			postgres.WithTracerProvider(c.TracerProvider))
 	}
 	return sqlite.Open(ctx, path)
 }
@@ -140,9 +152,12 @@ type Config struct {
 	// MeterProvider, when set, receives the App's metrics: the HTTP
 	// adapter's requests and rate-limit refusals, the auth service's
 	// logins, password hashing waits, cache hits and changes heard, and
-	// the integration updates and If-Match conflicts. TracerProvider, when
-	// set, receives a server span per request and a span per password
-	// hash. Nil means none: the global otel providers are never read.
+	// the integration updates and If-Match conflicts, the store calls,
+	// the reference-data snapshot's builds, patches and lag, and the list
+	// cache's hits. TracerProvider, when set, receives a server span per
+	// request, a span per store call, password hash and snapshot build or
+	// patch. Pass them to the store too: Config.OpenStore does for
+	// PostgreSQL (its pool, listener and statement spans). Nil means none: the global otel providers are never read.
 	// docs/observability.md lists every metric and span.
 	MeterProvider  metric.MeterProvider
 	TracerProvider trace.TracerProvider
@@ -205,15 +220,20 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	}
 	authOpts = append(authOpts, auth.WithMeterProvider(cfg.MeterProvider), auth.WithTracerProvider(cfg.TracerProvider))
 	authOpts = append(authOpts, cfg.AuthOptions...)
-	integ := integrations.NewService(store, integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock),
+	// The services reach the store through a recorder of its calls when
+	// a provider is set; the App's Store, where capabilities are looked
+	// for, stays the store itself.
+	backend := storecalls.Wrap(store, telemetry.NewStoreCalls(dbSystem(store), cfg.MeterProvider, cfg.TracerProvider))
+	integ := integrations.NewService(backend, integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock),
 		integrations.WithMeterProvider(cfg.MeterProvider))
 	if cfg.OnIntegrationUpdated != nil {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
 	}
 	a := &App{
-		Store:        store,
-		Auth:         auth.NewService(store, authOpts...),
-		RefData:      refdata.NewService(store),
+		Store: store,
+		Auth:  auth.NewService(backend, authOpts...),
+		RefData: refdata.NewService(backend, refdata.WithMeterProvider(cfg.MeterProvider),
+			refdata.WithTracerProvider(cfg.TracerProvider)),
 		Integrations: integ,
 		clock:        cfg.Clock,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
@@ -228,6 +248,20 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
 	}
 	return a, nil
+}
+
+// dbSystem returns the db.system.name of the store's calls: sqlite,
+// postgresql or memory for this module's stores, else "other".
+func dbSystem(store storage.Storage) string {
+	switch store.(type) {
+	case *sqlite.Store:
+		return telemetry.DBSystemSQLite
+	case *postgres.Store:
+		return telemetry.DBSystemPostgreSQL
+	case *memory.Store:
+		return telemetry.DBSystemMemory
+	}
+	return "other"
 }
 
 // isEphemeral reports whether store says its data ends with the process.

@@ -24,6 +24,7 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetrytest"
 	"github.com/brandbase/brandbase/ratelimit"
+	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
@@ -32,7 +33,7 @@ import (
 // in brand shop.example.com.
 type observed struct {
 	*instance
-	store     *sqlite.Store
+	store     storage.Storage
 	metrics   http.Handler
 	spans     *tracetest.InMemoryExporter
 	analytics integrations.Analytics
@@ -47,14 +48,21 @@ const (
 // keys are set here, its other fields kept.
 func newObserved(t *testing.T, cfg brandbase.Config, opts ...httpadapter.Option) *observed {
 	t.Helper()
+	return newObservedOn(t, filepath.Join(t.TempDir(), "observed.db"), cfg, opts...)
+}
+
+// newObservedOn is newObserved on the store path names (see
+// brandbase.OpenStore), opened with cfg's providers.
+func newObservedOn(t *testing.T, path string, cfg brandbase.Config, opts ...httpadapter.Option) *observed {
+	t.Helper()
 	ctx := t.Context()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "observed.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { store.Close() })
 	mp, metrics := telemetrytest.MeterProvider(t)
 	tp, spans := telemetrytest.TracerProvider(t)
 	cfg.SecretKeys = integrations.EphemeralKeyRing()
 	cfg.MeterProvider, cfg.TracerProvider = mp, tp
+	store, err := cfg.OpenStore(ctx, path)
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
 	app, err := brandbase.New(store, cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { app.Close() })

@@ -30,7 +30,9 @@ func (h *Handler) serveList(perBrand bool, list func(r *http.Request) (any, erro
 		// answer is never older than the revision it is filed under.
 		rev, revErr := h.svc.RefData.Revision(ctx)
 		if revErr == nil {
-			if e, ok := cache.get(rev, key); ok {
+			e, ok := cache.get(rev, key)
+			h.tel.ListCacheLookup(ctx, ok)
+			if ok {
 				h.okEncoded(w, r, e.body, e.etag, cacheReferenceData)
 				return
 			}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/internal/telemetry"
 )
 
 // errClosed is what lists and Ready return once the Service is closed.
@@ -41,6 +42,7 @@ type build struct {
 type index struct {
 	store  Store
 	logger *slog.Logger
+	rec    *telemetry.RefData // nil: telemetry off
 
 	snap    atomic.Pointer[snapshot]
 	builds  atomic.Uint64 // snapshots read whole (Builds)
@@ -71,29 +73,56 @@ func newIndex(store Store, logger *slog.Logger) *index {
 // written since that snapshot's revision. It fails with the store's error
 // when there is none, and with ctx.Err() when ctx ends first.
 func (x *index) current(ctx context.Context) (*snapshot, error) {
+	sn, _, err := x.currentOrHeld(ctx)
+	return sn, err
+}
+
+// currentOrHeld is current, also reporting whether the snapshot returned
+// is the one held while the store is unavailable.
+func (x *index) currentOrHeld(ctx context.Context) (sn *snapshot, held bool, err error) {
 	for {
 		if x.life.Err() != nil {
-			return nil, errClosed
+			return nil, false, errClosed
 		}
 		rev, err := x.store.RefDataRevision(ctx)
 		if err != nil {
-			return x.held(ctx, err)
+			sn, err := x.held(ctx, err)
+			return sn, sn != nil, err
 		}
 		if sn := x.snap.Load(); sn != nil && sn.rev >= rev {
-			return sn, nil
+			return sn, false, nil
 		}
 		b := x.startBuild(ctx)
 		select {
 		case <-b.done:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, false, ctx.Err()
 		}
 		if b.err != nil {
-			return x.held(ctx, b.err)
+			sn, err := x.held(ctx, b.err)
+			return sn, sn != nil, err
 		}
 		// The build read a revision at least as recent as rev, unless it
 		// had started before rev was read: then check again.
 	}
+}
+
+// lag returns the revisions the snapshot held is behind the store's
+// revision now; false when no snapshot is held or the revision cannot be
+// read.
+func (x *index) lag(ctx context.Context) (int64, bool) {
+	sn := x.snap.Load()
+	if sn == nil || x.life.Err() != nil {
+		return 0, false
+	}
+	rev, err := x.store.RefDataRevision(ctx)
+	if err != nil {
+		return 0, false
+	}
+	if rev <= sn.rev {
+		return 0, true
+	}
+	return int64(rev - sn.rev), true
 }
 
 // held returns the snapshot held when err says the store is unavailable
@@ -167,7 +196,15 @@ func (x *index) startBuild(ctx context.Context) *build {
 // build publishes a snapshot of the store's current revision: the one
 // held patched with the cities changed since its revision when they are
 // few (a quarter of the cities or less), else one read whole.
-func (x *index) build(ctx context.Context) error {
+func (x *index) build(ctx context.Context) (err error) {
+	span := x.rec.StartBuild(ctx)
+	patched := false
+	defer func() {
+		if err == nil {
+			x.rec.Built(ctx, span, patched)
+		}
+		telemetry.EndSpan(span, err)
+	}()
 	old := x.snap.Load()
 	if old != nil {
 		data, err := x.store.RefDataChangesSince(ctx, old.rev)
@@ -184,6 +221,7 @@ func (x *index) build(ctx context.Context) error {
 			x.publish(&snapshot{rev: data.Revision, currencies: newCurrencyTable(data.Currencies),
 				countries: newCountryTable(data.Countries), cities: cities})
 			x.patches.Add(1)
+			patched = true
 			return nil
 		}
 	}

@@ -4,6 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/brandbase/brandbase/internal/telemetry"
 )
 
 // Service answers the reference-data list queries and imports cities. It
@@ -21,8 +27,10 @@ import (
 // held, if any. The snapshot takes about 400 bytes a city (see
 // docs/performance.md).
 type Service struct {
-	store Store
-	ix    *index
+	store   Store
+	ix      *index
+	tel     telemetryOptions
+	stopLag func() // unregisters the lag gauge
 }
 
 // Option configures a Service (NewService).
@@ -45,7 +53,31 @@ func NewService(store Store, opts ...Option) *Service {
 	for _, o := range opts {
 		o(s)
 	}
+	s.ix.rec = telemetry.NewRefData(s.tel.mp, s.tel.tp, time.Now())
+	s.stopLag = s.ix.rec.ObserveLag(s.ix.lag)
 	return s
+}
+
+// WithMeterProvider records the Service's metrics with mp: snapshots
+// built and patched, the time to the first snapshot, the lists answered
+// from a current snapshot or the one held during an outage, and the
+// revisions the snapshot is behind the store (observed at each
+// collection, with a read of the store's revision). Nil records nothing.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(s *Service) { s.tel.mp = mp }
+}
+
+// WithTracerProvider records a span per snapshot built ("refdata.build")
+// or patched ("refdata.patch") with tp, a child of the request whose list
+// started it. Nil records nothing.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(s *Service) { s.tel.tp = tp }
+}
+
+// telemetryOptions are the providers the options set.
+type telemetryOptions struct {
+	mp metric.MeterProvider
+	tp trace.TracerProvider
 }
 
 // Ready returns once the snapshot of the store's current reference data
@@ -78,7 +110,10 @@ func (s *Service) Patches() uint64 { return s.ix.patches.Load() }
 // and waited for, the snapshot is dropped, and lists then fail with an
 // unavailable error (503). Close it before the store. It may be called
 // more than once.
-func (s *Service) Close() { s.ix.close() }
+func (s *Service) Close() {
+	s.stopLag()
+	s.ix.close()
+}
 
 // ListCurrencies returns the page of currencies that q selects. The currency
 // whose code is q.DefaultCurrency (the brand's) has IsDefault set. It fails
@@ -138,7 +173,11 @@ func (s *Service) snapshot(ctx context.Context, nothing bool) (*snapshot, error)
 	if nothing {
 		return nil, nil
 	}
-	return s.ix.current(ctx)
+	sn, held, err := s.ix.currentOrHeld(ctx)
+	if err == nil {
+		s.ix.rec.Listed(ctx, held)
+	}
+	return sn, err
 }
 
 // Revision returns a number that changes whenever the reference data

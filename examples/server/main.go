@@ -159,7 +159,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		}()
 		cfg.MeterProvider = m.provider
 	}
-	store, err := brandbase.OpenStore(ctx, o.db)
+	store, err := cfg.OpenStore(ctx, o.db)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ type HTTPServer struct {
 	active   metric.Int64UpDownCounter
 	refusals *Counter
 	logins   *Counter
+	lists    *Counter // list-cache lookups, by result
 
 	// routes are the route templates ("/api/v1/cities") by mux pattern
 	// ("GET /api/v1/cities"), read-only after construction.
@@ -111,6 +112,9 @@ func NewHTTPServer(cfg HTTPConfig) *HTTPServer {
 		s.refusals = newCounter(counter(m, MetricRateLimitRefusals, "{request}", "Requests refused by a rate limit, by policy."),
 			AttrPolicy, cfg.Policies...)
 		s.logins = Logins(cfg.MeterProvider)
+		s.lists = newCounter(counter(m, MetricListCacheLookups, "{lookup}",
+			"Lookups of the list routes' cache of encoded answers, by result (hit or miss)."),
+			AttrCacheResult, CacheResultHit, CacheResultMiss)
 		for _, meth := range append(knownMethods, methodOther) {
 			s.activeOpts[meth] = addOpts(attribute.NewSet(AttrHTTPMethod.String(meth)))
 		}
@@ -219,5 +223,18 @@ func (s *HTTPServer) Refused(ctx context.Context, policy string, login bool) {
 	s.refusals.Add(ctx, policy)
 	if login {
 		s.logins.Add(ctx, LoginLimited)
+	}
+}
+
+// ListCacheLookup counts one lookup of the list routes' cache of encoded
+// answers: a hit or a miss.
+func (s *HTTPServer) ListCacheLookup(ctx context.Context, hit bool) {
+	if s == nil {
+		return
+	}
+	if hit {
+		s.lists.Add(ctx, CacheResultHit)
+	} else {
+		s.lists.Add(ctx, CacheResultMiss)
 	}
 }

@@ -154,7 +154,11 @@ func (d dialect) Write(ctx context.Context, fn func(tx sqlstore.DB) error) error
 // back.
 func (d dialect) Notify(ctx context.Context, tx sqlstore.DB, kind, id string) error {
 	c := Change{Kind: kind, ID: id}
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, d.s.channel, c.String()); err != nil {
+	// The time first (see changeAt), then the change: the select list is
+	// evaluated in order, and a transaction's notifications are delivered
+	// in the order they were sent.
+	const notify = `SELECT pg_notify($1, 'at:' || (extract(epoch FROM clock_timestamp()) * 1000000)::bigint), pg_notify($1, $2)`
+	if _, err := tx.Exec(ctx, notify, d.s.channel, c.String()); err != nil {
 		return fmt.Errorf("notify %s: %w", c, err)
 	}
 	return nil

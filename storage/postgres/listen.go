@@ -66,9 +66,11 @@ type listener struct {
 	// first LISTEN, and again once the "all" that follows a reconnection
 	// has been delivered.
 	listening atomic.Bool
-	cancel    context.CancelFunc
-	done      chan struct{}
-	closeOnce sync.Once
+	// reconnects counts the connections made again after a loss.
+	reconnects atomic.Int64
+	cancel     context.CancelFunc
+	done       chan struct{}
+	closeOnce  sync.Once
 }
 
 // newListener returns a listener that will connect with a copy of cfg and
@@ -164,13 +166,26 @@ func (l *listener) run(ctx context.Context, conn *pgx.Conn) {
 // connection fails (or does not answer a ping after health without a
 // notification) or ctx ends, and returns why.
 func (l *listener) receive(ctx context.Context, conn *pgx.Conn) error {
+	// at is the time the last "at:" notification gave, for the change
+	// that follows it from the same backend (pid).
+	var at time.Time
+	var atPID uint32
 	for {
 		waitCtx, cancel := context.WithTimeout(ctx, l.health)
 		n, err := conn.WaitForNotification(waitCtx)
 		cancel()
 		switch {
 		case err == nil:
-			l.deliver(l.decode(n.Payload))
+			if t, ok := parseAt(n.Payload); ok {
+				at, atPID = t, n.PID
+				continue
+			}
+			c := l.decode(n.Payload)
+			if atPID == n.PID && !at.IsZero() {
+				c.At = at
+			}
+			at = time.Time{}
+			l.deliver(c)
 			continue
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -228,6 +243,7 @@ func (l *listener) reconnect(ctx context.Context) *pgx.Conn {
 			<-guarded
 			l.deliver(all)
 			l.listening.Store(true)
+			l.reconnects.Add(1)
 			l.log.Info("postgres: listening again", "channel", l.channel)
 			if l.onBack != nil {
 				l.onBack()
@@ -364,7 +380,7 @@ var authChanges = map[string]auth.ChangeKind{
 func (s *Store) OnAuthChange(fn func(auth.Change)) (unsubscribe func()) {
 	return s.OnChange(func(c Change) {
 		if kind, ok := authChanges[c.Kind]; ok {
-			fn(auth.Change{Kind: kind, ID: c.ID})
+			fn(auth.Change{Kind: kind, ID: c.ID, At: c.At})
 		}
 	})
 }

@@ -44,6 +44,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
@@ -70,6 +72,9 @@ type Store struct {
 	schema  string    // the schema of the store's tables
 	channel string    // the NOTIFY channel of the schema
 	multi   instances // listener and shared limiter (listen.go)
+	// observed is the registration of the pool and listener instruments
+	// (telemetry.go); nil without a meter provider.
+	observed metric.Registration
 }
 
 // Option configures Open.
@@ -81,6 +86,8 @@ type options struct {
 	queryTimeout   time.Duration
 	serverParams   []string // the server-side timeouts the URL leaves to the store
 	log            *slog.Logger
+	tracerProvider trace.TracerProvider // telemetry.go
+	meterProvider  metric.MeterProvider
 }
 
 // WithPoolConfig lets the host adjust the pool's configuration (its size,
@@ -107,6 +114,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	for _, fn := range o.pool {
 		fn(cfg)
 	}
+	traceStatements(cfg, o.tracerProvider)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -124,11 +132,18 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
+	if err := s.observe(o.meterProvider); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("postgres: metrics: %w", err)
+	}
 	return s, nil
 }
 
 // Close closes the pool's connections. It returns nil.
 func (s *Store) Close() error {
+	if s.observed != nil {
+		_ = s.observed.Unregister() // fails only for another provider's registration
+	}
 	s.stopInstances()
 	s.pool.Close()
 	return nil

@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -124,14 +126,28 @@ func TestNotifications(t *testing.T) {
 	defer conn.Close(context.Background())
 	_, err = conn.Exec(ctx, "LISTEN "+pgx.Identifier{s.Channel()}.Sanitize())
 	require.NoError(t, err)
+	// next returns the next change's payload; each comes after an "at:"
+	// one from the same backend that tells its write time, which next
+	// checks and skips.
 	next := func() string {
 		t.Helper()
-		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		n, err := conn.WaitForNotification(wctx)
-		require.NoError(t, err)
-		assert.Equal(t, s.Channel(), n.Channel)
-		return n.Payload
+		var at bool
+		for {
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			n, err := conn.WaitForNotification(wctx)
+			cancel()
+			require.NoError(t, err)
+			assert.Equal(t, s.Channel(), n.Channel)
+			if rest, ok := strings.CutPrefix(n.Payload, "at:"); ok {
+				us, err := strconv.ParseInt(rest, 10, 64)
+				require.NoError(t, err, "at: a time in µs")
+				assert.WithinDuration(t, time.Now(), time.UnixMicro(us), time.Minute)
+				at = true
+				continue
+			}
+			assert.True(t, at, "%s comes after its time", n.Payload)
+			return n.Payload
+		}
 	}
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	b := auth.Brand{ID: "b1", URL: "n.example.com", Name: "N", Status: auth.StatusActive, DefaultCurrency: "USD", CreatedAt: now}
@@ -178,9 +194,13 @@ func next2(t *testing.T, s *postgres.Store, ctx context.Context, conn *pgx.Conn)
 		DefaultCurrency: "USD", CreatedAt: time.Now()}))
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	n, err := conn.WaitForNotification(wctx)
-	require.NoError(t, err)
-	return n.Payload
+	for {
+		n, err := conn.WaitForNotification(wctx)
+		require.NoError(t, err)
+		if !strings.HasPrefix(n.Payload, "at:") { // its time (TestNotifications checks it)
+			return n.Payload
+		}
+	}
 }
 
 func hash(b byte) []byte {
