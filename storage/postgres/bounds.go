@@ -262,6 +262,11 @@ type outage struct {
 	from     time.Time // start of the current outage; zero when none
 	probe    time.Time // start of the last probe (or of the outage)
 	probing  bool      // a probe runs
+	// reset drops the pool's connections (pgxpool.Pool.Reset) when an
+	// outage starts: they belong to a server that went away, and one taken
+	// from the pool after it is back would fail once more ("conn closed")
+	// and start a second outage. Nil: nothing to drop.
+	reset func()
 }
 
 // admit reports whether a call may go to the database now, and returns
@@ -325,14 +330,18 @@ func (o *outage) observeSince(ctx context.Context, began time.Time, err error) {
 
 func (o *outage) failed(err error) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if !o.from.IsZero() {
+		o.mu.Unlock()
 		return
 	}
 	o.from = o.now()
 	o.probe = o.from
 	o.down.Store(true)
+	o.mu.Unlock()
 	o.log.Warn("database unreachable", "error", err)
+	if o.reset != nil {
+		o.reset()
+	}
 }
 
 func (o *outage) ok() {

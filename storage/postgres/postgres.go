@@ -120,7 +120,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	s := &Store{pool: pool, log: o.log}
-	s.bounds = bounds{timeout: o.queryTimeout, server: o.serverParams, outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2}}
+	s.bounds = bounds{timeout: o.queryTimeout, server: o.serverParams, outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2, reset: pool.Reset}}
 	s.db = boundedPool{pool: pool, b: &s.bounds}
 	fsys, _ := fs.Sub(migrations, "migrations")
 	s.core = sqlstore.New(dialect{s}, db{s.db}, fsys)
