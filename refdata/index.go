@@ -84,6 +84,9 @@ func (x *index) currentOrHeld(ctx context.Context) (sn *snapshot, held bool, err
 		if x.life.Err() != nil {
 			return nil, false, errClosed
 		}
+		if err := ctx.Err(); err != nil { // a caller that went away gets no list, cached or not
+			return nil, false, err
+		}
 		rev, err := x.store.RefDataRevision(ctx)
 		if err != nil {
 			sn, err := x.held(ctx, err)

@@ -182,8 +182,12 @@ func (s *Service) snapshot(ctx context.Context, nothing bool) (*snapshot, error)
 
 // Revision returns a number that changes whenever the reference data
 // changes (an import), so that a caller may cache answers until it does. It
-// fails with the store's error.
+// fails with ctx's error once ctx is done (even where the store caches its
+// revision), and with the store's error.
 func (s *Service) Revision(ctx context.Context) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	return s.store.RefDataRevision(ctx)
 }
 

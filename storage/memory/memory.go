@@ -62,17 +62,6 @@ func (s *Store) Close() error {
 	return s.backend.Close()
 }
 
-// RefDataRevision implements refdata.Store: the revision of the reference
-// data, or ctx's error when ctx is done, even when the revision is cached
-// (a request whose client went away stops at its first store call, as on
-// every call of a memory Store).
-func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	return s.backend.RefDataRevision(ctx)
-}
-
 // Ephemeral reports true: the Store's data ends with the process (so that
 // brandbase.New lets it seal integration secrets under a per-process key,
 // and reads its reference data before it returns).
