@@ -295,6 +295,9 @@ func TestCityUpsertIsBoundedAsABulkWrite(t *testing.T) {
 	require.NoError(t, err)
 	release := time.AfterFunc(5*timeout/2, func() { hold.Rollback(context.Background()) }) //nolint:errcheck // the lock's end
 	defer release.Stop()
+	// A write that fails early must not leave the lock's connection out of
+	// the pool: Close (in Cleanup) would wait for it for ever.
+	defer hold.Rollback(context.Background()) //nolint:errcheck // ErrTxClosed once the timer rolled it back
 	added, err := s.UpsertCities(ctx, cities)
 	require.NoError(t, err, "the write waits out the lock within its bound of 5 timeouts")
 	assert.Equal(t, len(cities), added)
