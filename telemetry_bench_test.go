@@ -1,10 +1,6 @@
 package brandbase_test
 
 import (
-	"net/http"
-	"net/http/httptest"
-	"strconv"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,10 +46,6 @@ func telemetryApp(b *testing.B, metrics, trace bool) (*brandbase.App, auth.Brand
 	return app, brand
 }
 
-// telemetryRuns numbers the uncached queries of BenchmarkTelemetryList
-// across runs (-count, calibration rounds), so that none is asked twice.
-var telemetryRuns atomic.Int64
-
 // BenchmarkTelemetryList is the list handler (GET /api/v1/cities, a page
 // of 10, on the memory store) with telemetry off, metrics on, metrics and traces
 // on: "cached" answers
@@ -65,31 +57,7 @@ func BenchmarkTelemetryList(b *testing.B) {
 			app, _ := telemetryApp(b, mode.metrics, mode.trace)
 			h, err := app.Handler(httpadapter.WithoutRateLimits(), quiet())
 			require.NoError(b, err)
-			for _, q := range []struct {
-				name  string
-				query func(i int) string
-			}{
-				{"cached", func(int) string { return "/api/v1/cities?CountryCode=FR&PageSize=10" }},
-				{"uncached", func(int) string {
-					return "/api/v1/cities?CountryCode=FR&PageSize=10&n=" + strconv.FormatInt(telemetryRuns.Add(1), 10)
-				}},
-			} {
-				b.Run(q.name, func(b *testing.B) {
-					b.ReportAllocs()
-					i := 0
-					for b.Loop() {
-						req := httptest.NewRequest("GET", q.query(i), nil)
-						req.Header.Set("Brand-URL", "bench.example.com")
-						rec := httptest.NewRecorder()
-						h.ServeHTTP(rec, req)
-						if rec.Code != http.StatusOK {
-							b.Fatalf("status %d: %s", rec.Code, rec.Body)
-						}
-						benchListBytes += rec.Body.Len()
-						i++
-					}
-				})
-			}
+			benchCities(b, h)
 		})
 	}
 }
