@@ -96,13 +96,6 @@ func (c *cache[K, V]) invalidate(drop func(K, V) bool) {
 	}
 }
 
-// len returns the number of entries, expired ones included.
-func (c *cache[K, V]) len() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return len(c.entries)
-}
-
 func minTime(a, b time.Time) time.Time {
 	if a.Before(b) {
 		return a

@@ -37,11 +37,8 @@ func (c Currency) SearchText() string                            { return c.sear
 func (c Country) SearchText() string                             { return c.searchText() }
 func (c City) SearchText() string                                { return c.searchText() }
 func (t *CurrencyTable) List(f CurrencyFilter) ([]Currency, int) { return t.list(f) }
-func (t *CurrencyTable) Records() []Currency                     { return t.rows() }
 func (t *CurrencyTable) RecordsByCreation() []Currency           { return t.inOrder() }
 func (t *CountryTable) List(f CountryFilter) ([]Country, int)    { return t.list(f) }
-func (t *CountryTable) Records() []Country                       { return t.rows() }
-func (t *CountryTable) RecordsByCreation() []Country             { return t.inOrder() }
 func (t *CityIndex) List(f CityFilter) ([]City, int)             { return t.list(f) }
 func (t *CityIndex) Upsert(c City) bool                          { return t.upsertOne(c) }
 func (t *CityIndex) FinishBatch()                                { t.finishBatch() }

@@ -252,11 +252,6 @@ func newCurrencyTable(cs []Currency) *currencyTable {
 	return t
 }
 
-// rows returns the table's currencies ordered by ID.
-func (t *currencyTable) rows() []Currency {
-	return records(t.views, currencyRecord)
-}
-
 // inOrder returns the table's currencies in the order they were
 // stored: newCurrencyTable(append(t.inOrder(), more...)) is t
 // with more upserted.
@@ -305,13 +300,6 @@ func newCountryTable(cs []Country) *countryTable {
 // rows returns the table's countries ordered by ID.
 func (t *countryTable) rows() []Country {
 	return records(t.views, countryRecord)
-}
-
-// inOrder returns the table's countries in the order they were
-// stored: newCountryTable(append(t.inOrder(), more...)) is t
-// with more upserted.
-func (t *countryTable) inOrder() []Country {
-	return byCreation(t.views, countryRecord, func(v *countryView) int { return v.created })
 }
 
 func countryRecord(v *countryView) Country { return v.rec }
