@@ -21,39 +21,57 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// TestUnreachable: what says the database cannot be reached, or did not
-// answer within a bound, and what is an answer.
+// TestUnreachable: what fails a call for want of the database (a 503,
+// unreachable), and of that what is an outage (noAnswer: the database
+// cannot be reached), and what is an answer.
 func TestUnreachable(t *testing.T) {
 	t.Parallel()
+	refused := connectError(t)
 	for _, tc := range []struct {
-		name string
-		err  error
-		want bool
+		name           string
+		err            error
+		call, noAnswer bool
 	}{
-		{"nil", nil, false},
-		{"no row", pgx.ErrNoRows, false},
-		{"unique violation", &pgconn.PgError{Code: codeUniqueViolation}, false},
-		{"syntax error", &pgconn.PgError{Code: "42601"}, false},
-		{"bad encoding", &pgconn.PgError{Code: codeBadEncoding}, false},
-		{"connection failure", &pgconn.PgError{Code: "08006"}, true},
-		{"admin shutdown", &pgconn.PgError{Code: "57P01"}, true},
-		{"crash shutdown", &pgconn.PgError{Code: "57P02"}, true},
-		{"cannot connect now", &pgconn.PgError{Code: "57P03"}, true},
-		{"too many connections", &pgconn.PgError{Code: "53300"}, true},
-		// Waits the server ended are its answer, not unreachable: see
-		// TestServerEnded (they are still a 503 for the call).
-		{"statement timeout", &pgconn.PgError{Code: "57014"}, false},
-		{"lock timeout", &pgconn.PgError{Code: "55P03"}, false},
-		{"bound", fmt.Errorf("%w: x", errWaitBound), true},
-		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), true},
-		{"connection refused", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, true},
-		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true},
-		{"unexpected EOF", fmt.Errorf("receive message failed: %w", io.ErrUnexpectedEOF), true},
-		{"closed", fmt.Errorf("x: %w", net.ErrClosed), true},
-		{"other", errors.New("cannot scan"), false},
+		{"nil", nil, false, false},
+		{"no row", pgx.ErrNoRows, false, false},
+		{"unique violation", &pgconn.PgError{Code: codeUniqueViolation}, false, false},
+		{"syntax error", &pgconn.PgError{Code: "42601"}, false, false},
+		{"bad encoding", &pgconn.PgError{Code: codeBadEncoding}, false, false},
+		// One connection lost: the call fails, no outage.
+		{"connection failure", &pgconn.PgError{Code: "08006"}, true, false},
+		{"admin shutdown (terminated)", &pgconn.PgError{Code: "57P01"}, true, false},
+		{"crash shutdown", &pgconn.PgError{Code: "57P02"}, true, false},
+		{"cannot connect now", &pgconn.PgError{Code: "57P03"}, true, false},
+		{"too many connections", &pgconn.PgError{Code: "53300"}, true, false},
+		{"reset", fmt.Errorf("read: %w", syscall.ECONNRESET), true, false},
+		{"unexpected EOF", fmt.Errorf("receive message failed: %w", io.ErrUnexpectedEOF), true, false},
+		{"closed", fmt.Errorf("x: %w", net.ErrClosed), true, false},
+		{"conn closed", fmt.Errorf("x: %w", pgconn.ErrConnClosed), true, false},
+		// The call's bound, waiting for a connection of the pool.
+		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), true, false},
+		// Waits the server ended are its answer: see TestServerEnded
+		// (they are still a 503 for the call).
+		{"statement timeout", &pgconn.PgError{Code: "57014"}, false, false},
+		{"lock timeout", &pgconn.PgError{Code: "55P03"}, false, false},
+		// The database cannot be reached.
+		{"connection refused", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, true, true},
+		{"connect error", refused, true, true},
+		{"outage", errOutage, true, true},
+		{"other", errors.New("cannot scan"), false, false},
 	} {
-		assert.Equal(t, tc.want, unreachable(tc.err), tc.name)
+		assert.Equal(t, tc.call, unreachable(tc.err), "%s fails the call", tc.name)
+		assert.Equal(t, tc.noAnswer, noAnswer(tc.err), "%s is an outage", tc.name)
 	}
+}
+
+// connectError returns the error of a connection attempt to a port
+// nothing listens on.
+func connectError(t *testing.T) error {
+	t.Helper()
+	_, err := pgconn.Connect(t.Context(), fmt.Sprintf("postgres://u@127.0.0.1:%d/db?sslmode=disable", closedPort(t)))
+	var ce *pgconn.ConnectError
+	require.ErrorAs(t, err, &ce)
+	return err
 }
 
 // TestServerEnded: a wait the server ended (lock or statement timeout,
@@ -77,10 +95,10 @@ func TestServerEnded(t *testing.T) {
 
 			var buf bytes.Buffer
 			o := &outage{log: slog.New(slog.NewTextHandler(&buf, nil)), now: time.Now, interval: time.Second}
-			o.observeSince(t.Context(), time.Now(), cause)
+			o.observe(t.Context(), cause)
 			assert.False(t, o.down.Load(), "no outage")
 			o.failed(errors.New("down"))
-			o.observeSince(t.Context(), time.Now(), cause)
+			o.observe(t.Context(), cause)
 			assert.False(t, o.down.Load(), "the server answered: the outage ends")
 		})
 	}
@@ -89,32 +107,43 @@ func TestServerEnded(t *testing.T) {
 	}
 }
 
-// TestOutageClientDeadline: a client-side deadline starts an outage only
-// when the server answered no statement of the store since the one that
-// ran out was sent; while it answers others (the wait was a lock's, or
-// the pool's), the call fails alone.
-func TestOutageClientDeadline(t *testing.T) {
+// TestOutageObserve: what pgx's tracer reports starts an outage (a
+// connection that cannot be made), ends one (an answer, even a refusal),
+// or neither (one connection lost, a wait for the pool, a caller that
+// gave up).
+func TestOutageObserve(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	var buf bytes.Buffer
-	o := &outage{log: slog.New(slog.NewTextHandler(&buf, nil)), now: func() time.Time { return now }, interval: time.Second}
+	o := &outage{log: slog.New(slog.NewTextHandler(&buf, nil)), now: time.Now, interval: time.Second}
 	ctx := t.Context()
-	deadline := fmt.Errorf("%w (1s): timeout", errWaitBound)
-
-	sent := now
-	now = now.Add(100 * time.Millisecond)
-	o.observeSince(ctx, now, nil) // another call answered after sent
-	now = now.Add(time.Second)
-	o.observeSince(ctx, sent, deadline)
-	assert.False(t, o.down.Load(), "the server answered another call meanwhile: no outage")
-	o.observeSince(ctx, time.Time{}, deadline)
-	assert.False(t, o.down.Load(), "a statement sent at an unknown time starts none")
-
-	sent = now
-	now = now.Add(time.Second)
-	o.observeSince(ctx, sent, deadline)
-	assert.True(t, o.down.Load(), "no answer since it was sent: an outage")
-	assert.Equal(t, 1, strings.Count(buf.String(), `msg="database unreachable"`), buf.String())
+	gaveUp, cancel := context.WithCancel(ctx)
+	cancel()
+	refused := connectError(t)
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		err      error
+		was, now bool
+	}{
+		{"lost connection", ctx, io.ErrUnexpectedEOF, false, false},
+		{"terminated", ctx, &pgconn.PgError{Code: "57P01", Severity: "FATAL"}, false, false},
+		{"waited for the pool", ctx, context.DeadlineExceeded, false, false},
+		{"too many connections", ctx, &pgconn.PgError{Code: "53300"}, false, false},
+		{"caller gave up", gaveUp, refused, false, false},
+		{"cannot connect", ctx, refused, false, true},
+		{"lost connection, during an outage", ctx, io.ErrUnexpectedEOF, true, true},
+		{"caller gave up, during an outage", gaveUp, nil, true, true},
+		{"too many connections, during an outage", ctx, &pgconn.PgError{Code: "53300"}, true, false},
+		{"answered", ctx, nil, true, false},
+	} {
+		if tc.was {
+			o.failed(errors.New("down"))
+		} else {
+			o.ok()
+		}
+		o.observe(tc.ctx, tc.err)
+		assert.Equal(t, tc.now, o.down.Load(), tc.name)
+	}
 }
 
 // TestStoreErrorUnavailable: an unreachable database is

@@ -11,7 +11,8 @@ package postgres
 //     JSON documents are text.
 //   - Placeholders are $1, $2, ...: the core writes "?" and rebinds each
 //     statement once. The insertion order (seq) is an identity column.
-//   - Write transactions run in parallel, bounded (bounds.go): the core
+//   - Write transactions run in parallel, read committed, bounded
+//     (bounds.go): the core
 //     locks the rows it reads to write (FOR UPDATE, FOR SHARE) and the
 //     partitions of the integration records (transaction-level advisory
 //     locks, [dialect.LockPartition]), and tells the other instances
@@ -23,6 +24,7 @@ package postgres
 //     of their own: the domain packages own every message.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -146,7 +148,7 @@ func (dialect) Violation(err error) sqlstore.Violation {
 
 // Write runs fn in a transaction bounded by the query timeout (inTx).
 func (d dialect) Write(ctx context.Context, fn func(tx sqlstore.DB) error) error {
-	return d.s.write(ctx, func(tx pgx.Tx) error { return fn(db{tx}) })
+	return d.s.inTx(ctx, pgx.TxOptions{}, func(ctx context.Context, tx pgx.Tx) error { return fn(db{q: tx, ctx: ctx}) })
 }
 
 // Notify queues the change on the store's channel inside tx: PostgreSQL
@@ -220,22 +222,99 @@ func (p pgTime) ScanTimestamptz(v pgtype.Timestamptz) error {
 	return nil
 }
 
-// db is a sqlstore.DB on a querier (the bounded pool, or a transaction).
-type db struct{ q querier }
-
-func (d db) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	tag, err := d.q.Exec(ctx, query, args...)
-	return tag.RowsAffected(), err
+// db is a sqlstore.DB on pgx: the pool (s set), each statement one call
+// of the store (Store.call), sent once more when pgx says it was never
+// sent (retry); a transaction of the store (ctx set), whose statements run
+// under ctx, the transaction's bounded context, whatever context the core
+// passes (the same caller's, unbounded); or a migration's transaction.
+type db struct {
+	q   querier
+	s   *Store
+	ctx context.Context
 }
 
+// start begins a statement: its context, and the function that ends it.
+func (d db) start(ctx context.Context) (context.Context, func(), error) {
+	switch {
+	case d.s != nil:
+		return d.s.call(ctx)
+	case d.ctx != nil:
+		return d.ctx, func() {}, nil
+	}
+	return ctx, func() {}, nil
+}
+
+// retry reports whether a statement of the pool that failed with err,
+// under ctx, may be sent again: pgx says it was not sent (its connection
+// was found closed, say), and ctx is alive.
+func (d db) retry(ctx context.Context, err error) bool {
+	return err != nil && d.s != nil && ctx.Err() == nil && pgconn.SafeToRetry(err)
+}
+
+// run runs a statement (send) from start to end, once more when retry
+// says so.
+func (d db) run(ctx context.Context, send func(context.Context) error) error {
+	ctx, end, err := d.start(ctx)
+	if err != nil {
+		return err
+	}
+	defer end()
+	if err = send(ctx); d.retry(ctx, err) {
+		err = send(ctx)
+	}
+	return err
+}
+
+// tx returns the transaction of d, a transaction's db, and the context its
+// statements run under (ctx, for a migration's).
+func (d db) tx(ctx context.Context) (context.Context, pgx.Tx) {
+	return cmp.Or(d.ctx, ctx), d.q.(pgx.Tx)
+}
+
+func (d db) Exec(ctx context.Context, query string, args ...any) (n int64, err error) {
+	err = d.run(ctx, func(ctx context.Context) error {
+		tag, err := d.q.Exec(ctx, query, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
+}
+
+// QueryRow returns the query, run by Scan (so that its call ends there).
+func (d db) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Scanner {
+	return scanFunc(func(dest ...any) error {
+		return d.run(ctx, func(ctx context.Context) error { return d.q.QueryRow(ctx, query, args...).Scan(dest...) })
+	})
+}
+
+// scanFunc is a sqlstore.Scanner.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
 func (d db) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
-	rows, err := d.q.Query(ctx, query, args...)
+	ctx, end, err := d.start(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return rows, nil
+	rows, err := d.q.Query(ctx, query, args...)
+	if d.retry(ctx, err) {
+		rows, err = d.q.Query(ctx, query, args...)
+	}
+	if err != nil {
+		end()
+		return nil, err
+	}
+	return rowsEnd{rows, end}, nil
 }
 
-func (d db) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Scanner {
-	return d.q.QueryRow(ctx, query, args...)
+// rowsEnd ends the call of its rows when they are closed.
+type rowsEnd struct {
+	pgx.Rows
+	end func()
+}
+
+func (r rowsEnd) Close() {
+	r.Rows.Close()
+	r.end()
 }

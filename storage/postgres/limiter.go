@@ -136,13 +136,12 @@ func textSafe(s string) string {
 // envelope.Unavailable. It makes the store an httpadapter.Limiter:
 // brandbase keeps the login limits in it.
 func (s *Store) Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error) {
-	bctx, cancel, err := s.bounds.call(ctx, time.Time{})
+	bctx, end, err := s.call(ctx)
 	if err != nil {
 		return ratelimit.Decision{}, unavailable(err)
 	}
-	defer cancel()
+	defer end()
 	d, err := s.multi.limiter.Allow(bctx, key, p, now)
-	err = s.bounds.done(ctx, bctx, err)
 	if err != nil && (unreachable(err) || serverEnded(err)) && ctx.Err() == nil {
 		return d, unavailable(err)
 	}

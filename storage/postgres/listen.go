@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
 	"github.com/brandbase/brandbase/auth"
 )
@@ -30,10 +31,12 @@ const (
 	listenMinBackoff = 100 * time.Millisecond
 	listenMaxBackoff = 5 * time.Second
 	// listenHealth is how long the listener waits for a notification
-	// before it pings the server, and how long a ping or a connection
-	// attempt may take: a connection that died silently is noticed within
-	// twice this.
-	listenHealth = 2 * time.Second
+	// before it pings the server, and how long the ping may take: a
+	// connection that died silently (a backend stopped, a network that
+	// drops packets: TCP keepalives, answered by the kernel, would not
+	// tell) is noticed within twice this, under the second the design
+	// promises, and its caches are dropped then.
+	listenHealth = 450 * time.Millisecond
 )
 
 // listener keeps one dedicated connection LISTENing on a channel and
@@ -49,10 +52,6 @@ type listener struct {
 	cfg     *pgx.ConnConfig
 	channel string
 	log     *slog.Logger
-
-	// onBack, when not nil, is called when the listener connects again
-	// after a loss: the database answers.
-	onBack func()
 
 	// Timings, the constants above unless a test shortens them.
 	retry, minBackoff, maxBackoff, health time.Duration
@@ -79,8 +78,15 @@ func newListener(cfg *pgx.ConnConfig, channel string, log *slog.Logger) *listene
 	if log == nil {
 		log = slog.Default()
 	}
+	cfg = cfg.Copy()
+	// A wait's deadline ends it at once (pgx's default handler), whatever
+	// the pool's connections do: the listener's waits end without a
+	// cancel request, and the connection is dropped when a ping fails.
+	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
+	}
 	return &listener{
-		cfg: cfg.Copy(), channel: channel, log: log,
+		cfg: cfg, channel: channel, log: log,
 		retry: listenRetry, minBackoff: listenMinBackoff, maxBackoff: listenMaxBackoff, health: listenHealth,
 		subs: map[uint64]func(Change){}, done: make(chan struct{}),
 	}
@@ -150,6 +156,9 @@ func (l *listener) run(ctx context.Context, conn *pgx.Conn) {
 		err := l.receive(ctx, conn)
 		l.listening.Store(false)
 		l.pid.Store(0)
+		if ctx.Err() == nil {
+			l.deliver(Change{Kind: ChangeAll}) // first: closing may take a while
+		}
 		closeCtx, cancel := context.WithTimeout(context.Background(), l.health)
 		_ = conn.Close(closeCtx) // the connection is lost or being dropped
 		cancel()
@@ -212,13 +221,13 @@ func (l *listener) decode(payload string) Change {
 	return c
 }
 
-// reconnect tells the subscribers that anything may have changed, at once
-// and every retry, while it tries to connect again with backoff. Once
-// listening it tells them once more (a change may have been notified
-// while it was down) and returns the connection; nil when ctx ended first.
+// reconnect tells the subscribers that anything may have changed every
+// retry (run told them at the loss) while it tries to connect again with
+// backoff. Once listening it tells them once more (a change may have been
+// notified while it was down) and returns the connection; nil when ctx
+// ended first.
 func (l *listener) reconnect(ctx context.Context) *pgx.Conn {
 	all := Change{Kind: ChangeAll}
-	l.deliver(all)
 	guardCtx, stopGuard := context.WithCancel(ctx)
 	guarded := make(chan struct{})
 	go func() {
@@ -245,9 +254,6 @@ func (l *listener) reconnect(ctx context.Context) *pgx.Conn {
 			l.listening.Store(true)
 			l.reconnects.Add(1)
 			l.log.Info("postgres: listening again", "channel", l.channel)
-			if l.onBack != nil {
-				l.onBack()
-			}
 			return conn
 		}
 		if ctx.Err() != nil {
@@ -264,9 +270,10 @@ func (l *listener) reconnect(ctx context.Context) *pgx.Conn {
 	}
 }
 
-// connect opens a connection and LISTENs on the channel, within health.
+// connect opens a connection and LISTENs on the channel, within the
+// connect timeout (at least health).
 func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, l.health)
+	ctx, cancel := context.WithTimeout(ctx, max(l.cfg.ConnectTimeout, l.health))
 	defer cancel()
 	conn, err := pgx.ConnectConfig(ctx, l.cfg)
 	if err != nil {
@@ -295,7 +302,6 @@ type instances struct {
 // store needs session connections).
 func (s *Store) startInstances(ctx context.Context) error {
 	l := newListener(s.pool.Config().ConnConfig, s.channel, s.log)
-	l.onBack = s.bounds.outage.ok // a connection that answers ends an outage
 	l.subscribe(func(c Change) {
 		if c.Kind == ChangeRefData || c.Kind == ChangeAll {
 			s.multi.revision.forget()

@@ -16,6 +16,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // TestLaterStatementLockWait: a transaction whose first statement took
@@ -47,7 +48,7 @@ func TestLaterStatementLockWait(t *testing.T) {
 	require.NoError(t, err)
 
 	start := time.Now()
-	err = s.write(ctx, func(tx pgx.Tx) error {
+	err = dialect{s}.Write(ctx, func(tx sqlstore.DB) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_sleep(0.6)`); err != nil { // 0.6 s of the 1 s bound
 			return err
 		}
@@ -61,7 +62,7 @@ func TestLaterStatementLockWait(t *testing.T) {
 	assert.Contains(t, []string{"55P03", "57014"}, pe.Code)
 	assert.Less(t, took, bound)
 	assert.Zero(t, buf.count(`msg="database unreachable"`), "no outage:\n%s", buf.String())
-	assert.False(t, s.bounds.outage.down.Load())
+	assert.False(t, s.outage.down.Load())
 }
 
 // syncLog is a log buffer safe for concurrent writers.

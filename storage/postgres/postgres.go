@@ -34,12 +34,14 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,8 +68,9 @@ type core = sqlstore.Core
 type Store struct {
 	*core
 	pool    *pgxpool.Pool
-	db      boundedPool // the pool, each statement bounded (bounds.go)
-	bounds  bounds
+	db      db            // the pool, each statement one bounded call (bounds.go)
+	timeout time.Duration // the query timeout
+	outage  *outage
 	log     *slog.Logger
 	schema  string    // the schema of the store's tables
 	channel string    // the NOTIFY channel of the schema
@@ -84,7 +87,6 @@ type options struct {
 	pool           []func(*pgxpool.Config)
 	connectTimeout time.Duration
 	queryTimeout   time.Duration
-	serverParams   []string // the server-side timeouts the URL leaves to the store
 	log            *slog.Logger
 	tracerProvider trace.TracerProvider // telemetry.go
 	meterProvider  metric.MeterProvider
@@ -94,6 +96,91 @@ type options struct {
 // connection lifetimes, hooks) before Open connects.
 func WithPoolConfig(fn func(*pgxpool.Config)) Option {
 	return func(o *options) { o.pool = append(o.pool, fn) }
+}
+
+// Default bounds of the waits on the database.
+const (
+	// DefaultConnectTimeout bounds a connection attempt (TCP connect, TLS,
+	// authentication) unless the URL sets connect_timeout.
+	DefaultConnectTimeout = 5 * time.Second
+	// DefaultQueryTimeout bounds each call of the store: waiting for a
+	// pool connection and running its statements.
+	DefaultQueryTimeout = 5 * time.Second
+)
+
+// WithConnectTimeout bounds each connection attempt (dial, TLS and
+// authentication) to d, instead of the URL's connect_timeout or, without
+// one, DefaultConnectTimeout. A server that accepts and never answers
+// fails Open within d.
+func WithConnectTimeout(d time.Duration) Option {
+	return func(o *options) { o.connectTimeout = d }
+}
+
+// WithQueryTimeout bounds each call of the store to d, instead of
+// DefaultQueryTimeout: waiting for a pool connection and running the
+// call's statements (a write's whole transaction). A call that runs out
+// fails with envelope.Unavailable. A fifth of d (at least 50 ms) before
+// that, the server is asked to cancel the call's statement, and, unless
+// the URL sets them, the connections' statement_timeout and lock_timeout
+// are d less that margin: a wait the server ends fails that call alone,
+// and is never taken for an outage.
+func WithQueryTimeout(d time.Duration) Option {
+	return func(o *options) { o.queryTimeout = d }
+}
+
+// WithLogger sets the logger of the store's outage log and of its
+// listener, instead of slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.log = l }
+}
+
+// applyBounds fills in the bounds of o and sets them on cfg: the connect
+// timeout (the option, else the URL's, else the default), the pool's ping
+// timeout and the session settings the URL leaves unset (server-side
+// timeouts, read committed).
+func applyBounds(o *options, cfg *pgxpool.Config) {
+	o.connectTimeout = cmp.Or(max(o.connectTimeout, 0), max(cfg.ConnConfig.ConnectTimeout, 0), DefaultConnectTimeout)
+	cfg.ConnConfig.ConnectTimeout = o.connectTimeout
+	o.queryTimeout = cmp.Or(max(o.queryTimeout, 0), DefaultQueryTimeout)
+	cfg.PingTimeout = cmp.Or(max(cfg.PingTimeout, 0), serverMargin(o.queryTimeout))
+	ms := strconv.FormatInt(serverTimeout(o.queryTimeout).Milliseconds(), 10)
+	for p, v := range map[string]string{"statement_timeout": ms, "lock_timeout": ms, "default_transaction_isolation": "read committed"} {
+		if _, ok := cfg.ConnConfig.RuntimeParams[p]; !ok {
+			cfg.ConnConfig.RuntimeParams[p] = v
+		}
+	}
+	if o.log == nil {
+		o.log = slog.Default()
+	}
+}
+
+// ConnConfig returns the configuration of one connection to the database
+// that url names, parsed as Open parses it: the pool_* parameters are
+// accepted (and ignored: they set a pool), and the connect timeout and the
+// server-side timeouts are those Open would use with opts. For a host
+// that needs a connection of its own beside the store's pool (a session
+// lock, say).
+func ConnConfig(url string, opts ...Option) (*pgx.ConnConfig, error) {
+	cfg, _, err := parseConfig(url, opts)
+	if err != nil {
+		return nil, err
+	}
+	return cfg.ConnConfig, nil
+}
+
+// parseConfig applies opts and parses url into the pool configuration
+// that Open and ConnConfig both use, with the bounds applied.
+func parseConfig(url string, opts []Option) (*pgxpool.Config, options, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, o, fmt.Errorf("postgres: parse url: %w", err)
+	}
+	applyBounds(&o, cfg)
+	return cfg, o, nil
 }
 
 // Open connects to the PostgreSQL database that url names (a postgres:// or
@@ -115,15 +202,16 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		fn(cfg)
 	}
 	traceStatements(cfg, o.tracerProvider)
+	s := &Store{log: o.log, timeout: o.queryTimeout,
+		outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2}}
+	watchCalls(cfg, serverMargin(o.queryTimeout), s.outage)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
-	s := &Store{pool: pool, log: o.log}
-	s.bounds = bounds{timeout: o.queryTimeout, server: o.serverParams, outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2, reset: pool.Reset}}
-	s.db = boundedPool{pool: pool, b: &s.bounds}
+	s.pool, s.db = pool, db{q: pool, s: s}
 	fsys, _ := fs.Sub(migrations, "migrations")
-	s.core = sqlstore.New(dialect{s}, db{s.db}, fsys)
+	s.core = sqlstore.New(dialect{s}, s.db, fsys)
 	if err := s.setUp(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -186,7 +274,7 @@ func (s *Store) setUp(ctx context.Context) error {
 	}
 	defer func() {
 		// Back to the connection's settings before the pool reuses it.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.bounds.timeout)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 		defer cancel()
 		if _, err := conn.Exec(rctx, `RESET statement_timeout; RESET lock_timeout`); err != nil {
 			conn.Conn().Close(rctx)
@@ -206,7 +294,7 @@ func (s *Store) setUp(ctx context.Context) error {
 	}
 	defer func() {
 		// Closing the connection would release the lock too.
-		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.bounds.timeout)
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
 		defer cancel()
 		_, uerr := conn.Exec(uctx, `SELECT pg_advisory_unlock(hashtextextended('brandbase.setup.' || current_schema(), 0))`)
 		if uerr != nil {
@@ -239,7 +327,7 @@ func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
 		return fmt.Errorf("postgres: renumber migrations: %w", err)
 	}
 	begin := func(ctx context.Context, fn func(tx sqlstore.DB) error) error {
-		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return fn(db{tx}) })
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return fn(db{q: tx}) })
 	}
 	steps := map[string]func(context.Context, sqlstore.DB) error{"0007_created_order.sql": numberStored}
 	if err := sqlstore.Migrate(ctx, all, true, begin, steps, upTo); err != nil {
@@ -286,24 +374,51 @@ func renumber(ctx context.Context, conn *pgx.Conn, all []sqlstore.Migration) err
 	})
 }
 
-// write runs fn in a transaction: committed when fn returns nil, rolled
-// back otherwise. Errors are mapped by storeError.
-func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return s.inTx(ctx, pgx.TxOptions{}, fn)
-}
-
-// inTx runs fn in a transaction of the given options: committed when fn
-// returns nil, rolled back otherwise. The transaction's statements, its
-// begin and its end are bounded together by the query timeout. Errors are
-// mapped by storeError.
-func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(tx pgx.Tx) error) error {
-	tx, err := s.db.begin(ctx, opts)
+// inTx runs fn in a transaction begun with opts (read committed unless
+// opts.BeginQuery says otherwise): committed when fn returns nil, rolled
+// back otherwise. The transaction is one call of the store (Store.call):
+// its begin, its statements and its end are bounded together, and fn's
+// statements are to run under the context fn is given. Errors are mapped
+// by storeError.
+func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(ctx context.Context, tx pgx.Tx) error) error {
+	bctx, end, err := s.call(ctx)
 	if err != nil {
 		return storeError(ctx, err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it does nothing; bounded by the transaction's deadline
-	if err := fn(tx); err != nil {
+	defer end()
+	// Read committed whatever the database's default: under repeatable
+	// read or serializable, the snapshot would be taken before the
+	// advisory locks are granted, and writes would fail (40001).
+	opts.BeginQuery = cmp.Or(opts.BeginQuery, "BEGIN ISOLATION LEVEL READ COMMITTED")
+	if d := s.bound(ctx); d != s.timeout { // Open's own work (none), a bulk write (longer)
+		opts.BeginQuery += fmt.Sprintf("; SET LOCAL statement_timeout = %[1]d; SET LOCAL lock_timeout = %[1]d",
+			max(d-serverMargin(s.timeout), 0).Milliseconds())
+	}
+	tx, err := s.pool.BeginTx(bctx, opts)
+	if s.db.retry(bctx, err) {
+		tx, err = s.pool.BeginTx(bctx, opts)
+	}
+	if err != nil {
 		return storeError(ctx, err)
 	}
-	return storeError(ctx, tx.Commit(ctx))
+	defer func() {
+		// After Commit it does nothing; after a failure, the margin bounds
+		// it (a connection past it is closed, which rolls back too).
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), serverMargin(s.timeout))
+		defer cancel()
+		_ = tx.Rollback(rctx)
+	}()
+	if err := fn(bctx, tx); err != nil {
+		return storeError(ctx, err)
+	}
+	return storeError(ctx, tx.Commit(bctx))
+}
+
+// Ping checks that the database answers, within the query timeout (or
+// ctx, when it ends first): nil when it does, an envelope.Unavailable
+// error when it cannot be reached. It takes a connection of the pool (a
+// new one when none is idle). For readiness checks.
+func (s *Store) Ping(ctx context.Context) error {
+	_, err := s.db.Exec(ctx, "SELECT 1")
+	return storeError(ctx, err)
 }

@@ -31,7 +31,8 @@ const readRows = 20_000
 // of readRows rows is (readRows/1000 query timeouts, for the transaction
 // and each statement): the whole reference data is read in one statement.
 func (d dialect) Read(ctx context.Context, fn func(tx sqlstore.DB) error) error {
-	return d.s.inTx(bulk(ctx, readRows), pgx.TxOptions{BeginQuery: readTx}, func(tx pgx.Tx) error { return fn(db{tx}) })
+	return d.s.inTx(bulk(ctx, readRows), pgx.TxOptions{BeginQuery: readTx},
+		func(ctx context.Context, tx pgx.Tx) error { return fn(db{q: tx, ctx: ctx}) })
 }
 
 // Bulk marks ctx as a bulk write of n rows (bulk).
@@ -52,7 +53,8 @@ func (dialect) ExecBatch(ctx context.Context, tx sqlstore.DB, query string, args
 	for _, a := range args {
 		b.Queue(query, a...)
 	}
-	return tx.(db).q.(pgx.Tx).SendBatch(ctx, &b).Close()
+	ctx, t := tx.(db).tx(ctx)
+	return t.SendBatch(ctx, &b).Close()
 }
 
 // WriteCities copies the cities (their stored tags merged in front of
@@ -62,7 +64,7 @@ func (dialect) ExecBatch(ctx context.Context, tx sqlstore.DB, query string, args
 // row). Its transaction's bound is the query timeout for each started
 // thousand cities (Bulk).
 func (dialect) WriteCities(ctx context.Context, dbtx sqlstore.DB, rev int64, cs []refdata.City, folds []string) (int, error) {
-	tx := dbtx.(db).q.(pgx.Tx)
+	ctx, tx := dbtx.(db).tx(ctx)
 	merged, err := withStoredTags(ctx, tx, cs, folds)
 	if err != nil {
 		return 0, err
@@ -158,7 +160,7 @@ func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
 // embedded dataset's order (sqlstore.DatasetOrder), then in the order the
 // migration gave the others.
 func numberStored(ctx context.Context, dbtx sqlstore.DB) error {
-	tx := dbtx.(db).q.(pgx.Tx)
+	ctx, tx := dbtx.(db).tx(ctx)
 	for _, table := range []string{"currencies", "countries"} {
 		rows, err := tx.Query(ctx, `SELECT id FROM `+table+` ORDER BY seq`)
 		if err != nil {

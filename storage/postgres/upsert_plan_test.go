@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func TestStoredTagsLookupPlan(t *testing.T) {
 		batch[i] = city(5500 + i) // half stored, half new
 		folds[i], cc[i], sc[i] = textfold.Fold(batch[i].Name), "US", "TX"
 	}
-	err = s.inTx(ctx, pgx.TxOptions{}, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, pgx.TxOptions{}, func(_ context.Context, tx pgx.Tx) error {
 		for range 10 { // more than the five custom plans after which PostgreSQL may cache a generic one
 			merged, err := withStoredTags(ctx, tx, batch, folds)
 			require.NoError(t, err)
