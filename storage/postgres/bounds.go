@@ -1,18 +1,13 @@
 package postgres
 
-// Bounded waits on pgx's own machinery, and what is an outage (see
-// docs/reliability.md). A call of the store (Store.call: one statement on
-// the pool, or one transaction) runs under one context.WithTimeout: its
-// bound less a margin (a fifth). At that deadline pgx asks the server to
-// cancel the statement ([watch]): the server ends the wait (57014), the
-// connection survives; one that does not answer within the margin is
-// closed. One call's failure ([unreachable] but not [noAnswer]: a wait the
-// server ended, 53300, a connection lost under the call, the bound spent
-// waiting for the pool) fails that call alone (503, Retry-After 1). An
-// outage ([noAnswer]: no new connection can be made, or a deadline passed
-// with no answer) is logged once at its start and once at its end
-// ([outage], fed by pgx's tracer and [watch]), and lets one probe at a
-// time through meanwhile; other calls fail at once.
+// Bounded waits on pgx's own machinery, and what is an outage
+// (docs/reliability.md). A call of the store (Store.call) runs under one
+// context.WithTimeout: its bound less a margin, when pgx asks the server
+// to cancel the statement ([watch]). One call's failure ([unreachable],
+// not [noAnswer]) fails that call alone (503, Retry-After 1). An outage
+// ([noAnswer]: no new connection can be made, or a deadline passed with no
+// answer) is logged once at each end ([outage], fed by pgx's tracer and
+// [watch]); meanwhile one probe at a time goes through, others fail at once.
 
 import (
 	"context"
@@ -37,12 +32,12 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// errOutage fails a call at once during an outage, between two probes.
+// errOutage fails a call at once during an outage, but for the probes.
 var errOutage = errors.New("the database is unreachable (an outage is under way; it is probed now and then)")
 
-// watchCalls sets the pool's context watcher ([watch]) and tracer (o).
-// The connection of a call that gets no answer is closed within margin of
-// its deadline, pgx's 100 ms pause after a cancel request included.
+// watchCalls sets the pool's context watcher ([watch]: the connection of
+// a call with no answer is closed within margin of its deadline, pgx's
+// 100 ms pause after a cancel request included) and tracer (o).
 func watchCalls(cfg *pgxpool.Config, margin time.Duration, o *outage) {
 	delay := max(margin-100*time.Millisecond, margin/2)
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
@@ -55,10 +50,9 @@ func watchCalls(cfg *pgxpool.Config, margin time.Duration, o *outage) {
 	}
 }
 
-// watch is a pool connection's context watcher: when a statement's
-// context ends, pgx asks the server to cancel it, and closes the
-// connection if no answer came within the margin (DeadlineDelay): a
-// deadline passed with no answer, an outage.
+// watch is a pool connection's context watcher: at a statement's
+// deadline pgx asks the server to cancel it; no answer within
+// DeadlineDelay, and pgx closes the connection: an outage.
 type watch struct {
 	pgconn.CancelRequestContextWatcherHandler
 	outage *outage
@@ -78,13 +72,12 @@ func (w *watch) HandleUnwatchAfterCancel() {
 }
 
 // serverMargin returns the margin of a call of bound d: a fifth of d, at
-// least 50 ms and at most half of d.
+// least 50 ms, at most half of d. serverTimeout returns d less it (at
+// least 1 ms): the statement_timeout and lock_timeout.
 func serverMargin(d time.Duration) time.Duration {
 	return min(max(d/5, 50*time.Millisecond), d/2)
 }
 
-// serverTimeout returns the statement_timeout and lock_timeout of a call
-// of bound d: d less its margin, at least a millisecond.
 func serverTimeout(d time.Duration) time.Duration {
 	return max(d-serverMargin(d), time.Millisecond)
 }
@@ -99,8 +92,7 @@ const (
 )
 
 // serverEnded reports whether err is the server's answer that it ended a
-// wait of the call: a lock or statement timeout (or a cancel request), a
-// deadlock, a serialization failure.
+// wait: a lock or statement timeout, a cancel, a deadlock, a conflict.
 func serverEnded(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) &&
@@ -108,10 +100,9 @@ func serverEnded(err error) bool {
 }
 
 // noAnswer reports whether err says that the database cannot be reached:
-// a connection attempt that failed (but for the server's refusal for want
-// of a slot, 53300: an answer), a wait left unanswered past its deadline
-// and margin (pgconn.Timeout, not a context done before sending), a
-// refused dial, or errOutage.
+// a failed connection attempt (but 53300: an answer), a wait unanswered
+// past its deadline and margin (pgconn.Timeout, but a context done before
+// sending), a refused dial, errOutage.
 func noAnswer(err error) bool {
 	var ce *pgconn.ConnectError
 	var pe *pgconn.PgError
@@ -121,12 +112,10 @@ func noAnswer(err error) bool {
 	return pgconn.Timeout(err) && !pgconn.SafeToRetry(err) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, errOutage)
 }
 
-// unreachable reports whether err fails its call for want of the
-// database (503: [unavailable]; so does serverEnded, an answer): noAnswer;
-// the call's bound that ran out; a connection lost under the call
-// (SQLSTATE class 08, 57P01..57P03: terminated, shut down, starting up;
-// 53300; an end of file, a network error, a closed connection); anything
-// pgx says was never sent. Other errors are answers (a refused statement).
+// unreachable reports whether err fails its call for want of the database
+// (503, as serverEnded does): noAnswer, the call's bound, a connection lost
+// (SQLSTATE class 08, 57P01..57P03, 53300, an end of file, a network
+// error, closed), anything pgx never sent. Others are answers.
 func unreachable(err error) bool {
 	var ce *pgconn.ConnectError
 	var pe *pgconn.PgError
@@ -146,9 +135,9 @@ func unreachable(err error) bool {
 // retryAfterWait is the Retry-After, in seconds, of one call's failure.
 const retryAfterWait = 1
 
-// unavailable returns the store's error for a call the database could not
-// serve: envelope.Unavailable, its cause err. One call's failure advises a
-// retry after retryAfterWait, an outage after envelope.DefaultRetryAfter.
+// unavailable returns envelope.Unavailable for a call the database could
+// not serve, caused by err: Retry-After retryAfterWait for one call's
+// failure, envelope.DefaultRetryAfter for an outage.
 func unavailable(err error) error {
 	switch {
 	case serverEnded(err):
@@ -160,12 +149,11 @@ func unavailable(err error) error {
 }
 
 // outage logs when the database becomes unreachable and when it is
-// reachable again, once each. It is the pgx tracer of the pool's and the
-// listener's connections: what a connection attempt or a statement meets
-// starts an outage (noAnswer) or ends one (an answer); [watch] starts
-// one too. During an outage it admits a call (the probe) only when no
-// other runs and the last started at least interval ago (longer than the
-// bound: a request waits out one bound at most); others fail at once.
+// reachable again, once each. As the pgx tracer of the pool's and the
+// listener's connections, it sees each connection attempt and statement
+// (observe); [watch] reports too. During an outage it admits a call (the
+// probe) only when no other runs and the last started interval ago or
+// more (over the bound: a request waits out one bound at most).
 type outage struct {
 	log      *slog.Logger
 	now      func() time.Time
@@ -177,27 +165,21 @@ type outage struct {
 	probing  bool      // a probe runs
 }
 
-// admit reports whether a call may go to the database now, and returns
-// the function that says it has ended.
+// admit reports whether a call may go to the database now, and its end.
 func (o *outage) admit() (end func(), ok bool) {
 	if !o.down.Load() {
 		return func() {}, true
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	now := o.now()
-	if o.from.IsZero() { // ended meanwhile
+	switch now := o.now(); {
+	case o.from.IsZero(): // ended meanwhile
 		return func() {}, true
-	}
-	if o.probing || now.Sub(o.probe) < o.interval {
+	case o.probing || now.Sub(o.probe) < o.interval:
 		return nil, false
 	}
-	o.probing, o.probe = true, now
-	return sync.OnceFunc(func() {
-		o.mu.Lock()
-		defer o.mu.Unlock()
-		o.probing = false
-	}), true
+	o.probing, o.probe = true, o.now()
+	return sync.OnceFunc(func() { o.mu.Lock(); o.probing = false; o.mu.Unlock() }), true
 }
 
 // observe records the outcome err of a statement or connection attempt
@@ -232,33 +214,28 @@ func (o *outage) TraceConnectEnd(ctx context.Context, d pgx.TraceConnectEndData)
 func (o *outage) failed(err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.from.IsZero() {
-		return
+	if o.from.IsZero() {
+		o.from, o.probe = o.now(), o.now()
+		o.down.Store(true)
+		o.log.Warn("database unreachable", "error", err)
 	}
-	o.from = o.now()
-	o.probe = o.from
-	o.down.Store(true)
-	o.log.Warn("database unreachable", "error", err)
 }
 
 func (o *outage) ok() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.from.IsZero() {
-		return
+	if !o.from.IsZero() {
+		o.log.Info("database reachable again", "outage", o.now().Sub(o.from).Round(time.Millisecond))
+		o.from = time.Time{}
+		o.down.Store(false)
 	}
-	o.log.Info("database reachable again", "outage", o.now().Sub(o.from).Round(time.Millisecond))
-	o.from = time.Time{}
-	o.down.Store(false)
 }
 
-// bulkKey holds, in the context of a bulk write (bulk), its rows; -1 for
-// Open's own work (unbounded).
+// bulkKey holds the rows of a bulk write (bulk); -1: Open's own work.
 type bulkKey struct{}
 
-// bulk returns ctx marked as a write of n rows: its transaction is bounded
-// by the query timeout for each started thousand rows (a city import's
-// batch of 25,000 has 25 times the bound), not by one.
+// bulk returns ctx marked as a write of n rows: its transaction has the
+// query timeout for each started thousand rows (25 for 25,000 cities).
 func bulk(ctx context.Context, n int) context.Context {
 	return context.WithValue(ctx, bulkKey{}, n)
 }
@@ -267,9 +244,8 @@ func bulk(ctx context.Context, n int) context.Context {
 // dataset): Open's caller bounds it with its context.
 func unbounded(ctx context.Context) context.Context { return bulk(ctx, -1) }
 
-// bound returns the bound of a call with ctx: 0 (none) for Open's own
-// work, the query timeout for each started thousand rows of a bulk write,
-// else the query timeout.
+// bound returns the bound of a call with ctx: the query timeout, for each
+// started thousand rows of a bulk write; none (0) for Open's own work.
 func (s *Store) bound(ctx context.Context) time.Duration {
 	n, _ := ctx.Value(bulkKey{}).(int)
 	if n < 0 {
@@ -278,9 +254,8 @@ func (s *Store) bound(ctx context.Context) time.Duration {
 	return time.Duration(max(1, (n+999)/1000)) * s.timeout
 }
 
-// call starts one call of the store: its context, whose deadline is its
-// bound less the margin, and the function that ends it; errOutage at once
-// during an outage, unless the call is its probe.
+// call starts a call of the store: its context (deadline: its bound less
+// the margin) and its end; errOutage during an outage, but for a probe.
 func (s *Store) call(ctx context.Context) (context.Context, func(), error) {
 	end, ok := s.outage.admit()
 	if !ok {

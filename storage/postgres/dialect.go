@@ -12,11 +12,10 @@ package postgres
 //   - Placeholders are $1, $2, ...: the core writes "?" and rebinds each
 //     statement once. The insertion order (seq) is an identity column.
 //   - Write transactions run in parallel, read committed, bounded
-//     (bounds.go): the core
-//     locks the rows it reads to write (FOR UPDATE, FOR SHARE) and the
-//     partitions of the integration records (transaction-level advisory
-//     locks, [dialect.LockPartition]), and tells the other instances
-//     what changed (NOTIFY in the transaction, [dialect.Notify]).
+//     (bounds.go): the core locks the rows it reads to write (FOR UPDATE,
+//     FOR SHARE) and the partitions of the integration records
+//     (transaction-level advisory locks, [dialect.LockPartition]), and
+//     tells the other instances what changed (NOTIFY, [dialect.Notify]).
 //   - A unique violation is [sqlstore.Unique], a foreign-key violation
 //     [sqlstore.ForeignKey]; a missing row, or a key no text column can
 //     hold, is a missing row ([dialect.Missing]); every other driver
@@ -82,7 +81,7 @@ func storeError(ctx context.Context, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	if serverEnded(err) || unreachable(err) {
+	if unreachable(err) || serverEnded(err) {
 		return unavailable(err)
 	}
 	var pe *pgconn.PgError
@@ -223,10 +222,9 @@ func (p pgTime) ScanTimestamptz(v pgtype.Timestamptz) error {
 }
 
 // db is a sqlstore.DB on pgx: the pool (s set), each statement one call
-// of the store (Store.call), sent once more when pgx says it was never
-// sent (retry); a transaction of the store (ctx set), whose statements run
-// under ctx, the transaction's bounded context, whatever context the core
-// passes (the same caller's, unbounded); or a migration's transaction.
+// of the store (Store.call, retry); a transaction of the store (ctx set),
+// whose statements run under ctx, bounded, whatever context the core
+// passes (the caller's); or a migration's transaction.
 type db struct {
 	q   querier
 	s   *Store
@@ -235,24 +233,19 @@ type db struct {
 
 // start begins a statement: its context, and the function that ends it.
 func (d db) start(ctx context.Context) (context.Context, func(), error) {
-	switch {
-	case d.s != nil:
+	if d.s != nil {
 		return d.s.call(ctx)
-	case d.ctx != nil:
-		return d.ctx, func() {}, nil
 	}
-	return ctx, func() {}, nil
+	return cmp.Or(d.ctx, ctx), func() {}, nil
 }
 
-// retry reports whether a statement of the pool that failed with err,
-// under ctx, may be sent again: pgx says it was not sent (its connection
-// was found closed, say), and ctx is alive.
+// retry reports whether a statement of the pool that failed with err
+// under ctx may be sent again: pgx says it was not sent, ctx is alive.
 func (d db) retry(ctx context.Context, err error) bool {
 	return err != nil && d.s != nil && ctx.Err() == nil && pgconn.SafeToRetry(err)
 }
 
-// run runs a statement (send) from start to end, once more when retry
-// says so.
+// run runs a statement (send) from start to end, again if retry says so.
 func (d db) run(ctx context.Context, send func(context.Context) error) error {
 	ctx, end, err := d.start(ctx)
 	if err != nil {
@@ -265,8 +258,7 @@ func (d db) run(ctx context.Context, send func(context.Context) error) error {
 	return err
 }
 
-// tx returns the transaction of d, a transaction's db, and the context its
-// statements run under (ctx, for a migration's).
+// tx returns d's transaction and the context its statements run under.
 func (d db) tx(ctx context.Context) (context.Context, pgx.Tx) {
 	return cmp.Or(d.ctx, ctx), d.q.(pgx.Tx)
 }
@@ -287,7 +279,6 @@ func (d db) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Sc
 	})
 }
 
-// scanFunc is a sqlstore.Scanner.
 type scanFunc func(dest ...any) error
 
 func (f scanFunc) Scan(dest ...any) error { return f(dest...) }

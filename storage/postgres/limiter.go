@@ -129,19 +129,12 @@ func textSafe(s string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// Allow takes one request of key under p in the rate_buckets table of the
-// store's schema, shared by every instance on it; see [Limiter.Allow] for
-// the decision and the errors, except that the call is bounded by the
-// store's query timeout and an unreachable database fails it with
-// envelope.Unavailable. It makes the store an httpadapter.Limiter:
-// brandbase keeps the login limits in it.
-func (s *Store) Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (ratelimit.Decision, error) {
-	bctx, end, err := s.call(ctx)
-	if err != nil {
-		return ratelimit.Decision{}, unavailable(err)
-	}
-	defer end()
-	d, err := s.multi.limiter.Allow(bctx, key, p, now)
+// Allow is [Limiter.Allow] on the store's rate_buckets table, shared by
+// every instance, as one bounded call of the store (an unreachable
+// database fails it with envelope.Unavailable). It makes the store an
+// httpadapter.Limiter: brandbase keeps the login limits in it.
+func (s *Store) Allow(ctx context.Context, key string, p ratelimit.Policy, now time.Time) (d ratelimit.Decision, err error) {
+	err = s.db.run(ctx, func(ctx context.Context) (err error) { d, err = s.multi.limiter.Allow(ctx, key, p, now); return err })
 	if err != nil && (unreachable(err) || serverEnded(err)) && ctx.Err() == nil {
 		return d, unavailable(err)
 	}

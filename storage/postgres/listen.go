@@ -31,11 +31,9 @@ const (
 	listenMinBackoff = 100 * time.Millisecond
 	listenMaxBackoff = 5 * time.Second
 	// listenHealth is how long the listener waits for a notification
-	// before it pings the server, and how long the ping may take: a
-	// connection that died silently (a backend stopped, a network that
-	// drops packets: TCP keepalives, answered by the kernel, would not
-	// tell) is noticed within twice this, under the second the design
-	// promises, and its caches are dropped then.
+	// before it pings the server, and how long the ping may take: a silent
+	// connection (a stopped backend: the kernel still answers TCP
+	// keepalives) is noticed within twice this, under a second.
 	listenHealth = 450 * time.Millisecond
 )
 
@@ -79,9 +77,7 @@ func newListener(cfg *pgx.ConnConfig, channel string, log *slog.Logger) *listene
 		log = slog.Default()
 	}
 	cfg = cfg.Copy()
-	// A wait's deadline ends it at once (pgx's default handler), whatever
-	// the pool's connections do: the listener's waits end without a
-	// cancel request, and the connection is dropped when a ping fails.
+	// A wait's deadline ends it at once, without a cancel request.
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
 	}

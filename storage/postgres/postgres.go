@@ -118,12 +118,10 @@ func WithConnectTimeout(d time.Duration) Option {
 
 // WithQueryTimeout bounds each call of the store to d, instead of
 // DefaultQueryTimeout: waiting for a pool connection and running the
-// call's statements (a write's whole transaction). A call that runs out
-// fails with envelope.Unavailable. A fifth of d (at least 50 ms) before
-// that, the server is asked to cancel the call's statement, and, unless
-// the URL sets them, the connections' statement_timeout and lock_timeout
-// are d less that margin: a wait the server ends fails that call alone,
-// and is never taken for an outage.
+// call's statements (a write's whole transaction). A fifth of d (at least
+// 50 ms) before that, the server is asked to cancel the call's statement;
+// unless the URL sets them, statement_timeout and lock_timeout are d less
+// that fifth. A call that runs out fails with envelope.Unavailable.
 func WithQueryTimeout(d time.Duration) Option {
 	return func(o *options) { o.queryTimeout = d }
 }
@@ -134,11 +132,20 @@ func WithLogger(l *slog.Logger) Option {
 	return func(o *options) { o.log = l }
 }
 
-// applyBounds fills in the bounds of o and sets them on cfg: the connect
-// timeout (the option, else the URL's, else the default), the pool's ping
-// timeout and the session settings the URL leaves unset (server-side
-// timeouts, read committed).
-func applyBounds(o *options, cfg *pgxpool.Config) {
+// parseConfig applies opts and parses url into the pool configuration
+// that Open and ConnConfig both use, with the bounds: the connect timeout
+// (the option, else the URL's, else the default), the pool's ping timeout
+// and the session settings the URL leaves unset (server-side timeouts,
+// read committed).
+func parseConfig(url string, opts []Option) (*pgxpool.Config, options, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, o, fmt.Errorf("postgres: parse url: %w", err)
+	}
 	o.connectTimeout = cmp.Or(max(o.connectTimeout, 0), max(cfg.ConnConfig.ConnectTimeout, 0), DefaultConnectTimeout)
 	cfg.ConnConfig.ConnectTimeout = o.connectTimeout
 	o.queryTimeout = cmp.Or(max(o.queryTimeout, 0), DefaultQueryTimeout)
@@ -149,38 +156,20 @@ func applyBounds(o *options, cfg *pgxpool.Config) {
 			cfg.ConnConfig.RuntimeParams[p] = v
 		}
 	}
-	if o.log == nil {
-		o.log = slog.Default()
-	}
+	o.log = cmp.Or(o.log, slog.Default())
+	return cfg, o, nil
 }
 
 // ConnConfig returns the configuration of one connection to the database
-// that url names, parsed as Open parses it: the pool_* parameters are
-// accepted (and ignored: they set a pool), and the connect timeout and the
-// server-side timeouts are those Open would use with opts. For a host
-// that needs a connection of its own beside the store's pool (a session
-// lock, say).
+// that url names, parsed as Open parses it (the pool_* parameters are
+// ignored), with the settings Open would use with opts: for a connection
+// of the host's own beside the store's pool (a session lock, say).
 func ConnConfig(url string, opts ...Option) (*pgx.ConnConfig, error) {
 	cfg, _, err := parseConfig(url, opts)
 	if err != nil {
 		return nil, err
 	}
 	return cfg.ConnConfig, nil
-}
-
-// parseConfig applies opts and parses url into the pool configuration
-// that Open and ConnConfig both use, with the bounds applied.
-func parseConfig(url string, opts []Option) (*pgxpool.Config, options, error) {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		return nil, o, fmt.Errorf("postgres: parse url: %w", err)
-	}
-	applyBounds(&o, cfg)
-	return cfg, o, nil
 }
 
 // Open connects to the PostgreSQL database that url names (a postgres:// or
@@ -375,20 +364,17 @@ func renumber(ctx context.Context, conn *pgx.Conn, all []sqlstore.Migration) err
 }
 
 // inTx runs fn in a transaction begun with opts (read committed unless
-// opts.BeginQuery says otherwise): committed when fn returns nil, rolled
-// back otherwise. The transaction is one call of the store (Store.call):
-// its begin, its statements and its end are bounded together, and fn's
-// statements are to run under the context fn is given. Errors are mapped
-// by storeError.
+// opts.BeginQuery says otherwise), one call of the store (Store.call)
+// whose context fn's statements run under: committed when fn returns nil,
+// rolled back otherwise. Errors are mapped by storeError.
 func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(ctx context.Context, tx pgx.Tx) error) error {
 	bctx, end, err := s.call(ctx)
 	if err != nil {
 		return storeError(ctx, err)
 	}
 	defer end()
-	// Read committed whatever the database's default: under repeatable
-	// read or serializable, the snapshot would be taken before the
-	// advisory locks are granted, and writes would fail (40001).
+	// Under repeatable read or serializable (a database's default), the
+	// snapshot would be taken before the advisory locks: 40001s.
 	opts.BeginQuery = cmp.Or(opts.BeginQuery, "BEGIN ISOLATION LEVEL READ COMMITTED")
 	if d := s.bound(ctx); d != s.timeout { // Open's own work (none), a bulk write (longer)
 		opts.BeginQuery += fmt.Sprintf("; SET LOCAL statement_timeout = %[1]d; SET LOCAL lock_timeout = %[1]d",
@@ -402,8 +388,8 @@ func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(ctx contex
 		return storeError(ctx, err)
 	}
 	defer func() {
-		// After Commit it does nothing; after a failure, the margin bounds
-		// it (a connection past it is closed, which rolls back too).
+		// After Commit it does nothing; a connection past the margin is
+		// closed, which rolls back too.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), serverMargin(s.timeout))
 		defer cancel()
 		_ = tx.Rollback(rctx)
@@ -414,10 +400,9 @@ func (s *Store) inTx(ctx context.Context, opts pgx.TxOptions, fn func(ctx contex
 	return storeError(ctx, tx.Commit(bctx))
 }
 
-// Ping checks that the database answers, within the query timeout (or
-// ctx, when it ends first): nil when it does, an envelope.Unavailable
-// error when it cannot be reached. It takes a connection of the pool (a
-// new one when none is idle). For readiness checks.
+// Ping checks, within the query timeout (or ctx), that the database
+// answers, on a connection of the pool: nil, or an envelope.Unavailable
+// error. For readiness checks.
 func (s *Store) Ping(ctx context.Context) error {
 	_, err := s.db.Exec(ctx, "SELECT 1")
 	return storeError(ctx, err)
