@@ -40,13 +40,19 @@ func admin(t *testing.T, url string) *pgx.Conn {
 	return conn
 }
 
-// TestConnectionFaults runs the faults of one connection below on one
-// throwaway cluster, each in a database of its own.
+// TestConnectionFaults runs the faults below on one throwaway cluster,
+// each in a database of its own: first the one that freezes the whole
+// cluster, then, in parallel, those of one connection.
 func TestConnectionFaults(t *testing.T) {
 	t.Parallel()
 	c := pgtest.NewCluster(t)
 	root := admin(t, c.URL())
 	var mu sync.Mutex // one CREATE DATABASE at a time (they copy template1)
+	t.Run("FrozenWhileIdleIsAnOutage", func(t *testing.T) {
+		_, err := root.Exec(t.Context(), "CREATE DATABASE frozen")
+		require.NoError(t, err)
+		frozenWhileIdleIsAnOutage(t, c, strings.Replace(c.URL(), "/brandbase_test?", "/frozen?", 1))
+	})
 	for name, fault := range map[string]func(t *testing.T, url string){
 		"OneDeadConnectionIsNoOutage":    oneDeadConnectionIsNoOutage,
 		"TooManyConnectionsIsNoOutage":   tooManyConnectionsIsNoOutage,
@@ -356,4 +362,49 @@ func silentListenerNoticed(t *testing.T, url string) {
 	}
 	t.Logf("refused %v after the revocation", time.Since(start).Round(time.Millisecond))
 	require.Eventually(t, a.Listening, 5*time.Second, 10*time.Millisecond, "A listens again, on a new backend")
+}
+
+// frozenWhileIdleIsAnOutage freezes the cluster (SIGSTOP) while the
+// store's connections are idle, so that pgxpool pings the one a call
+// takes, and nothing answers the ping nor the cancel request that its
+// deadline sends: the call fails within its bound (503) and the outage is
+// logged by then (a deadline passed with no answer), long before a new
+// connection's attempt would time out (the default 5 s). After the thaw
+// the store serves again and logs the outage's end.
+func frozenWhileIdleIsAnOutage(t *testing.T, c *pgtest.Cluster, url string) {
+	ctx := t.Context()
+	const bound = time.Second
+	var log syncBuffer
+	s, err := postgres.Open(ctx, url, postgres.WithQueryTimeout(bound),
+		postgres.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	brand := auth.Brand{ID: "b-1", URL: "frozen.example.com", Name: "Frozen", Status: auth.StatusActive,
+		CreatedAt: time.Now().UTC().Truncate(time.Second)}
+	require.NoError(t, s.CreateBrand(ctx, brand))
+	time.Sleep(1200 * time.Millisecond) // the pool's connections idle over a second: pinged before use
+
+	c.Freeze(t)
+	thawed := false
+	defer func() {
+		if !thawed {
+			c.Thaw(t)
+		}
+	}()
+	start := time.Now()
+	_, err = s.BrandByID(ctx, brand.ID)
+	took := time.Since(start)
+	outages := log.count(`msg="database unreachable"`)
+	c.Thaw(t)
+	thawed = true
+	assert.True(t, envelope.IsUnavailable(err), "a 503: %v", err)
+	assert.Less(t, took, bound, "within the bound")
+	assert.Equal(t, 1, outages, "the outage is logged when the ping's deadline passes with no answer:\n%s", &log.b)
+
+	require.Eventually(t, func() bool { return s.Ping(ctx) == nil }, 10*time.Second, 20*time.Millisecond, "serves again")
+	_, err = s.BrandByID(ctx, brand.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 1, log.count(`msg="database unreachable"`), "one outage:\n%s", &log.b)
+	assert.Equal(t, 1, log.count(`msg="database reachable again"`), "its end, once")
+	t.Logf("took %s; log:\n%s", took, &log.b)
 }
