@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
 )
 
 // A key of brand A that this service has never seen (not in its cache:
@@ -82,4 +83,61 @@ func TestRefreshChecksTheEpochItself(t *testing.T) {
 		require.NoError(t, err)
 		assert.EqualValues(t, 1, lenient.rotations.Load())
 	})
+}
+
+// stalledStore is a real store whose calls named in stall wait until their
+// context ends, as calls waiting for a connection of a saturated pool do.
+type stalledStore struct {
+	auth.Store
+	stall map[string]bool
+}
+
+func (s *stalledStore) wait(ctx context.Context, name string) error {
+	if !s.stall[name] {
+		return nil
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (s *stalledStore) UserByUsername(ctx context.Context, brandID, key string) (auth.UserRecord, error) {
+	if err := s.wait(ctx, "UserByUsername"); err != nil {
+		return auth.UserRecord{}, err
+	}
+	return s.Store.UserByUsername(ctx, brandID, key)
+}
+
+func (s *stalledStore) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
+	if err := s.wait(ctx, "CreateKeyPair"); err != nil {
+		return err
+	}
+	return s.Store.CreateKeyPair(ctx, k)
+}
+
+// A login's whole time is bounded by the hash wait bound plus its one hash,
+// whatever it waits on: a store call before the hash (the user's lookup)
+// or after it (the new key pair) that does not answer is cut at the bound,
+// and the login is refused as a busy hashing slot refuses it: 503
+// unavailable with Retry-After, not a hang nor a 500.
+func TestLoginIsBoundedWhole(t *testing.T) {
+	t.Parallel()
+	const bound = 50 * time.Millisecond
+	for _, stall := range []string{"UserByUsername", "CreateKeyPair"} {
+		t.Run(stall, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, stores["memory"])
+			s := &stalledStore{Store: e.store, stall: map[string]bool{stall: true}}
+			svc := auth.NewService(s, auth.WithArgon2Params(fastArgon2), auth.WithMaxHashWait(bound))
+			// Without the bound the login would wait for its context,
+			// which ends here after 5 s, and fail the assertion.
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			start := time.Now()
+			_, err := svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword})
+			took := time.Since(start)
+			require.True(t, envelope.IsUnavailable(err), "%v", err)
+			assert.Equal(t, 1, envelope.As(err).RetryAfter)
+			assert.Less(t, took, bound+time.Second, "cut at the bound (plus the hash)")
+		})
+	}
 }
