@@ -53,11 +53,6 @@ func TestRotateSecretsAtScale(t *testing.T) {
 	began := time.Now()
 	seeded := seedConfigs(t, url, store, old, brands, perBrand)
 	t.Logf("seeded in %v", time.Since(began).Round(time.Millisecond))
-	began = time.Now()
-	usage, err := svc.SecretsByKey(ctx)
-	require.NoError(t, err)
-	t.Logf("SecretsByKey: %v", time.Since(began).Round(time.Millisecond))
-	require.Equal(t, map[string]int{"k1": 2 * total}, usage)
 
 	// A crash part-way: the context ends after the third batch.
 	stop, cancel := context.WithCancel(ctx)
@@ -71,7 +66,7 @@ func TestRotateSecretsAtScale(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 3, rep.Batches)
 	assert.Equal(t, 3*integrations.DefaultRotateBatch, rep.ResealedConfigs, "three whole batches committed")
-	usage, err = svc.SecretsByKey(ctx)
+	usage, err := svc.SecretsByKey(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"k1": 2*total - rep.Resealed, "k2": rep.Resealed}, usage,
 		"every secret under the old key or the new one")
