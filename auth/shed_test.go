@@ -34,9 +34,11 @@ func TestLoginShedsWhenHashingIsBusy(t *testing.T) {
 		{Username: "nobody", Password: "wrong password"},
 		{EmailAddress: "nobody@shop.example.com", Password: adminPassword},
 	} {
-		// The slot is never freed: without the bound the login would
-		// wait for its context, which ends here after 5 s (not at the
-		// test binary's timeout), and fail this assertion.
+		// The slot is never freed: without a bound (the timed wait,
+		// TestHashWaitIsTimed; the login's budget,
+		// TestLoginIsBoundedWhole) the login would wait for its context,
+		// which ends here after 5 s (not at the test binary's timeout),
+		// and fail this assertion.
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		start := time.Now()
 		_, err := e.svc.Login(ctx, e.brand, req)
