@@ -72,7 +72,7 @@ func testSealedSecrets(t *testing.T, s storage.Storage) {
 		got, err := tx.LockSealedSecrets(ctx, []integrations.ConfigRef{
 			{Kind: integrations.KindAnalytics, BrandID: brands[1], ID: target},
 			{Kind: integrations.KindAnalytics, BrandID: brands[2], ID: byBrand[brands[0]][0]}, // not its brand
-			{Kind: integrations.KindAnalytics, BrandID: brands[0], ID: plain.ID},             // no secret
+			{Kind: integrations.KindAnalytics, BrandID: brands[0], ID: plain.ID},              // no secret
 		})
 		require.NoError(t, err)
 		require.Len(t, got, 1, "only the configuration named in its own brand, holding a secret")
