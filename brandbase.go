@@ -121,13 +121,14 @@ type Config struct {
 
 	// MaxConcurrentHashes bounds how many password hashes (logins, new
 	// passwords) are computed at once; auth.DefaultMaxConcurrentHashes
-	// (2×GOMAXPROCS) when 0.
+	// (half of GOMAXPROCS, at least 1) when 0.
 	MaxConcurrentHashes int
 	// MaxHashWait bounds how long a login waits for a
 	// hashing slot: past it, or at once when the logins already waiting
 	// would keep it waiting longer, it fails with 503 unavailable and a
 	// Retry-After, whoever the user is, so that logins do not queue
-	// without bound under load. auth.DefaultMaxHashWait (1 s) when 0; no
+	// without bound under load; a login's store calls share the bound, so
+	// that a login takes at most it plus one hash. auth.DefaultMaxHashWait (1 s) when 0; no
 	// bound when below 0.
 	MaxHashWait time.Duration
 	// AuthKeyTTL and RefreshKeyTTL are the lifetimes of new key pairs;

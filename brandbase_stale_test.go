@@ -53,7 +53,15 @@ func twoApps(t *testing.T, path string) (a, b *brandbase.App, url string) {
 // all stored already (a write that changes nothing), in one batch or with
 // B's write landing between two batches. A's list must show B's city, and
 // the ETag A answered before must not match any more
-// (docs/several-instances.md, How an index adopts a revision).
+// (docs/several-instances.md, How a snapshot adopts a revision).
+//
+// It holds the outcome, not the rule that once gave it: it passes whether
+// or not a write that changes nothing moves the revision, since the list
+// engine now rebuilds on any higher revision. That rule (every write
+// moves the revision by one, a no-op too) is held by the store contract
+// alone: storagetest's RevisionCountsWrites fails ("the same cities
+// again: the revision advances by one") on every store when a no-op
+// write skips the bump.
 func TestNoOpWriteKeepsNoStaleList(t *testing.T) {
 	t.Parallel()
 	const known = "countryCode,stateCode,name\nUS,CA,Los Angeles\nUS,NY,New York\nDE,BE,Berlin\n"

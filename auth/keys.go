@@ -193,7 +193,7 @@ func loginOutcome(err error) string {
 	switch {
 	case err == nil:
 		return telemetry.LoginSuccess
-	case errors.Is(err, errHashQueueFull):
+	case errors.Is(err, errHashQueueFull), errors.Is(err, errLoginBound):
 		return telemetry.LoginShed
 	case e.Code == CodeInvalidCredentials:
 		return telemetry.LoginInvalidCredentials
@@ -234,25 +234,30 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	if err := s.hasher.admit(ctx); err != nil {
 		return Session{}, err
 	}
+	// The whole login takes at most the wait bound plus its hash: its work
+	// before the hash runs under pre, its work after under post.
+	b := loginBudget{h: s.hasher, parent: ctx, start: time.Now()}
+	pre, cancelPre := b.until(0)
+	defer cancelPre()
 	// The dummy hash is made by the first login, whoever it is for, so
 	// that making it does not single out the first unknown user.
-	dummy, err := s.hasher.dummyHash(ctx)
+	dummy, err := s.hasher.dummyHash(pre)
 	if err != nil {
-		return Session{}, err
+		return Session{}, b.err(pre, err)
 	}
 	var found bool
-	user, err := s.loginUser(ctx, brand.ID, username, email)
+	user, err := s.loginUser(pre, brand.ID, username, email)
 	switch {
 	case err == nil:
 		found = user.BrandID == brand.ID && (username == "" || email == "" || user.EmailKey == FoldKey(email))
 	case errors.Is(err, ErrUserNotFound):
 		user.PasswordHash = dummy
 	default:
-		return Session{}, err
+		return Session{}, b.err(pre, err)
 	}
-	ok, rehash, err := s.hasher.verify(ctx, user.PasswordHash, req.Password)
+	ok, rehash, held, err := s.hasher.verifyHeld(pre, user.PasswordHash, req.Password)
 	if err != nil {
-		return Session{}, err
+		return Session{}, b.err(pre, err)
 	}
 	if !ok || !found {
 		return Session{}, errInvalidCredentials()
@@ -260,24 +265,26 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	if user.Status != StatusActive {
 		return Session{}, envelope.New(envelope.KindForbidden, CodeUserInactive, "This user is inactive.")
 	}
+	post, cancelPost := b.until(held)
+	defer cancelPost()
 	if rehash {
-		s.rehash(ctx, user, req.Password)
+		s.rehash(post, user, req.Password)
 	}
 
 	now := s.now().UTC().Truncate(time.Microsecond)
 	var device Device
 	var newDevice bool
 	if req.Device.Code != "" {
-		if device, newDevice, err = s.registerDevice(ctx, user, req.Device, now); err != nil {
-			return Session{}, err
+		if device, newDevice, err = s.registerDevice(post, user, req.Device, now); err != nil {
+			return Session{}, b.err(post, err)
 		}
 	}
 	pair, sess, err := s.issue(user, "", device.ID, user.SessionEpoch, now)
 	if err != nil {
 		return Session{}, err
 	}
-	if err := s.store.CreateKeyPair(ctx, pair); err != nil {
-		return Session{}, storeSessionError(err, errInvalidCredentials)
+	if err := s.store.CreateKeyPair(post, pair); err != nil {
+		return Session{}, storeSessionError(b.err(post, err), errInvalidCredentials)
 	}
 	sess.Device = device
 	if device.ID != "" {
@@ -334,10 +341,15 @@ func storeSessionError(err error, refused func() error) error {
 }
 
 // rehash replaces user's hash with one of the current parameters, unless the
-// password changed meanwhile. A failure is logged, not returned: the login
-// it follows has succeeded.
+// password changed meanwhile. It is skipped when no hashing slot is free
+// at once (a second hash must not make a login wait: the user's next login
+// tries again). A failure is logged, not returned: the login it follows
+// has succeeded.
 func (s *Service) rehash(ctx context.Context, user UserRecord, password string) {
-	hash, err := s.hasher.hash(ctx, password)
+	hash, ok, err := s.hasher.hashIfFree(ctx, password)
+	if err == nil && !ok {
+		return
+	}
 	if err == nil {
 		_, err = s.store.UpdateUser(ctx, user.ID, func(r *UserRecord) error {
 			if r.PasswordHash == user.PasswordHash {

@@ -61,8 +61,11 @@ func (p Argon2Params) validate() error {
 }
 
 // DefaultMaxConcurrentHashes returns the default bound on concurrent
-// password hash computations: twice GOMAXPROCS.
-func DefaultMaxConcurrentHashes() int { return 2 * runtime.GOMAXPROCS(0) }
+// password hash computations: half of GOMAXPROCS, at least one. A hash
+// keeps a core busy for its whole time, so that a login flood takes at most
+// half of the cores and the other requests keep the rest (measured in
+// docs/performance.md, Login flood).
+func DefaultMaxConcurrentHashes() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // DefaultMaxHashWait is how long a login waits at most for a hashing slot
 // before it is refused as unavailable (1 s). One hash costs
@@ -155,6 +158,10 @@ func newHasher(p Argon2Params, maxConcurrent int, rand io.Reader, log *slog.Logg
 
 // errHashQueueFull is the cause of a refused wait for a hashing slot.
 var errHashQueueFull = errors.New("auth: every password hashing slot is busy past the wait bound")
+
+// errLoginBound is the cause of a login refused because its work around
+// the hash (store calls, the wait for a slot) ran past its bound.
+var errLoginBound = errors.New("auth: the login ran past its bound")
 
 // acquire takes a hashing slot, waiting until one is free, ctx is done or
 // maxWait has run out. It does not wait at all when the callers already
@@ -321,6 +328,31 @@ func (h *hasher) hashAfter(ctx context.Context, password string, acquire func(co
 // b64 is the encoding of salts and keys in PHC strings.
 var b64 = base64.RawStdEncoding
 
+// tryAcquire takes a hashing slot if one is free at once.
+func (h *hasher) tryAcquire() bool {
+	select {
+	case h.sem <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// hashIfFree is hash when a slot is free at once; ok is false, and nothing
+// is done, when none is.
+func (h *hasher) hashIfFree(ctx context.Context, password string) (_ string, ok bool, err error) {
+	hash, err := h.hashAfter(ctx, password, func(context.Context) error {
+		if !h.tryAcquire() {
+			return errHashQueueFull
+		}
+		return nil
+	})
+	if errors.Is(err, errHashQueueFull) {
+		return "", false, nil
+	}
+	return hash, err == nil, err
+}
+
 // verify reports whether password matches encoded (an argon2id PHC string or
 // a bcrypt hash), and whether encoded should be replaced by a hash with the
 // current parameters. An unparsable hash never matches; nor does one beyond
@@ -329,17 +361,59 @@ var b64 = base64.RawStdEncoding
 // when ctx ends while waiting for a hashing slot, or when the wait is
 // refused (see acquire).
 func (h *hasher) verify(ctx context.Context, encoded, password string) (ok, rehash bool, err error) {
+	ok, rehash, _, err = h.verifyHeld(ctx, encoded, password)
+	return ok, rehash, err
+}
+
+// verifyHeld is verify, also returning how long it held its slot (the
+// hash's own time, without the wait).
+func (h *hasher) verifyHeld(ctx context.Context, encoded, password string) (ok, rehash bool, held time.Duration, err error) {
 	ctx, span := h.tel.StartHash(ctx, telemetry.HashVerify)
 	defer func() { telemetry.EndSpan(span, err) }()
 	if err := h.acquire(ctx); err != nil {
-		return false, false, err
+		return false, false, 0, err
 	}
-	defer h.done(time.Now())
+	start := time.Now()
+	defer h.done(start)
 	ok, rehash, done := h.check(ctx, encoded, password)
 	if !ok {
 		h.pad(password, done)
 	}
-	return ok, rehash, nil
+	return ok, rehash, time.Since(start), nil
+}
+
+// loginBudget bounds the whole time of one login: its work before the
+// hash (the store calls, making the dummy hash, the wait for a slot) must
+// end within the wait bound of its start, and its work after the hash
+// (the device, the new key pair) within the wait bound plus the time the
+// hash took. So a login takes at most the wait bound plus one hash,
+// whatever it waits on: the slots, the CPU, the store's connections. A
+// bound below 0 (no wait bound) bounds nothing.
+type loginBudget struct {
+	h      *hasher
+	parent context.Context
+	start  time.Time
+}
+
+// until returns the parent context bounded by the wait bound plus extra
+// from the login's start.
+func (b loginBudget) until(extra time.Duration) (context.Context, context.CancelFunc) {
+	if b.h.maxWait < 0 {
+		return b.parent, func() {}
+	}
+	return context.WithDeadline(b.parent, b.start.Add(b.h.maxWait+extra))
+}
+
+// err maps err, returned by work done under ctx (from until): when ctx
+// ran out and the parent did not, the login ran past its bound, and it is
+// refused as a refused wait for a slot is (envelope.Unavailable with the
+// same Retry-After). Other errors are returned as they are.
+func (b loginBudget) err(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil || b.parent.Err() != nil || envelope.IsUnavailable(err) && errors.Is(err, errHashQueueFull) {
+		return err
+	}
+	return b.h.shed(fmt.Errorf("%w (%v after its start, the wait bound is %v): %w", errLoginBound,
+		time.Since(b.start).Round(time.Millisecond), b.h.maxWait, err))
 }
 
 // check is verify without the padding: it also returns the work it did.

@@ -163,7 +163,7 @@ func WithArgon2Params(p Argon2Params) Option {
 }
 
 // WithMaxConcurrentHashes bounds how many password hashes are computed at
-// once (DefaultMaxConcurrentHashes by default); further logins wait for a
+// once (DefaultMaxConcurrentHashes by default: half the cores); further logins wait for a
 // slot, within the bound of WithMaxHashWait. Values below 1 are ignored.
 func WithMaxConcurrentHashes(n int) Option {
 	return func(s *Service) {
@@ -178,7 +178,11 @@ func WithMaxConcurrentHashes(n int) Option {
 // when the callers already waiting would keep it waiting longer at the
 // measured time one hash takes, it fails at once with an
 // envelope.Unavailable error whose Retry-After is d rounded up to seconds,
-// which Login returns. CreateUser and SetPassword are not bounded: they wait
+// which Login returns. The bound covers a login's whole work but its hash:
+// its store calls and its wait for a slot must end within d of its start,
+// its store calls after the hash within d plus the hash's time, else it
+// fails the same way; so a login takes at most d plus one hash. CreateUser
+// and SetPassword are not bounded: they wait
 // for a slot as long as their context allows. A d below 0 turns the bound
 // off (a caller waits as long as its context allows); 0 keeps the default.
 func WithMaxHashWait(d time.Duration) Option {

@@ -52,3 +52,32 @@ func TestHashHoldAverage(t *testing.T) {
 	h.done(time.Now())
 	assert.InDelta(t, float64(first-first/8), float64(h.meanHold.Load()), float64(50*time.Millisecond))
 }
+
+// The timed wait alone bounds a wait for a slot: with the only slot held
+// and no hash measured yet (so the caller waits its turn), a check called
+// with a context that has no deadline (any caller but a login, whose
+// budget bounds it too) is refused once the bound runs out, with an
+// assertion within seconds rather than a hang when the bound is gone.
+func TestHashWaitIsTimed(t *testing.T) {
+	t.Parallel()
+	const bound = 30 * time.Millisecond
+	h := newHasher(testParams, 1, rand.Reader, slog.Default())
+	h.maxWait = bound
+	require.NoError(t, h.acquire(t.Context()))
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, _, err := h.verify(t.Context(), "", "password")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.GreaterOrEqual(t, time.Since(start), bound, "it waited its turn first")
+		require.True(t, envelope.IsUnavailable(err), "%v", err)
+		assert.ErrorIs(t, err, errHashQueueFull)
+	case <-time.After(5 * time.Second):
+		h.release() // lets the waiting check end
+		t.Fatal("the wait for a slot was not bounded")
+	}
+	h.release()
+}

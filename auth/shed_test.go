@@ -1,6 +1,7 @@
 package auth_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -11,8 +12,9 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 )
 
-// With every hashing slot busy, a login waits at most the hash wait bound
-// and then fails with an Unavailable error (Retry-After: the bound rounded
+// With every hashing slot busy (and hashes measured to take far less than
+// the bound, so that each login waits its turn), a login waits at most the
+// hash wait bound and then fails with an Unavailable error (Retry-After: the bound rounded
 // up to seconds), the same for a known user with a wrong or right password
 // and for an unknown one: shedding tells no user apart. SetPassword is not
 // shed but waits; once a slot is free, it and logins go through.
@@ -32,10 +34,18 @@ func TestLoginShedsWhenHashingIsBusy(t *testing.T) {
 		{Username: "nobody", Password: "wrong password"},
 		{EmailAddress: "nobody@shop.example.com", Password: adminPassword},
 	} {
+		// The slot is never freed: without a bound (the timed wait,
+		// TestHashWaitIsTimed; the login's budget,
+		// TestLoginIsBoundedWhole) the login would wait for its context,
+		// which ends here after 5 s (not at the test binary's timeout),
+		// and fail this assertion.
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		start := time.Now()
-		_, err := e.svc.Login(t.Context(), e.brand, req)
+		_, err := e.svc.Login(ctx, e.brand, req)
 		took := time.Since(start)
+		cancel()
 		require.True(t, envelope.IsUnavailable(err), "%+v: %v", req, err)
+		assert.GreaterOrEqual(t, took, bound, "refused by the timed wait, once the bound ran out")
 		assert.Less(t, took, bound+time.Second, "refused once the bound ran out, not after the slot came free")
 		got := envelope.As(err)
 		assert.Equal(t, 1, got.RetryAfter)

@@ -2,7 +2,6 @@ package httpadapter_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -20,10 +19,13 @@ import (
 var slowArgon2 = auth.Argon2Params{Memory: 16 << 10, Iterations: 8, Parallelism: 1, SaltLen: 16, KeyLen: 32}
 
 // With the only password hashing slot busy with a real hash (a new user's
-// password, in-process), a login through the adapter is answered at once
-// with 503 unavailable and Retry-After instead of queueing, and a list
-// and an integration read answer 200 meanwhile. Config.MaxConcurrentHashes and Config.MaxHashWait
-// set the slot count and the bound.
+// password, in-process), a login through the adapter is answered 503
+// unavailable with Retry-After, and a list and an integration read answer
+// 200 meanwhile. Config.MaxConcurrentHashes and Config.MaxHashWait set the
+// slot count and the bound. Both refusals are seen: the timed wait (no
+// hash measured yet, so the login waits its turn, and is refused once the
+// bound runs out), then the up-front refusal (hashes now measured to take
+// far longer than the bound: refused before the bound runs out).
 func TestLoginShedWhileHashingIsBusyHTTP(t *testing.T) {
 	t.Parallel()
 	store := stores["memory"](t)
@@ -39,43 +41,57 @@ func TestLoginShedWhileHashingIsBusyHTTP(t *testing.T) {
 	require.NoError(t, err)
 	f := &fixture{app: app, handler: h, brand: b, logs: logs}
 
-	// The admin's hash is made cheap by a service on the same store, so
-	// that logging in before the hold costs one slow hash (the dummy
-	// every first login makes), not two.
+	// The admin is made, and logged in, by a service on the same store
+	// with cheap hashing, so that the app's service has measured no hash
+	// when the first login comes.
 	cheap := auth.NewService(store, auth.WithArgon2Params(testArgon2))
 	_, err = cheap.CreateUser(t.Context(), b.ID, auth.NewUser{Username: "admin", Password: adminPassword,
 		Permissions: []auth.Permission{auth.PermAll}})
 	require.NoError(t, err)
 	a, _ := seedIntegrations(t, app.Integrations, b.ID)
-	rec, e := f.do(t, "POST", "/api/v1/users/auth", jsonHeaders("shop.example.com"), adminLogin())
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	var key authData
-	require.NoError(t, json.Unmarshal(e.Data, &key))
+	key, err := cheap.Login(t.Context(), b, auth.LoginRequest{Username: "admin", Password: adminPassword})
+	require.NoError(t, err)
 
-	hashed := make(chan error, 1)
-	go func() {
-		_, err := app.Auth.CreateUser(t.Context(), b.ID, auth.NewUser{Username: "newcomer", Password: "a new password"})
-		hashed <- err
-	}()
-	require.Eventually(t, func() bool { return app.Auth.HashLoad().InUse == 1 }, 10*time.Second, time.Millisecond,
-		"the new user's hash holds the slot")
+	hold := func(name string) chan error {
+		hashed := make(chan error, 1)
+		go func() {
+			_, err := app.Auth.CreateUser(t.Context(), b.ID, auth.NewUser{Username: name, Password: "a new password"})
+			hashed <- err
+		}()
+		require.Eventually(t, func() bool { return app.Auth.HashLoad().InUse == 1 }, 10*time.Second, time.Millisecond,
+			"the new user's hash holds the slot")
+		return hashed
+	}
+	login := func(what string) {
+		t.Helper()
+		rec, e := f.do(t, "POST", "/api/v1/users/auth", jsonHeaders("shop.example.com"), adminLogin())
+		assert.Equal(t, http.StatusServiceUnavailable, rec.Code, "%s: %s", what, rec.Body.String())
+		assert.Equal(t, "1", rec.Header().Get("Retry-After"), what)
+		if assert.NotEmpty(t, e.Errors, what) {
+			assert.Equal(t, "unavailable", e.Errors[0].Code, what)
+		}
+	}
 
+	hashed := hold("newcomer")
 	start := time.Now()
-	rec, e = f.do(t, "POST", "/api/v1/users/auth", jsonHeaders("shop.example.com"), adminLogin())
+	login("the timed wait")
 	took := time.Since(start)
-	assert.Equal(t, http.StatusServiceUnavailable, rec.Code, rec.Body.String())
-	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
-	require.NotEmpty(t, e.Errors)
-	assert.Equal(t, "unavailable", e.Errors[0].Code)
+	assert.GreaterOrEqual(t, took, bound, "refused by the timed wait, once the bound ran out")
 	assert.Less(t, took, bound+time.Second, "answered once the bound ran out")
 
-	rec, _ = f.do(t, "GET", "/api/v1/currencies?PageSize=2", map[string]string{"Brand-URL": "shop.example.com"}, "")
+	rec, _ := f.do(t, "GET", "/api/v1/currencies?PageSize=2", map[string]string{"Brand-URL": "shop.example.com"}, "")
 	assert.Equal(t, http.StatusOK, rec.Code, "lists do not wait for hashing")
 	rec, _ = f.do(t, "GET", analyticsPath(a.ID), jsonHeaders("shop.example.com", "Auth-Key", key.AuthKey), "")
 	assert.Equal(t, http.StatusOK, rec.Code, "integration reads do not wait for hashing")
 	assert.Equal(t, 1, app.Auth.HashLoad().InUse, "the slot was still held: the 503 was the shedding")
-
 	require.NoError(t, <-hashed)
+
+	// A slow hash is measured now: the next login is refused up front.
+	hashed = hold("second")
+	login("the up-front refusal")
+	assert.Equal(t, 1, app.Auth.HashLoad().InUse, "refused before the slot came free")
+	require.NoError(t, <-hashed)
+
 	rec, _ = f.do(t, "POST", "/api/v1/users/auth", jsonHeaders("shop.example.com"), adminLogin())
 	assert.Equal(t, http.StatusOK, rec.Code, "a free slot serves logins again: %s", rec.Body.String())
 }

@@ -11,7 +11,8 @@ import (
 
 // Rotate the key that encrypts integration secrets: put the new key first
 // in the ring (keeping the old one, which still decrypts), re-encrypt
-// everything under it, then drop the old key.
+// everything under it (brand by brand, resumable), check that no secret
+// needs the old key, then drop it.
 func ExampleService_RotateSecrets() {
 	ctx := context.Background()
 	store, err := memory.New(ctx)
@@ -38,15 +39,20 @@ func ExampleService_RotateSecrets() {
 		panic(err)
 	}
 	svc = integrations.NewService(store, integrations.WithKeyRing(both))
-	n, err := svc.RotateSecrets(ctx)
-	fmt.Println("re-encrypted:", n, err)
+	report, err := svc.RotateSecrets(ctx, integrations.RotateOptions{
+		Progress: func(r integrations.RotateReport) { /* draw r.Configs, r.Resealed */ },
+	})
+	fmt.Println("re-encrypted:", report.Resealed, err)
 
-	// 2. The old key can go: everything decrypts with the new one alone.
+	// 2. The old key can go once no secret needs it.
+	left, err := svc.SecretsByKey(ctx)
+	fmt.Println("sealed with 2025:", left["2025"], err)
 	ring2026, _ := integrations.NewKeyRing("2026", map[string][]byte{"2026": newKey})
 	svc = integrations.NewService(store, integrations.WithKeyRing(ring2026))
 	secrets, err := svc.AnalyticsSecrets(ctx, brand.ID, a.ID)
 	fmt.Println(*secrets.APIKey, *secrets.APISecret, err)
 	// Output:
 	// re-encrypted: 2 <nil>
+	// sealed with 2025: 0 <nil>
 	// ak_live_123456789 s3cret-value <nil>
 }

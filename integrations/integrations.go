@@ -61,6 +61,12 @@ type Store interface {
 	// transaction committed before it and of no other. fn must use only tx
 	// (not the Store) and must not keep tx after it returns.
 	IntegrationsTx(ctx context.Context, fn func(tx Tx) error) error
+	// SealedSecrets returns the sealed secrets of every configuration that
+	// holds any, of the first brands brands (in ID order) after afterBrand
+	// that have such configurations, ordered by brand, then ID: the key
+	// rotation reads them page by page ("" starts at the first brand), in
+	// no transaction.
+	SealedSecrets(ctx context.Context, afterBrand string, brands int) ([]SealedSecrets, error)
 }
 
 // Reader reads integration records. Lists are ordered by creation time,
@@ -107,6 +113,27 @@ type Tx interface {
 	// does not exist; ErrRevisionExists if its ID is taken or the record
 	// already has a revision of rev.Version.
 	InsertRevision(ctx context.Context, rev Revision) error
+	// LockSealedSecrets locks the brands of refs, in the order they come
+	// first in refs, each against every other integration write until the
+	// transaction ends (a store whose transactions run one at a time needs
+	// no lock), then returns the sealed secrets of the configurations refs
+	// names that exist and hold a secret, by ID.
+	LockSealedSecrets(ctx context.Context, refs []ConfigRef) ([]SealedSecrets, error)
+	// UpdateSecrets replaces the sealed secrets of each configuration of
+	// ss (by Kind, BrandID and ID), and nothing else: not its version nor
+	// its update time. A configuration that does not exist is skipped.
+	UpdateSecrets(ctx context.Context, ss []SealedSecrets) error
+}
+
+// SealedSecrets are the sealed secrets of one configuration, as a store
+// keeps them (ConfigRecord.Secrets): what the key rotation reads and
+// writes.
+type SealedSecrets struct {
+	Kind    RecordKind
+	BrandID string
+	ID      string
+	// Secrets maps each secret field's name to its ciphertext.
+	Secrets map[string][]byte
 }
 
 // AppIntegrationFilter selects app integrations.

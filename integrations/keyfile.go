@@ -37,7 +37,7 @@ func LoadOrCreateKeyRing(path string) (*KeyRing, error) {
 	const id = "k1"
 	key := GenerateKey()
 	_, err = f.WriteString("# brandbase secret-encryption keys: <id>:<base64 key>, the first one encrypts.\n" +
-		"# To rotate: put a new key first, restart, call Integrations.RotateSecrets, then drop the old line.\n" +
+		"# To rotate: put a new key first, restart, call Integrations.RotateSecrets, check Integrations.SecretsByKey, then drop the old line.\n" +
 		FormatKey(id, key))
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -1,7 +1,6 @@
 package integrations
 
 import (
-	"context"
 	"strings"
 	"unicode/utf8"
 
@@ -132,55 +131,4 @@ func (s *Service) reseal(f secretField, ct []byte) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	return s.seal(f, *plain), true, nil
-}
-
-// RotateSecrets re-encrypts, in one transaction, every stored secret that a
-// key other than the primary sealed, and returns how many it re-encrypted.
-// Records keep their versions (their answers do not change). After it,
-// the old keys can be removed from the key ring. It fails with
-// ErrSecretUnreadable when a secret does not decrypt (its key is not in
-// the ring) and then changes nothing.
-func (s *Service) RotateSecrets(ctx context.Context) (int, error) {
-	var n int
-	err := s.store.IntegrationsTx(ctx, func(tx Tx) error {
-		n = 0
-		recs, err := tx.ListConfigs(ctx, ConfigFilter{})
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			did, err := s.resealRecord(&r)
-			if err != nil {
-				return err
-			}
-			if did > 0 {
-				n += did
-				if err := tx.UpdateConfig(ctx, r); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
-}
-
-// resealRecord re-encrypts, in place, every secret of r that a key other
-// than the primary sealed, and returns how many it re-encrypted.
-func (s *Service) resealRecord(r *ConfigRecord) (int, error) {
-	n := 0
-	for name, ct := range r.Secrets {
-		next, did, err := s.reseal(secretOf(r.Kind, &r.ConfigHeader, name), ct)
-		if err != nil {
-			return 0, err
-		}
-		if did {
-			r.Secrets[name] = next
-			n++
-		}
-	}
-	return n, nil
 }

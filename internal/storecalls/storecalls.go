@@ -216,6 +216,12 @@ func (s *store) IntegrationsTx(ctx context.Context, fn func(tx integrations.Tx) 
 	})
 }
 
+func (s *store) SealedSecrets(ctx context.Context, afterBrand string, brands int) ([]integrations.SealedSecrets, error) {
+	return call(ctx, s.rec, "SealedSecrets", func(ctx context.Context) ([]integrations.SealedSecrets, error) {
+		return s.b.SealedSecrets(ctx, afterBrand, brands)
+	})
+}
+
 // txCalls records the calls made through one integrations transaction.
 type txCalls struct {
 	tx  integrations.Tx
@@ -260,6 +266,16 @@ func (t *txCalls) UpdateConfig(ctx context.Context, r integrations.ConfigRecord)
 
 func (t *txCalls) InsertRevision(ctx context.Context, rev integrations.Revision) error {
 	return call0(ctx, t.rec, "InsertRevision", func(ctx context.Context) error { return t.tx.InsertRevision(ctx, rev) })
+}
+
+func (t *txCalls) LockSealedSecrets(ctx context.Context, refs []integrations.ConfigRef) ([]integrations.SealedSecrets, error) {
+	return call(ctx, t.rec, "LockSealedSecrets", func(ctx context.Context) ([]integrations.SealedSecrets, error) {
+		return t.tx.LockSealedSecrets(ctx, refs)
+	})
+}
+
+func (t *txCalls) UpdateSecrets(ctx context.Context, ss []integrations.SealedSecrets) error {
+	return call0(ctx, t.rec, "UpdateSecrets", func(ctx context.Context) error { return t.tx.UpdateSecrets(ctx, ss) })
 }
 
 // The reads shared by the Store and a transaction.

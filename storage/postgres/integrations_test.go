@@ -139,13 +139,19 @@ func newIntegFixture(t testing.TB, store *postgres.Store, svc *integrations.Serv
 // that updated brand A's analytics configuration (on another instance):
 // meanwhile writes to brand B's analytics and to brand A's payment gateway
 // complete, while a write to brand A's analytics, and the key rotation
-// (every brand), wait until it ends.
+// (which locks brand A whole to re-seal its secrets), wait until it ends.
 func TestIntegrationLocksArePerBrandAndIntegration(t *testing.T) {
 	t.Parallel()
 	url := pgtest.Schema(t)
 	ctx := t.Context()
 	holder, other := open(t, url), open(t, url)
-	svc := integrations.NewService(other)
+	k1, k2 := []byte("0123456789abcdef0123456789abcdef"), []byte("fedcba9876543210fedcba9876543210")
+	old, err := integrations.NewKeyRing("k1", map[string][]byte{"k1": k1})
+	require.NoError(t, err)
+	both, err := integrations.NewKeyRing("k2", map[string][]byte{"k1": k1, "k2": k2})
+	require.NoError(t, err)
+	svc := integrations.NewService(other, integrations.WithKeyRing(old))
+	rotating := integrations.NewService(other, integrations.WithKeyRing(both))
 	a := newIntegFixture(t, other, svc, "a.example.com")
 	b := newIntegFixture(t, other, svc, "b.example.com")
 
@@ -172,7 +178,7 @@ func TestIntegrationLocksArePerBrandAndIntegration(t *testing.T) {
 
 	bound, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_, err := svc.UpdateAnalytics(bound, b.admin, b.analytics, b.analyticsIn("G-b"))
+	_, err = svc.UpdateAnalytics(bound, b.admin, b.analytics, b.analyticsIn("G-b"))
 	require.NoError(t, err, "another brand's analytics does not wait")
 	_, err = svc.UpdatePaymentGateway(bound, a.admin, a.gateway, a.gatewayIn("gw-a"))
 	require.NoError(t, err, "the brand's other integration does not wait")
@@ -185,7 +191,7 @@ func TestIntegrationLocksArePerBrandAndIntegration(t *testing.T) {
 		same <- err
 	}()
 	go func() {
-		_, err := svc.RotateSecrets(ctx)
+		_, err := rotating.RotateSecrets(ctx, integrations.RotateOptions{})
 		rotate <- err
 	}()
 	select {
@@ -200,7 +206,7 @@ func TestIntegrationLocksArePerBrandAndIntegration(t *testing.T) {
 	require.NoError(t, <-same)
 	require.NoError(t, <-rotate)
 
-	got, err := svc.Analytics(ctx, a.brand, a.analytics)
+	got, err := rotating.Analytics(ctx, a.brand, a.analytics)
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), got.Version, "created, then the held update, then the one that waited")
 	assert.Equal(t, "G-a", got.TrackingID)

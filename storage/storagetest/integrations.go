@@ -121,6 +121,7 @@ func runIntegrations(t *testing.T, newStore NewStore) {
 		{"TxSerialised", testTxSerialised},
 		{"ConfigKindsApart", testConfigKindsApart},
 		{"MissingReadsAlike", testMissingReadsAlike},
+		{"SealedSecrets", testSealedSecrets},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/brandbase/brandbase/auth"
@@ -511,5 +512,81 @@ func (t *integTx) InsertRevision(ctx context.Context, rev integrations.Revision)
 		`INSERT INTO integration_revisions (`+RevisionColumns+`) VALUES (`+placeholders(8)+`)`,
 		rev.ID, rev.BrandID, string(rev.Kind), rev.RecordID, rev.Version, rev.ActorUserID, t.c.d.Time(rev.At),
 		t.c.d.List(fields))
+	return err
+}
+
+// sealedColumns are the columns of integrations.SealedSecrets.
+const sealedColumns = `kind, brand_id, id, secrets`
+
+func (c *Core) scanSealed(row Scanner) (integrations.SealedSecrets, error) {
+	var s integrations.SealedSecrets
+	var kind string
+	var secrets []byte
+	if err := row.Scan(&kind, &s.BrandID, &s.ID, &secrets); err != nil {
+		return s, err
+	}
+	s.Kind = integrations.RecordKind(kind)
+	var err error
+	s.Secrets, err = DecodeSecrets(secrets)
+	return s, err
+}
+
+// SealedSecrets implements integrations.Store: one query, whose brands
+// come from the index on (brand_id, ...) and stop at the limit.
+func (c *Core) SealedSecrets(ctx context.Context, afterBrand string, brands int) ([]integrations.SealedSecrets, error) {
+	return QueryAll(ctx, c, c.r, c.scanSealed, `SELECT `+sealedColumns+` FROM integration_configs
+		WHERE secrets IS NOT NULL AND brand_id IN (SELECT DISTINCT brand_id FROM integration_configs
+			WHERE brand_id > ? AND secrets IS NOT NULL ORDER BY brand_id LIMIT ?)
+		ORDER BY brand_id, id`, afterBrand, brands)
+}
+
+// LockSealedSecrets implements integrations.Tx: it locks each brand whole
+// (every partition of it), then reads in one query.
+func (t *integTx) LockSealedSecrets(ctx context.Context, refs []integrations.ConfigRef) ([]integrations.SealedSecrets, error) {
+	want := make(map[string]integrations.ConfigRef, len(refs))
+	args := make([]any, 0, len(refs))
+	for _, r := range refs {
+		if err := t.lock(ctx, r.BrandID, ""); err != nil {
+			return nil, err
+		}
+		want[r.ID] = r
+		args = append(args, r.ID)
+	}
+	if len(args) == 0 {
+		return []integrations.SealedSecrets{}, nil
+	}
+	rows, err := QueryAll(ctx, t.c, t.tx, t.c.scanSealed, `SELECT `+sealedColumns+` FROM integration_configs
+		WHERE secrets IS NOT NULL AND id IN (`+placeholders(len(args))+`) ORDER BY id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(rows, func(s integrations.SealedSecrets) bool {
+		r := want[s.ID]
+		return r.BrandID != s.BrandID || r.Kind != s.Kind // not the configuration asked for: left alone
+	}), nil
+}
+
+// UpdateSecrets implements integrations.Tx: one statement, which sets the
+// secrets column alone of every configuration of ss, each in its brand's
+// lock.
+func (t *integTx) UpdateSecrets(ctx context.Context, ss []integrations.SealedSecrets) error {
+	if len(ss) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 4*len(ss))
+	for _, s := range ss {
+		if err := t.lock(ctx, s.BrandID, ""); err != nil {
+			return err
+		}
+		secrets, err := t.c.secrets(s.Secrets)
+		if err != nil {
+			return t.c.d.Error(ctx, err)
+		}
+		args = append(args, secrets, s.ID, s.BrandID, string(s.Kind))
+	}
+	values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?), ", len(ss)), ", ")
+	_, err := t.c.exec(ctx, t.tx, nil, nil, `WITH v (secrets, id, brand_id, kind) AS (VALUES `+values+`)
+		UPDATE integration_configs SET secrets = v.secrets FROM v
+		WHERE integration_configs.id = v.id AND integration_configs.brand_id = v.brand_id AND integration_configs.kind = v.kind`, args...)
 	return err
 }
