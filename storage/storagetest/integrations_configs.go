@@ -242,8 +242,15 @@ func testConfigDelete(t *testing.T, s storage.Storage, w *configWorld) {
 	assert.Equal(t, []string{w.b.ID, w.a.ID, w.c.ID}, w.list(t, integrations.ConfigFilter{BrandID: w.brand}),
 		"a refused transaction deletes nothing")
 
+	// b's secrets, made unique to it, must be in no row after the delete.
+	unique := w.b
+	unique.Secrets, unique.Version = map[string][]byte{}, w.b.Version+1
+	for name := range w.b.Secrets {
+		unique.Secrets[name] = []byte(uuid.NewString())
+	}
+	require.NoError(t, w.update(t, unique))
 	rev := integrations.Revision{ID: uuid.NewString(), BrandID: w.brand, Kind: w.k.kind, RecordID: w.b.ID,
-		Version: w.b.Version + 1, ActorUserID: uuid.NewString(), At: integT0.Add(time.Hour), Fields: []string{integrations.FieldDeleted}}
+		Version: unique.Version + 1, ActorUserID: uuid.NewString(), At: integT0.Add(time.Hour), Fields: []string{integrations.FieldDeleted}}
 	inTx(t, s, func(tx integrations.Tx) error {
 		return errors.Join(tx.DeleteConfig(ctx, w.k.kind, w.brand, w.b.ID), tx.InsertRevision(ctx, rev))
 	})
@@ -255,7 +262,7 @@ func testConfigDelete(t *testing.T, s storage.Storage, w *configWorld) {
 	for _, r := range all {
 		assert.NotEqual(t, w.b.ID, r.ID, "no row of any brand or kind holds the record or its secrets")
 		for name, ct := range r.Secrets {
-			for _, old := range w.b.Secrets {
+			for _, old := range unique.Secrets {
 				assert.NotEqual(t, old, ct, "secret %s of %s", name, r.ID)
 			}
 		}
