@@ -54,12 +54,8 @@ func (h *Handler) answerList(w http.ResponseWriter, r *http.Request, data any, e
 		h.fail(w, r, err)
 		return
 	}
-	body, err := envelope.Marshal(envelope.Success(http.StatusOK, "", data))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	h.okEncoded(w, r, body, bodyETag(body), cacheControl)
+	e, err := encodeList(data)
+	h.answerEncoded(w, r, e, err, cacheControl)
 }
 
 // actor returns who a create or delete acts as: the caller, in the

@@ -55,7 +55,7 @@ func (h *Handler) listStates(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(states) == 0 { // a code no country has: answered, not kept
 		e, err := encodeList(states)
-		h.answerEncoded(w, r, e, err)
+		h.answerEncoded(w, r, e, err, cacheClientList)
 		return
 	}
 	key := "" // every country's
@@ -63,23 +63,23 @@ func (h *Handler) listStates(w http.ResponseWriter, r *http.Request) {
 		key = states[0].CountryCode // one per country: the cache is bounded
 	}
 	if e, ok := clientLists.states.Load(key); ok {
-		h.answerEncoded(w, r, e.(cachedAnswer), nil)
+		h.answerEncoded(w, r, e.(cachedAnswer), nil, cacheClientList)
 		return
 	}
 	e, err := encodeList(states)
 	if err == nil {
 		clientLists.states.Store(key, e)
 	}
-	h.answerEncoded(w, r, e, err)
+	h.answerEncoded(w, r, e, err, cacheClientList)
 }
 
-// answerEncoded answers r with e (or err), as cacheClientList.
-func (h *Handler) answerEncoded(w http.ResponseWriter, r *http.Request, e cachedAnswer, err error) {
+// answerEncoded answers r with e (or err), under cacheControl.
+func (h *Handler) answerEncoded(w http.ResponseWriter, r *http.Request, e cachedAnswer, err error, cacheControl string) {
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	h.okEncoded(w, r, e.body, e.etag, cacheClientList)
+	h.okEncoded(w, r, e.body, e.etag, cacheControl)
 }
 
 // listTimezones answers GET /api/v1/timezones: the IANA zones with their
@@ -93,14 +93,14 @@ func (h *Handler) listTimezones(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, err := encodeList(zones)
-	h.answerEncoded(w, r, e, err)
+	h.answerEncoded(w, r, e, err, cacheClientList)
 }
 
 // listLanguages answers GET /api/v1/languages: the ISO 639-1 languages, as
 // a bare array (jfw-js reads ILanguage[]).
 func (h *Handler) listLanguages(w http.ResponseWriter, r *http.Request) {
 	e, err := clientLists.languages()
-	h.answerEncoded(w, r, e, err)
+	h.answerEncoded(w, r, e, err, cacheClientList)
 }
 
 // clientListRoutes are the lists the spec's origin's client asks for
