@@ -23,13 +23,17 @@ import (
 type routeKind int
 
 const (
-	kindList    routeKind = iota + 1 // GET currencies, countries, cities
-	kindLogin                        // POST /users/auth
-	kindRefresh                      // POST /users/auth/refresh-auth-key
-	kindLogout                       // DELETE /users/auth
-	kindGet                          // GET an integration
-	kindPut                          // PUT an integration
-	kindDoc                          // GET /openapi.json (no envelope on success)
+	kindList      routeKind = iota + 1 // GET currencies, countries, cities
+	kindLogin                          // POST /users/auth
+	kindRefresh                        // POST /users/auth/refresh-auth-key
+	kindLogout                         // DELETE /users/auth
+	kindGet                            // GET an integration
+	kindPut                            // PUT an integration
+	kindDoc                            // GET /openapi.json (no envelope on success)
+	kindBareList                       // GET states, timezones, languages (Brand-URL only, no paging)
+	kindKeyedList                      // GET app-integrations and the configuration lists (Auth-Key)
+	kindCreate                         // POST a configuration
+	kindDelete                         // DELETE a configuration (of an ID no record has: nothing is deleted)
 )
 
 // hostileRoute is one mounted route and a concrete path to it.
@@ -59,6 +63,14 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.kind = kindLogout
 		case pattern == "GET /api/v1/openapi.json":
 			r.kind = kindDoc
+		case method == "GET" && slices.Contains([]string{"/api/v1/states", "/api/v1/timezones", "/api/v1/languages"}, path):
+			r.kind = kindBareList
+		case method == "GET" && slices.Contains([]string{"/api/v1/app-integrations", "/api/v1/app-integrations/analytics", "/api/v1/app-integrations/payment-gateway"}, path):
+			r.kind = kindKeyedList
+		case method == "POST" && strings.HasPrefix(path, "/api/v1/app-integrations/"):
+			r.kind = kindCreate
+		case method == "DELETE" && strings.HasPrefix(path, "/api/v1/app-integrations/"):
+			r.kind, r.path = kindDelete, strings.TrimSuffix(path, "{id}")+"0190f3d4-0000-7000-8000-000000000000"
 		case path == "/api/v1/app-integrations/analytics/{id}":
 			r.path = analyticsPath(f.analytics.ID)
 		case path == "/api/v1/app-integrations/payment-gateway/{id}":
@@ -83,11 +95,13 @@ var neutralBody = map[routeKind]string{
 	kindLogin:   `{"username":"admin","password":"wrong password"}`,
 	kindRefresh: `{"refreshAuthKey":"unknown-refresh-key"}`,
 	kindPut:     `{}`,
+	kindCreate:  `{}`,
 }
 
 // neutralStatus is the answer to a route's neutral request.
 var neutralStatus = map[routeKind]int{
 	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200,
+	kindBareList: 200, kindKeyedList: 200, kindCreate: 400, kindDelete: 404,
 }
 
 // hostileRequest is what an attack changes in a route's neutral request.
@@ -151,10 +165,14 @@ func query(q string) func(hostileRoute) hostileRequest {
 	return func(hostileRoute) hostileRequest { return hostileRequest{query: q} }
 }
 
-// bodies sends each body kind its own hostile body.
+// bodies sends each body kind its own hostile body (a create the body of
+// an update).
 func bodies(m map[routeKind]string) func(hostileRoute) hostileRequest {
 	return func(r hostileRoute) hostileRequest {
-		b := m[r.kind]
+		b, ok := m[r.kind]
+		if !ok && r.kind == kindCreate {
+			b = m[kindPut]
+		}
 		return hostileRequest{body: &b}
 	}
 }
@@ -173,15 +191,16 @@ func pathID(id string) func(hostileRoute) hostileRequest {
 }
 
 // bodyKinds are the routes that read a JSON body.
-var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut}
+var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate}
 
 func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 
 // branded are the kinds of route that resolve Brand-URL.
-var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut}
+var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut,
+	kindBareList, kindKeyedList, kindCreate, kindDelete}
 
 // keyed are the kinds of route that check Auth-Key.
-var keyed = []routeKind{kindLogout, kindGet, kindPut}
+var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete}
 
 const (
 	sqlOr     = `' OR 1=1 --`
@@ -257,7 +276,7 @@ func hostileAttacks() []attack {
 			kindLogin:   `{"username":"ad\u0000min","password":"` + adminPassword + `"}`,
 			kindRefresh: `{"refreshAuthKey":"\u0000"}`,
 			kindPut:     `{"appIntegrationId":"\u0000","trackingId":"\u0000","apiKey":"\u0000","name":"\u0000"}`,
-		}), hit: with(onBodies(401), 400, kindPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
 		{name: "invalid UTF-8 in strings", req: bodies(map[routeKind]string{
 			kindLogin:   "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
 			kindRefresh: "{\"refreshAuthKey\":\"\xff\xfe\"}",
@@ -286,7 +305,7 @@ func hostileAttacks() []attack {
 			kindLogin:   `{"x":` + deep(5000) + `,"username":"admin","password":"wrong"}`,
 			kindRefresh: `{"x":` + deep(5000) + `,"refreshAuthKey":"nope"}`,
 			kindPut:     `{"x":` + deep(5000) + `}`,
-		}), hit: with(onBodies(401), 400, kindPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
 		{name: "not an object", req: sameBody(`[1,2]`), hit: onBodies(400), code: "malformed_json"},
 		{name: "two values", req: bodies(map[routeKind]string{
 			kindLogin:   `{"username":"admin","password":"` + adminPassword + `"}{"x":1}`,
@@ -298,31 +317,32 @@ func hostileAttacks() []attack {
 			kindLogin:   `{"username":"admin' --","emailAddress":"` + sqlOr + `","password":"` + sqlOr + `"}`,
 			kindRefresh: `{"refreshAuthKey":"` + sqlOr + `"}`,
 			kindPut:     `{"appIntegrationId":"` + sqlOr + `","trackingId":"x\"; DROP TABLE analytics; --","apiKey":"x","name":"` + sqlOr + `"}`,
-		}), hit: with(onBodies(401), 400, kindPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
 		// With the right password, a lookup that treated _ or % as a
 		// wildcard would log in.
 		{name: "LIKE underscore username", req: bodies(map[routeKind]string{
 			kindLogin:   `{"username":"_____","password":"` + adminPassword + `"}`,
 			kindRefresh: `{"refreshAuthKey":"` + strings.Repeat("_", 43) + `"}`,
 			kindPut:     `{"appIntegrationId":"` + strings.Repeat("_", 36) + `","trackingId":"_","apiKey":"_","name":"_"}`,
-		}), hit: with(onBodies(401), 400, kindPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
 		{name: "LIKE percent email", req: bodies(map[routeKind]string{
 			kindLogin:   `{"emailAddress":"%@%","password":"` + adminPassword + `"}`,
 			kindRefresh: `{"refreshAuthKey":"%"}`,
 			kindPut:     `{"appIntegrationId":"%","trackingId":"%","apiKey":"%","name":"%"}`,
-		}), hit: with(onBodies(401), 400, kindPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
 
 		// Path ids.
-		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id LIKE percent", req: pathID("%"), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id LIKE underscores", req: pathID(strings.Repeat("_", 36)), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id NUL", req: pathID("\x00"), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id invalid UTF-8", req: pathID("\xff\xfe"), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id 64 KiB", req: pathID(strings.Repeat("7", 64<<10)), hit: on(404, kindGet, kindPut), code: "not_found"},
+		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id LIKE percent", req: pathID("%"), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id LIKE underscores", req: pathID(strings.Repeat("_", 36)), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id NUL", req: pathID("\x00"), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id invalid UTF-8", req: pathID("\xff\xfe"), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id 64 KiB", req: pathID(strings.Repeat("7", 64<<10)), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
 
 		// Methods.
 		{name: "wrong method", req: func(hostileRoute) hostileRequest { return hostileRequest{method: "PATCH"} },
-			hit:  on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc),
+			hit: on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc,
+				kindBareList, kindKeyedList, kindCreate, kindDelete),
 			code: "method_not_allowed"},
 	}
 }
@@ -348,7 +368,7 @@ func (h hostileRequest) build(f *integFixture, r hostileRoute) *http.Request {
 	if slices.Contains(bodyKinds, r.kind) {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if r.kind == kindLogout || r.kind == kindGet || r.kind == kindPut {
+	if slices.Contains(keyed, r.kind) {
 		req.Header.Set("Auth-Key", f.keys["admin"])
 	}
 	for k, v := range h.headers {

@@ -29,10 +29,12 @@ var requestRules = map[reflect.Type]struct {
 	oneOf     []string
 	minLength []string
 }{
-	reflect.TypeFor[LoginRequest]():                {required: []string{"password"}, oneOf: []string{"username", "emailAddress"}},
-	reflect.TypeFor[RefreshRequest]():              {required: []string{"refreshAuthKey"}},
-	reflect.TypeFor[AnalyticsUpdateRequest]():      {required: []string{"appIntegrationId", "trackingId", "apiKey"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
-	reflect.TypeFor[PaymentGatewayUpdateRequest](): {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
+	reflect.TypeFor[LoginRequest]():                     {required: []string{"password"}, oneOf: []string{"username", "emailAddress"}},
+	reflect.TypeFor[RefreshRequest]():                   {required: []string{"refreshAuthKey"}},
+	reflect.TypeFor[AnalyticsUpdateRequest]():           {required: []string{"appIntegrationId", "trackingId", "apiKey"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
+	reflect.TypeFor[PaymentGatewayUpdateRequest]():      {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
+	reflect.TypeFor[integrations.AnalyticsInput]():      {required: []string{"appIntegrationId", "trackingId", "apiKey"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
+	reflect.TypeFor[integrations.PaymentGatewayInput](): {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
 }
 
 // enumTypes are the string types with a closed set of values.
@@ -95,6 +97,7 @@ var headerDocs = map[string]string{
 // statusDocs describe each status the adapter answers with.
 var statusDocs = map[int]string{
 	200: "OK.",
+	201: "Created: data is the new record.",
 	304: "Not modified: the If-None-Match ETag still matches.",
 	400: "Invalid request.",
 	401: "Not authenticated.",
@@ -298,7 +301,7 @@ func (s *schemas) parameters(op route, path string) []any {
 func (s *schemas) responses(op route) map[string]any {
 	ok := map[string]any{"description": statusDocs[200]}
 	okHeaders := map[string]any{}
-	if op.etag != etagNone {
+	if op.etag != etagNone || op.created {
 		okHeaders["ETag"] = headerRef("ETag")
 	}
 	if op.limit != 0 {
@@ -314,7 +317,11 @@ func (s *schemas) responses(op route) map[string]any {
 	} else {
 		ok["content"] = jsonContent(s.successEnvelope(op.data))
 	}
-	responses := map[string]any{"200": ok}
+	success := "200"
+	if op.created {
+		success, ok["description"] = "201", statusDocs[201]
+	}
+	responses := map[string]any{success: ok}
 	if op.etag == etagRead {
 		responses["304"] = map[string]any{"description": statusDocs[304]}
 	}
@@ -353,8 +360,7 @@ func (s *schemas) successEnvelope(data reflect.Type) map[string]any {
 	name, dataSchema := "EmptyEnvelope", map[string]any{"type": "null"}
 	if data != nil {
 		dataSchema = s.ref(data, modeResponse)
-		ref, _ := dataSchema["$ref"].(string)
-		name = strings.TrimPrefix(ref, componentRefStart) + "Envelope"
+		name = envelopeName(dataSchema) + "Envelope"
 	}
 	if _, ok := s.components[name]; !ok {
 		s.components[name] = map[string]any{
@@ -369,6 +375,23 @@ func (s *schemas) successEnvelope(data reflect.Type) map[string]any {
 		}
 	}
 	return map[string]any{"$ref": componentRefStart + name}
+}
+
+// envelopeName names the envelope of data of schema sch: the component it
+// refers to (Currency), that name with List for an array of components
+// (CurrencyList), else its JSON type (Boolean).
+func envelopeName(sch map[string]any) string {
+	if ref, ok := sch["$ref"].(string); ok {
+		return strings.TrimPrefix(ref, componentRefStart)
+	}
+	if items, ok := sch["items"].(map[string]any); ok && sch["type"] == "array" {
+		return envelopeName(items) + "List"
+	}
+	typ, _ := sch["type"].(string)
+	if typ == "" {
+		return "Any"
+	}
+	return strings.ToUpper(typ[:1]) + typ[1:]
 }
 
 // requestBody returns the schema of a request body of type t: its fields

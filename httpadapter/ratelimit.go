@@ -132,8 +132,9 @@ func WithTrustedProxies(prefixes ...netip.Prefix) Option {
 	}
 }
 
-// WithClock sets the clock the adapter reads for rate limiting; time.Now
-// when not given or nil.
+// WithClock sets the clock the adapter reads for rate limiting and for the
+// time zones' current offsets (GET /api/v1/timezones); time.Now when not
+// given or nil.
 func WithClock(now func() time.Time) Option {
 	return func(h *Handler) {
 		if now != nil {

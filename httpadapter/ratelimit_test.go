@@ -563,19 +563,35 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 	lim := &recordingLimiter{}
 	f := newIntegFixture(t, stores["memory"], httpadapter.WithLimiter(lim))
 	want := map[string][]string{
-		"GET /api/v1/currencies":                            {"lists"},
-		"GET /api/v1/countries":                             {"lists"},
-		"GET /api/v1/cities":                                {"lists"},
-		"POST /api/v1/users/auth":                           {"login-ip", "login-identifier", "login-identifier"},
-		"POST /api/v1/users/auth/refresh-auth-key":          {"refresh-ip"},
-		"PUT /api/v1/app-integrations/analytics/{id}":       {"updates"},
-		"PUT /api/v1/app-integrations/payment-gateway/{id}": {"updates"},
+		"GET /api/v1/currencies":                               {"lists"},
+		"GET /api/v1/countries":                                {"lists"},
+		"GET /api/v1/cities":                                   {"lists"},
+		"POST /api/v1/users/auth":                              {"login-ip", "login-identifier", "login-identifier"},
+		"POST /api/v1/users/auth/refresh-auth-key":             {"refresh-ip"},
+		"PUT /api/v1/app-integrations/analytics/{id}":          {"updates"},
+		"PUT /api/v1/app-integrations/payment-gateway/{id}":    {"updates"},
+		"POST /api/v1/app-integrations/analytics":              {"updates"},
+		"POST /api/v1/app-integrations/payment-gateway":        {"updates"},
+		"DELETE /api/v1/app-integrations/analytics/{id}":       {"updates"},
+		"DELETE /api/v1/app-integrations/payment-gateway/{id}": {"updates"},
+		"GET /api/v1/states":                                   {"lists"},
+		"GET /api/v1/timezones":                                {"lists"},
+		"GET /api/v1/languages":                                {"lists"},
 	}
+	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
 	limited := 0
 	for _, pattern := range f.handler.(*httpadapter.Handler).Routes() {
 		method, path, _ := strings.Cut(pattern, " ")
 		body := ""
 		switch {
+		case pattern == "DELETE /api/v1/app-integrations/analytics/{id}":
+			path = analyticsPath(doomedA.ID)
+		case pattern == "DELETE /api/v1/app-integrations/payment-gateway/{id}":
+			path = gatewayPath(doomedP.ID)
+		case strings.HasSuffix(path, "/analytics"):
+			body = analyticsBody(f.analytics.AppIntegration.ID, map[string]any{"isDefault": false})
+		case strings.HasSuffix(path, "/payment-gateway"):
+			body = gatewayBody(f.gateway.AppIntegration.ID, map[string]any{"isDefault": false})
 		case strings.Contains(path, "/analytics/"):
 			path = analyticsPath(f.analytics.ID)
 			body = analyticsBody(f.analytics.AppIntegration.ID, nil)
@@ -595,7 +611,7 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		lim.calls = nil
 		lim.mu.Unlock()
 		key := f.keys["admin"]
-		if method == "DELETE" {
+		if pattern == "DELETE /api/v1/users/auth" {
 			key = f.keys["viewer"] // logout revokes it
 		}
 		req := httptest.NewRequest(method, path, strings.NewReader(body))

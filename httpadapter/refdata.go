@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -42,12 +41,11 @@ func (h *Handler) serveList(perBrand bool, list func(r *http.Request) (any, erro
 			h.fail(w, r, err)
 			return
 		}
-		body, err := envelope.Marshal(envelope.Success(http.StatusOK, "", data))
+		e, err := encodeList(data)
 		if err != nil {
 			h.fail(w, r, err)
 			return
 		}
-		e := cachedAnswer{body: body, etag: bodyETag(body)}
 		if revErr == nil {
 			cache.put(rev, key, e)
 		}

@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"net/http"
 	"reflect"
+	"slices"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
@@ -57,6 +58,8 @@ type route struct {
 	body reflect.Type
 	// data is the type of the envelope's data on success; nil for null.
 	data reflect.Type
+	// created: the success status is 201 Created, not 200.
+	created bool
 	// raw: the answer is data itself, not an envelope.
 	raw  bool
 	etag etagUse
@@ -79,8 +82,13 @@ const (
 	tagMeta         = "Meta"
 )
 
-// routes are every route the adapter mounts, in mounting order.
-var routes = []route{
+// routes are every route the adapter mounts, in mounting order: the
+// spec's, then those of the spec's origin's client (each group in its
+// file).
+var routes = slices.Concat(specRoutes, integrationAdminRoutes, clientListRoutes)
+
+// specRoutes are the routes of the interface spec, and their extensions.
+var specRoutes = []route{
 	{
 		pattern: "GET /api/v1/currencies", id: "listCurrencies", tag: tagRefData,
 		summary:     "List currencies",

@@ -109,6 +109,10 @@ type Tx interface {
 	// r.BrandID (its CreatedAt stays). ErrConfigNotFound if absent; then
 	// the errors of InsertConfig for its app integration and default.
 	UpdateConfig(ctx context.Context, r ConfigRecord) error
+	// DeleteConfig removes the configuration of kind with that ID in
+	// brandID: its row, its sealed secrets and its default flag go with it
+	// (its revisions stay). ErrConfigNotFound if absent.
+	DeleteConfig(ctx context.Context, kind RecordKind, brandID, id string) error
 	// InsertRevision stores a revision. auth.ErrBrandNotFound if its brand
 	// does not exist; ErrRevisionExists if its ID is taken or the record
 	// already has a revision of rev.Version.

@@ -449,8 +449,8 @@ func TestDataCountryCurrencies(t *testing.T) {
 }
 
 // dataSubdivisionsAdded lists the codes of data/subdivisions.csv that its
-// source (iso-codes) does not hold, with the reason. The file marks them
-// with a note; internal/cmd/gensubdivisions adds them.
+// source (CLDR) does not hold or does not name, with the reason. The file
+// marks them with a note; refdata/internal/gensubdivisions adds them.
 var dataSubdivisionsAdded = map[string]string{
 	"NO-31": "Østfold, a county again since 2024-01-01 (Viken, NO-30, divided)",
 	"NO-32": "Akershus, a county again since 2024-01-01 (Viken, NO-30, divided)",
@@ -459,6 +459,7 @@ var dataSubdivisionsAdded = map[string]string{
 	"NO-40": "Telemark, a county again since 2024-01-01 (Vestfold og Telemark, NO-38, divided)",
 	"NO-55": "Troms, a county again since 2024-01-01 (Troms og Finnmark, NO-54, divided)",
 	"NO-56": "Finnmark, a county again since 2024-01-01 (Troms og Finnmark, NO-54, divided)",
+	"CN-NM": "Inner Mongolia, named in no locale of CLDR 48",
 }
 
 // dataSubdivisionsDissolved lists codes still on the list (ISO 3166-2 has
@@ -476,8 +477,9 @@ func TestDataSubdivisions(t *testing.T) {
 	raw, err := data.ReadFile("data/subdivisions.csv")
 	require.NoError(t, err)
 	text := string(raw)
-	assert.Regexp(t, `(?m)^# Source: iso-codes \d+\.\d+\.\d+ \(\d{4}-\d{2}-\d{2}[;)].*https://salsa\.debian\.org/iso-codes-team/iso-codes$`, text)
-	assert.Regexp(t, `(?m)^# Converted: \d{4}-\d{2}-\d{2} by internal/cmd/gensubdivisions\.$`, text)
+	assert.Regexp(t, `(?m)^# Source: Unicode CLDR \d+ \(cldr-json \d+\.\d+\.\d+: .*https://github\.com/unicode-org/cldr-json$`, text)
+	assert.Regexp(t, `(?m)^#   Copyright © 2004-\d{4} Unicode, Inc\.; under the Unicode License v3 \(refdata/data/LICENSE-CLDR\)\.$`, text)
+	assert.Regexp(t, `(?m)^# Converted: \d{4}-\d{2}-\d{2} by refdata/internal/gensubdivisions\.$`, text)
 
 	countries := map[string]bool{}
 	for _, c := range dataCountries(t) {
@@ -506,17 +508,17 @@ func TestDataSubdivisions(t *testing.T) {
 		if !code.MatchString(r[1]) {
 			problems = append(problems, full+": code is not 1 to 3 letters and digits")
 		}
-		if r[2] == "" || strings.TrimSpace(r[2]) != r[2] || r[3] == "" {
-			problems = append(problems, full+": bad name or category")
+		if r[2] == "" || strings.TrimSpace(r[2]) != r[2] {
+			problems = append(problems, full+": bad name")
 		}
-		if r[4] != "" && !listed[r[0]+"-"+r[4]] {
-			problems = append(problems, full+": parent "+r[4]+" is not listed")
+		if r[3] != "" && !listed[r[0]+"-"+r[3]] {
+			problems = append(problems, full+": parent "+r[3]+" is not listed")
 		}
 		if i > 0 && (recs[i-1][0] > r[0] || recs[i-1][0] == r[0] && recs[i-1][1] >= r[1]) {
 			problems = append(problems, full+": out of order or listed twice")
 		}
-		if r[5] != "" {
-			added[full] = r[5]
+		if r[4] != "" {
+			added[full] = r[4]
 		}
 	}
 	assert.Empty(t, problems, "subdivisions:\n%s", strings.Join(problems, "\n"))

@@ -15,10 +15,12 @@ import (
 // were released as. Stores skip loading when they hold the current
 // DatasetVersion, so data edited without a new version would never reach an
 // existing database: when this test fails, bump DatasetVersion and add the
-// new version's digest here.
+// new version's digest here. data/subdivisions.csv is not loaded into
+// stores (the states list is answered from the binary), so it is not part
+// of the digest: regenerating it needs no new version.
 var datasetDigests = map[string]string{
 	"2026.11.1": "d234b805b4bfb6f34a0e82961811614bf8f49cfbad884d51e16450ade95f9a90",
-	"2026.11.2": "fbf8f21ce2cd847139a0f703ec651bb06861aea02f0eaaf4fd8f1d37c8987909",
+	"2026.11.2": "0d7b15ab3f1f02c820c613c761d1fec67be9557c473a88e0a95cc51dd9924ec2", // without subdivisions.csv (was fbf8f21c… with it)
 }
 
 func TestDatasetVersionPinsTheData(t *testing.T) {
@@ -28,6 +30,7 @@ func TestDatasetVersionPinsTheData(t *testing.T) {
 	cities, err := fs.Glob(data, "data/cities/*.csv")
 	require.NoError(t, err)
 	names = append(names, cities...)
+	names = slices.DeleteFunc(names, func(n string) bool { return n == "data/subdivisions.csv" })
 	slices.Sort(names)
 	h := sha256.New()
 	for _, name := range names {

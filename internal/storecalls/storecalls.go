@@ -264,6 +264,10 @@ func (t *txCalls) UpdateConfig(ctx context.Context, r integrations.ConfigRecord)
 	return call0(ctx, t.rec, "UpdateConfig", func(ctx context.Context) error { return t.tx.UpdateConfig(ctx, r) })
 }
 
+func (t *txCalls) DeleteConfig(ctx context.Context, kind integrations.RecordKind, brandID, id string) error {
+	return call0(ctx, t.rec, "DeleteConfig", func(ctx context.Context) error { return t.tx.DeleteConfig(ctx, kind, brandID, id) })
+}
+
 func (t *txCalls) InsertRevision(ctx context.Context, rev integrations.Revision) error {
 	return call0(ctx, t.rec, "InsertRevision", func(ctx context.Context) error { return t.tx.InsertRevision(ctx, rev) })
 }

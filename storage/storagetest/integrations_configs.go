@@ -36,6 +36,7 @@ var configScenarios = []struct {
 	{"Update", testConfigUpdate},
 	{"OneDefault", testConfigOneDefault},
 	{"References", testConfigReferences},
+	{"Delete", testConfigDelete},
 }
 
 // seedConfigs stores the configWorld of kind k.
@@ -210,5 +211,72 @@ func testConfigKindsApart(t *testing.T, s storage.Storage) {
 		assert.ErrorIs(t, err, integrations.ErrConfigExists, "IDs are unique across kinds")
 		err = s.IntegrationsTx(ctx, func(tx integrations.Tx) error { return tx.UpdateConfig(ctx, clash) })
 		assert.ErrorIs(t, err, integrations.ErrConfigNotFound, "a record is updated as its own kind only")
+	}
+}
+
+// testConfigDelete checks DeleteConfig: the row goes whole (its secrets
+// with it: no record of any brand or kind holds them after), the brand's
+// default goes with the default's row (another may become the default),
+// the revision written beside it stays, a refused transaction deletes
+// nothing, and only a record of that brand and kind is found.
+func testConfigDelete(t *testing.T, s storage.Storage, w *configWorld) {
+	ctx := t.Context()
+	del := func(kind integrations.RecordKind, brandID, id string) error {
+		return s.IntegrationsTx(ctx, func(tx integrations.Tx) error { return tx.DeleteConfig(ctx, kind, brandID, id) })
+	}
+	assert.ErrorIs(t, del(w.k.kind, w.brand, w.f.ID), integrations.ErrConfigNotFound, "another brand's record is not found")
+	assert.ErrorIs(t, del(w.k.kind, w.brand, uuid.NewString()), integrations.ErrConfigNotFound)
+	for _, k := range configKinds {
+		if k.kind != w.k.kind {
+			assert.ErrorIs(t, del(k.kind, w.brand, w.a.ID), integrations.ErrConfigNotFound, "a record is deleted as its own kind only")
+		}
+	}
+	boom := errors.New("refused")
+	err := s.IntegrationsTx(ctx, func(tx integrations.Tx) error {
+		require.NoError(t, tx.DeleteConfig(ctx, w.k.kind, w.brand, w.b.ID))
+		_, err := tx.ConfigByID(ctx, w.k.kind, w.brand, w.b.ID)
+		assert.ErrorIs(t, err, integrations.ErrConfigNotFound, "the transaction sees its delete")
+		return boom
+	})
+	require.ErrorIs(t, err, boom)
+	assert.Equal(t, []string{w.b.ID, w.a.ID, w.c.ID}, w.list(t, integrations.ConfigFilter{BrandID: w.brand}),
+		"a refused transaction deletes nothing")
+
+	// b's secrets, made unique to it, must be in no row after the delete.
+	unique := w.b
+	unique.Secrets, unique.Version = map[string][]byte{}, w.b.Version+1
+	for name := range w.b.Secrets {
+		unique.Secrets[name] = []byte(uuid.NewString())
+	}
+	require.NoError(t, w.update(t, unique))
+	rev := integrations.Revision{ID: uuid.NewString(), BrandID: w.brand, Kind: w.k.kind, RecordID: w.b.ID,
+		Version: unique.Version + 1, ActorUserID: uuid.NewString(), At: integT0.Add(time.Hour), Fields: []string{integrations.FieldDeleted}}
+	inTx(t, s, func(tx integrations.Tx) error {
+		return errors.Join(tx.DeleteConfig(ctx, w.k.kind, w.brand, w.b.ID), tx.InsertRevision(ctx, rev))
+	})
+	_, err = s.ConfigByID(ctx, w.k.kind, w.brand, w.b.ID)
+	assert.ErrorIs(t, err, integrations.ErrConfigNotFound, "the record is gone")
+	assert.ErrorIs(t, del(w.k.kind, w.brand, w.b.ID), integrations.ErrConfigNotFound, "a second delete finds nothing")
+	all, err := s.ListConfigs(ctx, integrations.ConfigFilter{})
+	require.NoError(t, err)
+	for _, r := range all {
+		assert.NotEqual(t, w.b.ID, r.ID, "no row of any brand or kind holds the record or its secrets")
+		for name, ct := range r.Secrets {
+			for _, old := range unique.Secrets {
+				assert.NotEqual(t, old, ct, "secret %s of %s", name, r.ID)
+			}
+		}
+	}
+	assert.Empty(t, w.list(t, integrations.ConfigFilter{BrandID: w.brand, IsDefault: integPtr(true)}), "the default went with its row")
+	assert.Equal(t, []string{w.f.ID}, w.list(t, integrations.ConfigFilter{BrandID: w.other, IsDefault: integPtr(true)}),
+		"another brand keeps its default")
+	next := w.c
+	next.IsDefault, next.Version = true, 2
+	require.NoError(t, w.update(t, next), "another record may become the default")
+	revs, err := s.ListRevisions(ctx, integrations.RevisionFilter{BrandID: w.brand, Kind: w.k.kind, RecordID: w.b.ID})
+	require.NoError(t, err)
+	if assert.Len(t, revs, 1, "the revision of the deletion stays") {
+		assert.Equal(t, rev.ActorUserID, revs[0].ActorUserID, "it names who deleted")
+		assert.True(t, revs[0].Deleted())
 	}
 }

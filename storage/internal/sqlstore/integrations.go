@@ -492,6 +492,16 @@ func (t *integTx) UpdateConfig(ctx context.Context, r integrations.ConfigRecord)
 		r.ID, r.BrandID, string(r.Kind))
 }
 
+// DeleteConfig implements integrations.Tx: integrations.ErrConfigNotFound.
+// The row goes whole, secrets and default flag with it.
+func (t *integTx) DeleteConfig(ctx context.Context, kind integrations.RecordKind, brandID, id string) error {
+	if err := t.lockKind(ctx, brandID, kind); err != nil {
+		return err
+	}
+	return t.c.execOne(ctx, t.tx, integrations.ErrConfigNotFound, nil,
+		`DELETE FROM integration_configs WHERE id = ? AND brand_id = ? AND kind = ?`, id, brandID, string(kind))
+}
+
 // InsertRevision implements integrations.Tx: auth.ErrBrandNotFound,
 // integrations.ErrRevisionExists.
 func (t *integTx) InsertRevision(ctx context.Context, rev integrations.Revision) error {

@@ -1,0 +1,287 @@
+// Command gensubdivisions writes refdata/data/subdivisions.csv, the list of
+// ISO 3166-2 subdivisions that the states route answers and that city
+// state codes are checked against, from the Unicode CLDR's JSON data
+// (under the Unicode License v3): the codes and their parents from
+// cldr-core's supplemental/subdivisionContainment.json, the English names
+// from cldr-subdivisions-full's subdivisions/en/en.json, plus the few
+// rows listed in additions below.
+//
+// go generate runs it from refdata (the //go:generate line in
+// refdata/subdivisions.go), with BRANDBASE_CLDR (or -cldr) naming a directory that
+// holds the two npm packages unpacked as cldr-core/ and
+// cldr-subdivisions-full/ (docs/reference-data.md, "Subdivision codes"):
+//
+//	BRANDBASE_CLDR=/tmp/cldr go generate ./refdata/
+//
+// The output is deterministic for a given date: one row per code, sorted
+// by country and code, after comment lines naming the source, its version
+// and licence, and the date of the conversion.
+package main
+
+import (
+	"cmp"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
+)
+
+// addition is a code that the source does not hold (yet), with the reason
+// it is listed all the same.
+type addition struct {
+	country, code, name, parent, note string
+}
+
+// additions are listed after the source's codes. Norway divided three of
+// its counties on 2024-01-01 and numbered the new ones; ISO 3166-2, whose
+// Norwegian codes are the official county numbers, has not published them
+// (nor has CLDR 48). The divided counties' codes (NO-30 Viken, NO-38
+// Vestfold og Telemark, NO-54 Troms og Finnmark) stay listed, as the
+// source lists them. When the source holds one of these codes, the command
+// fails: drop it from here.
+var additions = []addition{
+	{"NO", "31", "Østfold", "", "county number since 2024-01-01 (from Viken, NO-30); not yet in ISO 3166-2"},
+	{"NO", "32", "Akershus", "", "county number since 2024-01-01 (from Viken, NO-30); not yet in ISO 3166-2"},
+	{"NO", "33", "Buskerud", "", "county number since 2024-01-01 (from Viken, NO-30); not yet in ISO 3166-2"},
+	{"NO", "39", "Vestfold", "", "county number since 2024-01-01 (from Vestfold og Telemark, NO-38); not yet in ISO 3166-2"},
+	{"NO", "40", "Telemark", "", "county number since 2024-01-01 (from Vestfold og Telemark, NO-38); not yet in ISO 3166-2"},
+	{"NO", "55", "Troms", "", "county number since 2024-01-01 (from Troms og Finnmark, NO-54); not yet in ISO 3166-2"},
+	{"NO", "56", "Finnmark", "", "county number since 2024-01-01 (from Troms og Finnmark, NO-54); not yet in ISO 3166-2"},
+}
+
+// sameAsRegion are the subdivisions that ISO 3166-1 also codes as a
+// country or territory and that CLDR's subdivision names leave unnamed,
+// naming them as that region (CLDR's subdivisionAlias says so for most:
+// fr-bl is BL; for these three only ISO 3166-2:CN's notes do). The name
+// is CLDR's English name of the region, through golang.org/x/text.
+var sameAsRegion = map[string]string{"cnhk": "HK", "cnmo": "MO", "cntw": "TW"}
+
+// named are subdivisions CLDR holds but names in no locale, with the name
+// this list gives them and why.
+var named = map[string]struct{ name, note string }{
+	"cnnm": {"Inner Mongolia", "no English name in CLDR 48; the English name in common use (ISO: Nei Mongol Zizhiqu)"},
+}
+
+func main() {
+	dir := flag.String("cldr", os.Getenv("BRANDBASE_CLDR"), "directory holding the npm packages cldr-core/ and cldr-subdivisions-full/ (default $BRANDBASE_CLDR)")
+	out := flag.String("out", "", "file to write (standard output when empty)")
+	date := flag.String("date", time.Now().UTC().Format(time.DateOnly), "the day of the conversion, YYYY-MM-DD")
+	flag.Parse()
+	if *dir == "" {
+		fmt.Fprintln(os.Stderr, "usage: gensubdivisions -cldr DIR [-out FILE]: set BRANDBASE_CLDR for go generate (docs/reference-data.md, \"Subdivision codes\")")
+		os.Exit(2)
+	}
+	src, err := readSource(*dir)
+	if err == nil {
+		err = write(src, *out, *date)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gensubdivisions:", err)
+		os.Exit(1)
+	}
+}
+
+// write generates the list from src into path (standard output when
+// empty), replacing it only once the whole list is written.
+func write(src source, path, date string) error {
+	if path == "" {
+		return generate(src, os.Stdout, date)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".subdivisions-*.csv")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := generate(src, tmp, date); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// source is what the command reads from CLDR.
+type source struct {
+	// version is the cldr-json release, e.g. "48.2.0"; cldr the CLDR
+	// version, e.g. "48".
+	version, cldr string
+	// containment maps a country (upper case, "FR") or a subdivision
+	// (CLDR's id, "frara") to the subdivisions it contains.
+	containment map[string][]string
+	// names maps CLDR's subdivision ids to their English names.
+	names map[string]string
+	// aliases maps an id to the region that replaces it ("frbl": "BL").
+	aliases map[string]string
+}
+
+// readSource reads the three files of the two packages under dir.
+func readSource(dir string) (source, error) {
+	var src source
+	var core, subs struct {
+		Version     string `json:"version"`
+		CLDRVersion string `json:"cldrVersion"`
+	}
+	var cont struct {
+		Supplemental struct {
+			SubdivisionContainment map[string]struct {
+				Contains []string `json:"_contains"`
+			} `json:"subdivisionContainment"`
+		} `json:"supplemental"`
+	}
+	var en struct {
+		Subdivisions struct {
+			LocaleDisplayNames struct {
+				Subdivisions map[string]string `json:"subdivisions"`
+			} `json:"localeDisplayNames"`
+		} `json:"subdivisions"`
+	}
+	var aliases struct {
+		Supplemental struct {
+			Metadata struct {
+				Alias struct {
+					SubdivisionAlias map[string]struct {
+						Replacement string `json:"_replacement"`
+					} `json:"subdivisionAlias"`
+				} `json:"alias"`
+			} `json:"metadata"`
+		} `json:"supplemental"`
+	}
+	for path, v := range map[string]any{
+		"cldr-core/package.json":                             &core,
+		"cldr-subdivisions-full/package.json":                &subs,
+		"cldr-core/supplemental/subdivisionContainment.json": &cont,
+		"cldr-core/supplemental/aliases.json":                &aliases,
+		"cldr-subdivisions-full/subdivisions/en/en.json":     &en,
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, path))
+		if err != nil {
+			return src, err
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			return src, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if core.Version != subs.Version || core.Version == "" {
+		return src, fmt.Errorf("cldr-core %q and cldr-subdivisions-full %q: want one release", core.Version, subs.Version)
+	}
+	src.version, src.cldr = core.Version, core.CLDRVersion
+	src.containment = map[string][]string{}
+	for k, v := range cont.Supplemental.SubdivisionContainment {
+		src.containment[k] = v.Contains
+	}
+	src.names = en.Subdivisions.LocaleDisplayNames.Subdivisions
+	src.aliases = map[string]string{}
+	for k, v := range aliases.Supplemental.Metadata.Alias.SubdivisionAlias {
+		if len(v.Replacement) == 2 && strings.ToUpper(v.Replacement) == v.Replacement {
+			src.aliases[k] = v.Replacement
+		}
+	}
+	return src, nil
+}
+
+// row is one line of the output.
+type row struct {
+	country, code, name, parent, note string
+}
+
+// generate writes the CSV list of src to w, naming the source and the day
+// of the conversion (YYYY-MM-DD) in its header.
+func generate(src source, w io.Writer, date string) error {
+	if _, err := time.Parse(time.DateOnly, date); err != nil {
+		return fmt.Errorf("date: %w", err)
+	}
+	parents := map[string]string{} // id → parent id ("" for a first level)
+	for k, ids := range src.containment {
+		for _, id := range ids {
+			if _, dup := parents[id]; dup {
+				return fmt.Errorf("%s is contained twice", id)
+			}
+			parents[id] = ""
+			if len(k) > 2 {
+				parents[id] = k
+			}
+		}
+	}
+	if len(parents) == 0 {
+		return errors.New("the source holds no subdivisions")
+	}
+	en := display.English.Regions()
+	rows := make([]row, 0, len(parents)+len(additions))
+	seen := map[string]bool{}
+	for id, parent := range parents {
+		if len(id) < 3 || strings.ToLower(id) != id {
+			return fmt.Errorf("malformed subdivision id %q", id)
+		}
+		country, code := strings.ToUpper(id[:2]), strings.ToUpper(id[2:])
+		r := row{country: country, code: code, name: strings.TrimSpace(src.names[id])}
+		if parent != "" {
+			if !strings.HasPrefix(parent, id[:2]) {
+				return fmt.Errorf("%s: parent %s is of another country", id, parent)
+			}
+			r.parent = strings.ToUpper(parent[2:])
+		}
+		if r.name == "" {
+			region := cmp.Or(src.aliases[id], sameAsRegion[id])
+			switch n, ok := named[id]; {
+			case region != "":
+				r.name = en.Name(language.MustParseRegion(region))
+			case ok:
+				r.name, r.note = n.name, n.note
+			}
+		}
+		if r.name == "" {
+			return fmt.Errorf("%s has no English name: add it to named", id)
+		}
+		seen[country+"-"+code] = true
+		rows = append(rows, r)
+	}
+	for _, a := range additions {
+		if seen[a.country+"-"+a.code] {
+			return fmt.Errorf("%s-%s is in the source now: remove it from the additions", a.country, a.code)
+		}
+		rows = append(rows, row{a.country, a.code, a.name, a.parent, a.note})
+	}
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(a.country, b.country), cmp.Compare(a.code, b.code))
+	})
+	notes := 0
+	for _, r := range rows {
+		if r.note != "" {
+			notes++
+		}
+	}
+	header := []string{
+		"# ISO 3166-2 subdivisions, every level: the states route answers them; city state codes are checked against them.",
+		"# Generated by go generate ./refdata/ (refdata/internal/gensubdivisions): do not edit. Refresh as docs/reference-data.md (\"Subdivision codes\") says.",
+		"# Source: Unicode CLDR " + src.cldr + " (cldr-json " + src.version + ": cldr-core supplemental/subdivisionContainment.json, " +
+			"cldr-subdivisions-full subdivisions/en/en.json), https://github.com/unicode-org/cldr-json",
+		"#   Copyright © 2004-2026 Unicode, Inc.; under the Unicode License v3 (refdata/data/LICENSE-CLDR).",
+		"# Converted: " + date + " by refdata/internal/gensubdivisions.",
+		fmt.Sprintf("# Rows with a note (%d) are not named, or not held, by the source; the note says why.", notes),
+		"# code and parent are given without the country prefix (FR-20R is FR,20R).",
+	}
+	for _, line := range header {
+		if _, err := io.WriteString(w, line+"\n"); err != nil {
+			return err
+		}
+	}
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"countryCode", "code", "name", "parent", "note"})
+	for _, r := range rows {
+		_ = cw.Write([]string{r.country, r.code, r.name, r.parent, r.note})
+	}
+	cw.Flush()
+	return cw.Error()
+}
