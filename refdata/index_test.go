@@ -3,6 +3,7 @@ package refdata_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -32,6 +33,16 @@ type spy struct {
 	// error fails the read. afterRead runs after a read that succeeded.
 	beforeRead func(ctx context.Context) error
 	afterRead  func()
+	// elsewhere, when set, makes every write count as another instance's
+	// (RefDataWritten reports none through this store).
+	elsewhere atomic.Bool
+}
+
+func (s *spy) RefDataWritten() uint64 {
+	if s.elsewhere.Load() {
+		return 0
+	}
+	return s.Store.RefDataWritten()
 }
 
 func (s *spy) fail() error {
@@ -519,4 +530,100 @@ func TestRevisionFollowsTheStore(t *testing.T) {
 	assert.Equal(t, before+1, after)
 	assert.Zero(t, sp.whole.Load(), "the revision reads no rows")
 	assert.Zero(t, sp.changes.Load())
+}
+
+// TestTooManyChangesReadOnce: a change set too large to patch (more than
+// a quarter of the cities) is found by counting, not by reading it: the
+// one read of the changes stops early and returns every city, so the
+// snapshot is read whole once, not the changes and then everything again.
+func TestTooManyChangesReadOnce(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	sp, m := newSpy(t)
+	svc := newService(t, sp)
+	require.NoError(t, svc.Ready(ctx))
+	all, err := svc.ListCities(ctx, refdata.CityQuery{Page: refdata.Paging{Size: 1}})
+	require.NoError(t, err)
+	many := make([]refdata.City, all.TotalItems/4+2)
+	for i := range many {
+		many[i] = refdata.City{CountryCode: "XA", StateCode: "AA", Name: fmt.Sprintf("Bulkville %d", i)}
+	}
+	_, err = m.UpsertCities(ctx, many)
+	require.NoError(t, err)
+	whole, changes := sp.whole.Load(), sp.changes.Load()
+	assertAsStored(t, svc, sp)
+	assert.Equal(t, changes+1, sp.changes.Load(), "one read of the changes")
+	assert.Equal(t, whole+1, sp.whole.Load(), "no read whole but assertAsStored's own")
+	assert.Equal(t, uint64(2), svc.Builds(), "read whole, in the read of the changes")
+	assert.Zero(t, svc.Patches())
+}
+
+// TestOtherWritesDoNotHoldLists: while another instance writes, lists
+// answer at once from the snapshot held, which is patched in the
+// background at most once a second; a write through this store is still
+// seen by the next list.
+func TestOtherWritesDoNotHoldLists(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	sp, m := newSpy(t)
+	clock := newClock()
+	svc := refdata.NewService(sp, refdata.WithLogger(quiet), refdata.WithClock(clock.Now))
+	t.Cleanup(svc.Close)
+	require.NoError(t, svc.Ready(ctx))
+	clock.Add(time.Second)
+	sp.elsewhere.Store(true)
+	gate := make(chan struct{})
+	var blocked atomic.Bool
+	blocked.Store(true)
+	sp.beforeRead = func(ctx context.Context) error {
+		if blocked.Load() {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	q := refdata.CityQuery{CountryCode: ptr("XA")}
+	write := func(name string) {
+		t.Helper()
+		_, err := m.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "AA", Name: name}})
+		require.NoError(t, err)
+	}
+	write("Elsewhere One")
+	for range 5 {
+		got, err := svc.ListCities(ctx, q)
+		require.NoError(t, err)
+		assert.Empty(t, got.Items, "answered from the snapshot held, while the patch waits")
+	}
+	require.Eventually(t, func() bool { return sp.changes.Load() == 1 }, 10*time.Second, time.Millisecond,
+		"one patch started, in the background")
+	blocked.Store(false)
+	close(gate)
+	require.Eventually(t, func() bool { return svc.Patches() == 1 }, 10*time.Second, time.Millisecond)
+	got, err := svc.ListCities(ctx, q)
+	require.NoError(t, err)
+	assert.Len(t, got.Items, 1, "patched")
+
+	write("Elsewhere Two")
+	for range 5 {
+		got, err := svc.ListCities(ctx, q)
+		require.NoError(t, err)
+		assert.Len(t, got.Items, 1, "within the second: the snapshot held")
+	}
+	assert.Equal(t, int64(1), sp.changes.Load(), "no patch within a second of the last")
+	clock.Add(time.Second)
+	_, err = svc.ListCities(ctx, q)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return svc.Patches() == 2 }, 10*time.Second, time.Millisecond)
+	got, err = svc.ListCities(ctx, q)
+	require.NoError(t, err)
+	assert.Len(t, got.Items, 2, "patched once the second has passed")
+
+	sp.elsewhere.Store(false)
+	write("Here")
+	got, err = svc.ListCities(ctx, q)
+	require.NoError(t, err)
+	assert.Len(t, got.Items, 3, "a write through this store: the list waits for it")
 }

@@ -120,6 +120,16 @@ func (c *Core) RefDataGeneration(ctx context.Context) (string, uint64, error) {
 	return gen, uint64(rev), nil
 }
 
+// EnsureGeneration writes a new generation (MetaGeneration) unless the
+// database holds one: a store whose database may start as a copy of
+// another (a template) calls it when it opens.
+func (c *Core) EnsureGeneration(ctx context.Context) error {
+	return c.write(ctx, func(tx DB) error {
+		_, err := tx.Exec(ctx, c.bind(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`), MetaGeneration, rand.Text())
+		return err
+	})
+}
+
 // RefDataWritten implements refdata.Store: the revision of the last
 // reference-data write this Core committed.
 func (c *Core) RefDataWritten() uint64 { return c.refWritten.Load() }
@@ -240,7 +250,7 @@ func (c *Core) writeRefData(ctx context.Context, fn func(tx DB) error) error {
 			return err
 		}
 		if _, err := tx.Exec(ctx, c.bind(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`),
-			MetaGeneration, rand.Text()); err != nil {
+			MetaGeneration, rand.Text()); err != nil { // the first write of reference data: a generation with it
 			return err
 		}
 		return c.changed(ctx, tx, ChangeRefData, "")
