@@ -234,7 +234,7 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		Store: store,
 		Auth:  auth.NewService(backend, authOpts...),
 		RefData: refdata.NewService(backend, refdata.WithMeterProvider(cfg.MeterProvider),
-			refdata.WithTracerProvider(cfg.TracerProvider)),
+			refdata.WithTracerProvider(cfg.TracerProvider), refdata.WithClock(cfg.Clock)),
 		Integrations: integ,
 		clock:        cfg.Clock,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),

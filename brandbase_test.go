@@ -305,9 +305,9 @@ func (s *countingStore) ReadRefData(ctx context.Context) (refdata.RefData, error
 	return s.Storage.ReadRefData(ctx)
 }
 
-func (s *countingStore) RefDataChangesSince(ctx context.Context, rev uint64) (refdata.RefData, error) {
+func (s *countingStore) RefDataChangesSince(ctx context.Context, rev uint64, limit int) (refdata.RefData, error) {
 	s.reads.Add(1)
-	return s.Storage.RefDataChangesSince(ctx, rev)
+	return s.Storage.RefDataChangesSince(ctx, rev, limit)
 }
 
 // TestRefDataIndex checks that New answers lists from the snapshot once

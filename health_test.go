@@ -23,9 +23,9 @@ import (
 	"github.com/brandbase/brandbase/storage/sqlite"
 )
 
-// healthServer serves app's probes at /healthz and /readyz (no cache, so
-// that each probe runs the checks) and its API beside them, over real
-// HTTP.
+// healthServer serves app's probes at /healthz, /readyz and, strict
+// (httpadapter.ReadinessConfig.Strict), /readyz-strict (no cache, so that
+// each probe runs the checks) and its API beside them, over real HTTP.
 func healthServer(t *testing.T, app *brandbase.App) *httptest.Server {
 	t.Helper()
 	api, err := app.Handler(httpadapter.WithLogger(slog.New(slog.DiscardHandler)))
@@ -33,6 +33,7 @@ func healthServer(t *testing.T, app *brandbase.App) *httptest.Server {
 	mux := http.NewServeMux()
 	mux.Handle("GET /healthz", app.Liveness())
 	mux.Handle("GET /readyz", app.Readiness(httpadapter.ReadinessConfig{CacheFor: -1, Logger: slog.New(slog.DiscardHandler)}))
+	mux.Handle("GET /readyz-strict", app.Readiness(httpadapter.ReadinessConfig{CacheFor: -1, Logger: slog.New(slog.DiscardHandler), Strict: true}))
 	mux.Handle("/api/v1/", api)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -43,7 +44,20 @@ func healthServer(t *testing.T, app *brandbase.App) *httptest.Server {
 // the body.
 func readyz(t *testing.T, srv *httptest.Server) (int, string, httpadapter.HealthStatus) {
 	t.Helper()
-	resp, err := srv.Client().Get(srv.URL + "/readyz")
+	return probe(t, srv, "/readyz")
+}
+
+// readyzStrict probes srv's /readyz-strict, as readyz does.
+func readyzStrict(t *testing.T, srv *httptest.Server) (int, string, httpadapter.HealthStatus) {
+	t.Helper()
+	return probe(t, srv, "/readyz-strict")
+}
+
+// probe gets path from srv and returns the status, the Retry-After and
+// the body.
+func probe(t *testing.T, srv *httptest.Server, path string) (int, string, httpadapter.HealthStatus) {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + path)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
@@ -119,9 +133,10 @@ func closeStore(t *testing.T, app *brandbase.App, store storage.Storage) {
 
 // TestReadinessPostgres: on a PostgreSQL cluster of its own, a cold App
 // is not ready until its index is built; a stopped database makes the
-// probe 503 naming the store (and the listener), a frozen one too within
-// the check timeout, not after the stall; started or thawed, ready again
-// on the same App.
+// probe 200 "degraded" naming the store (the instance answers its held
+// lists: a shared dependency down takes no instance out), and the strict
+// probe 503 naming it; a frozen one too, within the check timeout, not
+// after the stall; started or thawed, ready again on the same App.
 func TestReadinessPostgres(t *testing.T) {
 	t.Parallel()
 	cluster := pgtest.NewCluster(t)
@@ -143,7 +158,12 @@ func TestReadinessPostgres(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, "%+v", st)
 
 	cluster.Stop(t)
-	status, retry, st := readyz(t, srv)
+	status, _, st = readyz(t, srv)
+	assert.Equal(t, http.StatusOK, status, "a shared dependency down: %+v", st)
+	assert.Equal(t, httpadapter.StatusDegraded, st.Status)
+	assert.Contains(t, st.Degraded, brandbase.CheckStore, "%+v", st)
+	assert.NotContains(t, st.Failed, brandbase.CheckRefDataIndex, "the held snapshot answers: %+v", st)
+	status, retry, st := readyzStrict(t, srv)
 	assert.Equal(t, http.StatusServiceUnavailable, status)
 	assert.NotEmpty(t, retry)
 	assert.Contains(t, st.Failed, brandbase.CheckStore, "%+v", st)
@@ -153,11 +173,17 @@ func TestReadinessPostgres(t *testing.T) {
 
 	cluster.Freeze(t)
 	start := time.Now()
-	status, _, st = readyz(t, srv)
+	status, _, st = readyzStrict(t, srv)
 	elapsed := time.Since(start)
-	t.Logf("a probe of a frozen database answered in %v", elapsed)
+	t.Logf("a strict probe of a frozen database answered in %v", elapsed)
 	assert.Equal(t, http.StatusServiceUnavailable, status)
 	assert.Contains(t, st.Failed, brandbase.CheckStore, "%+v", st)
+	assert.Less(t, elapsed, httpadapter.DefaultCheckTimeout+time.Second, "the probe is bounded by the check timeout")
+	start = time.Now()
+	status, _, st = readyz(t, srv)
+	elapsed = time.Since(start)
+	assert.Equal(t, http.StatusOK, status, "%+v", st)
+	assert.Contains(t, st.Degraded, brandbase.CheckStore, "%+v", st)
 	assert.Less(t, elapsed, httpadapter.DefaultCheckTimeout+time.Second, "the probe is bounded by the check timeout")
 	cluster.Thaw(t)
 	require.Eventually(t, func() bool { status, _, _ := readyz(t, srv); return status == http.StatusOK },

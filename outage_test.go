@@ -98,7 +98,8 @@ func send(t *testing.T, srv *httptest.Server, method, path, body string, headers
 // again: meanwhile the reference lists the instance holds answer 200 with
 // the same bodies (in-process and over HTTP); an unknown brand, a login,
 // a refresh and an Auth-Key route answer 503 unavailable with
-// Retry-After; the readiness probe says the store is away; a couple of
+// Retry-After; the readiness probe says the store and the listener are
+// away, "degraded" with 200 (strict: 503); a couple of
 // ERROR lines at most are logged, not one a request. Once the database is
 // back, everything answers again on the same App.
 func TestDatabaseAway(t *testing.T) {
@@ -119,6 +120,7 @@ func TestDatabaseAway(t *testing.T) {
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.Handle("GET /readyz", app.Readiness(httpadapter.ReadinessConfig{CacheFor: -1, Logger: logger}))
+	mux.Handle("GET /readyz-strict", app.Readiness(httpadapter.ReadinessConfig{CacheFor: -1, Logger: logger, Strict: true}))
 	mux.Handle("/api/v1/", api)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -228,7 +230,11 @@ func TestDatabaseAway(t *testing.T) {
 	_, err = app.Auth.Authenticate(ctx, brand, authKey)
 	assert.True(t, envelope.IsUnavailable(err), "authenticate: %v", err)
 
-	status, retry, st := readyz(t, srv)
+	status, _, st := readyz(t, srv)
+	assert.Equal(t, http.StatusOK, status, "the held lists answer: %+v", st)
+	assert.Equal(t, httpadapter.StatusDegraded, st.Status)
+	assert.Equal(t, []string{brandbase.CheckStore, brandbase.CheckMigrations, brandbase.CheckListener}, st.Degraded, "%+v", st)
+	status, retry, st := readyzStrict(t, srv)
 	assert.Equal(t, http.StatusServiceUnavailable, status)
 	assert.NotEmpty(t, retry)
 	assert.Contains(t, st.Failed, brandbase.CheckStore, "%+v", st)

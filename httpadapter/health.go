@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -23,12 +24,37 @@ const (
 )
 
 // Check is one readiness check: Name is how the body of [Readiness] names
-// it, and Run reports nil when what it checks is ready, or why it is not.
-// Run gets a context that ends after the check timeout; it must return
-// soon after.
+// it, and Run reports nil when what it checks is ready, or why it is not:
+// an error wrapped by [DependencyDown] when what failed is a dependency
+// every instance shares rather than this instance. Run gets a context
+// that ends after the check timeout; it must return soon after.
 type Check struct {
 	Name string
 	Run  func(ctx context.Context) error
+}
+
+// dependencyDown is the error of a check whose shared dependency is down.
+type dependencyDown struct{ err error }
+
+func (d dependencyDown) Error() string { return "dependency down: " + d.err.Error() }
+func (d dependencyDown) Unwrap() error { return d.err }
+
+// DependencyDown wraps err, the failure of a check, to say that what
+// failed is a dependency every instance shares (the database, its
+// listener), not this instance: [Readiness] then answers 200 with status
+// "degraded" naming the check, unless another check fails or
+// ReadinessConfig.Strict is set. It returns nil for a nil err.
+func DependencyDown(err error) error {
+	if err == nil {
+		return nil
+	}
+	return dependencyDown{err}
+}
+
+// IsDependencyDown reports whether err was wrapped by DependencyDown.
+func IsDependencyDown(err error) bool {
+	var d dependencyDown
+	return errors.As(err, &d)
 }
 
 // ReadinessConfig configures [Readiness]. The zero value is usable.
@@ -51,21 +77,33 @@ type ReadinessConfig struct {
 	// its error, which the body does not show) and at INFO when it passes
 	// again: one line a change, not one a probe. slog.Default() when nil.
 	Logger *slog.Logger
+	// Strict makes a check failed by a shared dependency ([DependencyDown])
+	// fail readiness (503) as any other does, for a host that prefers its
+	// load balancer to take every instance out while the database is down
+	// (and fail over to another site) rather than have them answer what
+	// they hold. By default such a check makes the probe "degraded" (200):
+	// the dependency is the same for every instance, so failing readiness
+	// for it would take them all out at once (docs/operations.md).
+	Strict bool
 }
 
 // HealthStatus is the body of [Liveness] and [Readiness]: Status is "ok"
-// (200) or "unavailable" (503); Checks, for Readiness, has one entry a
-// check, in the order given, and Failed names the checks that failed.
+// (200), "degraded" (200: only checks of shared dependencies failed, see
+// [DependencyDown]) or "unavailable" (503); Checks, for Readiness, has one
+// entry a check, in the order given; Failed names the checks that failed,
+// and Degraded those of them whose shared dependency is down.
 // It is plain JSON, not the /api/v1 envelope, as orchestrators expect.
 type HealthStatus struct {
-	Status string        `json:"status"`
-	Checks []CheckResult `json:"checks,omitempty"`
-	Failed []string      `json:"failed,omitempty"`
+	Status   string        `json:"status"`
+	Checks   []CheckResult `json:"checks,omitempty"`
+	Failed   []string      `json:"failed,omitempty"`
+	Degraded []string      `json:"degraded,omitempty"`
 }
 
-// CheckResult is one check of a [HealthStatus]: its name and "ok" or
-// "fail". Why it failed goes to the log, not to the body, which anyone
-// who can reach the probe reads.
+// CheckResult is one check of a [HealthStatus]: its name and "ok",
+// "fail", or "degraded" (its shared dependency is down). Why it failed
+// goes to the log, not to the body, which anyone who can reach the probe
+// reads.
 type CheckResult struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
@@ -76,6 +114,7 @@ const (
 	StatusOK          = "ok"
 	StatusUnavailable = "unavailable"
 	StatusFail        = "fail"
+	StatusDegraded    = "degraded"
 )
 
 // Liveness returns the handler of a liveness probe (mount it at /healthz,
@@ -95,8 +134,10 @@ func Liveness() http.Handler {
 
 // Readiness returns the handler of a readiness probe (mount it at /readyz,
 // say): GET and HEAD run every check at once, each within cfg.Timeout, and
-// answer 200 when all pass, else 503 with Retry-After; the body (a
-// [HealthStatus]) names each check and which failed. A result answers the
+// answer 200 when all pass, 200 "degraded" when the only checks failing
+// are those whose shared dependency is down ([DependencyDown]; 503 when
+// cfg.Strict), else 503 with Retry-After; the body (a [HealthStatus])
+// names each check and which failed. A result answers the
 // probes of the next cfg.CacheFor without running the checks again, and
 // concurrent probes share one run. Other methods get 405 with Allow. It
 // needs no header, is not rate limited, and answers plain JSON (no
@@ -125,7 +166,7 @@ func Readiness(checks []Check, cfg ReadinessConfig) http.Handler {
 		}
 		st := rd.status(r.Context())
 		status := http.StatusOK
-		if st.Status != StatusOK {
+		if st.Status == StatusUnavailable {
 			status = http.StatusServiceUnavailable
 		}
 		writeHealth(w, r, status, st, cfg.RetryAfter)
@@ -166,7 +207,16 @@ func (rd *readiness) status(ctx context.Context) HealthStatus {
 	st := HealthStatus{Status: StatusOK, Checks: make([]CheckResult, len(rd.checks))}
 	for i, c := range rd.checks {
 		res := CheckResult{Name: c.Name, Status: StatusOK}
-		if errs[i] != nil {
+		switch {
+		case errs[i] == nil:
+		case IsDependencyDown(errs[i]) && !rd.cfg.Strict:
+			res.Status = StatusDegraded
+			if st.Status == StatusOK {
+				st.Status = StatusDegraded
+			}
+			st.Failed = append(st.Failed, c.Name)
+			st.Degraded = append(st.Degraded, c.Name)
+		default:
 			res.Status = StatusFail
 			st.Status = StatusUnavailable
 			st.Failed = append(st.Failed, c.Name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -125,6 +126,49 @@ func TestReadiness(t *testing.T) {
 	status, h1, _ = probe(t, http.MethodPost, srv.URL)
 	assert.Equal(t, http.StatusMethodNotAllowed, status)
 	assert.Equal(t, "GET, HEAD", h1.Get("Allow"))
+}
+
+// TestReadinessDegraded: a check whose shared dependency is down
+// (DependencyDown) makes the probe 200 "degraded" naming it, so that an
+// outage of the database takes no instance out of the load balancer;
+// with a check of this instance failing too, 503; with Strict, 503 as
+// any failure.
+func TestReadinessDegraded(t *testing.T) {
+	t.Parallel()
+	var store, index switchable
+	checks := []httpadapter.Check{{Name: "store", Run: store.run}, {Name: "index", Run: index.run}}
+	lenient := httptest.NewServer(httpadapter.Readiness(checks, httpadapter.ReadinessConfig{CacheFor: -1, Logger: slog.New(slog.DiscardHandler)}))
+	t.Cleanup(lenient.Close)
+	strict := httptest.NewServer(httpadapter.Readiness(checks, httpadapter.ReadinessConfig{CacheFor: -1, Logger: slog.New(slog.DiscardHandler), Strict: true}))
+	t.Cleanup(strict.Close)
+
+	store.set(httpadapter.DependencyDown(errors.New("connection refused")))
+	status, h, st := probe(t, http.MethodGet, lenient.URL)
+	assert.Equal(t, http.StatusOK, status)
+	assert.Empty(t, h.Get("Retry-After"))
+	assert.Equal(t, httpadapter.HealthStatus{Status: "degraded", Checks: []httpadapter.CheckResult{
+		{Name: "store", Status: "degraded"}, {Name: "index", Status: "ok"},
+	}, Failed: []string{"store"}, Degraded: []string{"store"}}, st)
+	status, _, _ = probe(t, http.MethodHead, lenient.URL)
+	assert.Equal(t, http.StatusOK, status)
+
+	status, h, st = probe(t, http.MethodGet, strict.URL)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.NotEmpty(t, h.Get("Retry-After"))
+	assert.Equal(t, httpadapter.HealthStatus{Status: "unavailable", Checks: []httpadapter.CheckResult{
+		{Name: "store", Status: "fail"}, {Name: "index", Status: "ok"},
+	}, Failed: []string{"store"}}, st)
+
+	index.set(errors.New("no snapshot"))
+	status, _, st = probe(t, http.MethodGet, lenient.URL)
+	assert.Equal(t, http.StatusServiceUnavailable, status, "this instance cannot answer: %+v", st)
+	assert.Equal(t, "unavailable", st.Status)
+	assert.Equal(t, []string{"store", "index"}, st.Failed)
+	assert.Equal(t, []string{"store"}, st.Degraded)
+
+	assert.True(t, httpadapter.IsDependencyDown(fmt.Errorf("wrapped: %w", httpadapter.DependencyDown(errors.New("x")))))
+	assert.False(t, httpadapter.IsDependencyDown(errors.New("x")))
+	assert.NoError(t, httpadapter.DependencyDown(nil))
 }
 
 // TestReadinessBodyHidesErrors: why a check failed is not in the body,

@@ -15,8 +15,8 @@ const cacheReferenceData = "private, max-age=300"
 
 // serveList answers a list route (currencies, countries, cities) with the
 // page list computes, from h's list cache when the same query was answered
-// since the reference data last changed. perBrand says the answer depends on the
-// brand's default currency.
+// from the same version of the reference data. perBrand says the answer
+// depends on the brand's default currency.
 func (h *Handler) serveList(perBrand bool, list func(r *http.Request) (any, error)) http.HandlerFunc {
 	cache := h.lists
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -25,11 +25,15 @@ func (h *Handler) serveList(perBrand bool, list func(r *http.Request) (any, erro
 		if perBrand {
 			key += "#" + brandFrom(ctx).DefaultCurrency
 		}
-		// The revision is read before the answer is computed, so a cached
-		// answer is never older than the revision it is filed under.
-		rev, revErr := h.svc.RefData.Revision(ctx)
-		if revErr == nil {
-			e, ok := cache.get(rev, key)
+		// The version is that of the snapshot lists answer from now (the
+		// one held while the store cannot be read, or is behind): the list
+		// then answers from it or a later one, whose version this one
+		// never becomes again, so that an answer is filed under the data
+		// it was computed from, never under a store revision its snapshot
+		// does not hold.
+		version, verErr := h.svc.RefData.ListVersion(ctx)
+		if verErr == nil {
+			e, ok := cache.get(version, key)
 			h.tel.ListCacheLookup(ctx, ok)
 			if ok {
 				h.okEncoded(w, r, e.body, e.etag, cacheReferenceData)
@@ -46,8 +50,8 @@ func (h *Handler) serveList(perBrand bool, list func(r *http.Request) (any, erro
 			h.fail(w, r, err)
 			return
 		}
-		if revErr == nil {
-			cache.put(rev, key, e)
+		if verErr == nil {
+			cache.put(version, key, e)
 		}
 		h.okEncoded(w, r, e.body, e.etag, cacheReferenceData)
 	}
@@ -78,8 +82,9 @@ func (h *Handler) listCurrencies(ctx context.Context, q refdata.CurrencyQuery) (
 const listCacheBytes = 16 << 20
 
 // listCache keeps encoded list answers by request (path, raw query and,
-// for currencies, the brand's default currency), for one revision of the
-// reference data: a new revision empties it. Its size is bounded: when a
+// for currencies, the brand's default currency), for one version of the
+// reference data (refdata.Service.ListVersion): a later version empties
+// it, an earlier one finds and keeps nothing. Its size is bounded: when a
 // new answer does not fit, arbitrary old ones are dropped, and an answer
 // larger than an eighth of the bound is not kept.
 type listCache struct {
@@ -100,18 +105,22 @@ func newListCache(maxBytes int) *listCache {
 	return &listCache{entries: map[string]cachedAnswer{}, max: maxBytes}
 }
 
-// sync empties c when rev is not its revision. c.mu must be held.
-func (c *listCache) sync(rev uint64) {
-	if c.rev != rev {
+// sync empties c when rev is later than its version, and reports
+// whether rev is its version now. c.mu must be held.
+func (c *listCache) sync(rev uint64) bool {
+	if rev > c.rev {
 		clear(c.entries)
 		c.rev, c.bytes = rev, 0
 	}
+	return rev == c.rev
 }
 
 func (c *listCache) get(rev uint64, key string) (cachedAnswer, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.sync(rev)
+	if !c.sync(rev) {
+		return cachedAnswer{}, false
+	}
 	e, ok := c.entries[key]
 	return e, ok
 }
@@ -123,7 +132,9 @@ func (c *listCache) put(rev uint64, key string, e cachedAnswer) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.sync(rev)
+	if !c.sync(rev) {
+		return
+	}
 	if old, ok := c.entries[key]; ok {
 		delete(c.entries, key)
 		c.bytes -= len(key) + len(old.body) + len(old.etag)

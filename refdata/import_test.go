@@ -286,6 +286,10 @@ func (c *countingStore) ReadRefData(context.Context) (refdata.RefData, error) {
 
 func (c *countingStore) RefDataRevision(context.Context) (uint64, error) { return 0, nil }
 
+func (c *countingStore) RefDataGeneration(context.Context) (string, uint64, error) { return "", 0, nil }
+
+func (c *countingStore) RefDataWritten() uint64 { return 0 }
+
 func (c *countingStore) UpsertCities(_ context.Context, cs []refdata.City) (int, error) {
 	c.rows += len(cs)
 	c.calls++

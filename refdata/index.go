@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/internal/telemetry"
@@ -25,6 +26,8 @@ var errClosed = envelope.Unavailable(errors.New("refdata: the service is closed"
 // once published.
 type snapshot struct {
 	rev        uint64
+	gen        string // the store's generation (RefData.Generation)
+	version    uint64 // unique to the index, increasing (Service.ListVersion)
 	currencies *currencyTable
 	countries  *countryTable
 	cities     *cityIndex
@@ -51,6 +54,14 @@ type index struct {
 	mu       sync.Mutex
 	building *build // the running build, or nil
 	closed   bool
+	fresh    freshness      // guarded by mu
+	checks   sync.WaitGroup // checkStore's reads, waited for by close
+
+	now      func() time.Time
+	versions atomic.Uint64 // the last snapshot version given
+	// invalid is the snapshot found to be of another history than the
+	// store's (a restore, a failover): lists wait for it to be read whole.
+	invalid atomic.Pointer[snapshot]
 
 	life context.Context // ended by Close, which ends a running build
 	end  context.CancelFunc
@@ -61,7 +72,7 @@ func newIndex(store Store, logger *slog.Logger) *index {
 		logger = slog.Default()
 	}
 	life, end := context.WithCancel(context.Background())
-	return &index{store: store, logger: logger, life: life, end: end}
+	return &index{store: store, logger: logger, life: life, end: end, now: time.Now}
 }
 
 // current returns a snapshot at least as recent as the store's revision
@@ -79,8 +90,16 @@ func (x *index) current(ctx context.Context) (*snapshot, error) {
 
 // currentOrHeld is current, also reporting whether the snapshot returned
 // is the one held while the store is unavailable.
+//
+// A snapshot behind the store's revision only by other instances' writes
+// (above the revision of the last write through this store,
+// Store.RefDataWritten) answers at once: a patch starts in the
+// background, at most once a patchInterval, so that lists never wait on
+// another instance's import. A snapshot behind this store's own last
+// write, none at all, or one found to be of another history (checkStore)
+// makes the list wait for the read.
 func (x *index) currentOrHeld(ctx context.Context) (sn *snapshot, held bool, err error) {
-	for {
+	for range 3 {
 		if x.life.Err() != nil {
 			return nil, false, errClosed
 		}
@@ -92,10 +111,22 @@ func (x *index) currentOrHeld(ctx context.Context) (sn *snapshot, held bool, err
 			sn, err := x.held(ctx, err)
 			return sn, sn != nil, err
 		}
-		if sn := x.snap.Load(); sn != nil && sn.rev >= rev {
-			return sn, false, nil
+		x.checkStore(ctx)
+		sn := x.snap.Load()
+		if sn != nil && x.invalid.Load() != sn {
+			if sn.rev >= rev {
+				return sn, false, nil
+			}
+			if sn.rev >= x.floor(rev) {
+				x.startPatch(ctx) // behind by others' writes only
+				return sn, false, nil
+			}
 		}
-		b := x.startBuild(ctx)
+		b, err := x.startBuild(ctx)
+		if b == nil { // backing off after a failed read
+			sn, err := x.held(ctx, err)
+			return sn, sn != nil, err
+		}
 		select {
 		case <-b.done:
 		case <-ctx.Done():
@@ -108,6 +139,10 @@ func (x *index) currentOrHeld(ctx context.Context) (sn *snapshot, held bool, err
 		// The build read a revision at least as recent as rev, unless it
 		// had started before rev was read: then check again.
 	}
+	if sn := x.snap.Load(); sn != nil {
+		return sn, false, nil
+	}
+	return nil, false, errClosed
 }
 
 // lag returns the revisions the snapshot held is behind the store's
@@ -151,29 +186,39 @@ func (x *index) warm(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if sn := x.snap.Load(); sn != nil && sn.rev >= rev {
+	x.checkStore(ctx)
+	if sn := x.snap.Load(); sn != nil && x.invalid.Load() != sn && sn.rev >= x.floor(rev) {
+		if sn.rev < rev {
+			x.startPatch(ctx)
+		}
 		return true, nil
 	}
-	x.startBuild(ctx)
-	return false, nil
+	_, err = x.startBuild(ctx)
+	return false, err
 }
 
 // startBuild starts a build unless one is running, and returns the running
-// one; after Close, a build already done with errClosed. The build
-// outlives the call that started it (keeping its context's values) and
-// ends with Close.
-func (x *index) startBuild(ctx context.Context) *build {
+// one; after Close, a build already done with errClosed. While it backs
+// off after failed builds (freshness.retryAt), it starts none and returns
+// nil and the last build's error. The build outlives the call that
+// started it (keeping its context's values) and ends with Close.
+func (x *index) startBuild(ctx context.Context) (*build, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.building != nil {
-		return x.building
+		return x.building, nil
 	}
 	b := &build{done: make(chan struct{})}
 	if x.closed {
 		b.err = errClosed
 		close(b.done)
-		return b
+		return b, nil
 	}
+	now := x.now()
+	if now.Before(x.fresh.retryAt) {
+		return nil, x.fresh.lastErr
+	}
+	x.fresh.patchedAt = now
 	x.building = b
 	go func() {
 		defer func() {
@@ -192,8 +237,9 @@ func (x *index) startBuild(ctx context.Context) *build {
 		case b.err != nil:
 			x.logger.Warn("refdata: reading the reference data failed", "err", b.err)
 		}
+		x.builtAt(b.err)
 	}()
-	return b
+	return b, nil
 }
 
 // build publishes a snapshot of the store's current revision: the one
@@ -209,19 +255,26 @@ func (x *index) build(ctx context.Context) (err error) {
 		telemetry.EndSpan(span, err)
 	}()
 	old := x.snap.Load()
-	if old != nil {
-		data, err := x.store.RefDataChangesSince(ctx, old.rev)
+	if old != nil && x.invalid.Load() != old {
+		data, err := x.store.RefDataChangesSince(ctx, old.rev, old.cities.len()/4+1)
 		if err != nil {
 			return fmt.Errorf("refdata: reading the changes since revision %d: %w", old.rev, err)
 		}
-		if data.Revision <= old.rev {
+		switch {
+		case data.Generation != old.gen || data.Revision < old.rev: // another history: read whole
+			x.invalid.Store(old)
+		case data.Revision == old.rev:
 			return nil // nothing newer: old is current
-		}
-		if len(data.Cities) <= old.cities.len()/4+1 {
+		case data.Whole: // too many changes to patch: read whole, in the same read
+			x.publish(&snapshot{rev: data.Revision, gen: data.Generation, currencies: newCurrencyTable(data.Currencies),
+				countries: newCountryTable(data.Countries), cities: frozenCityIndex(data.Cities)})
+			x.builds.Add(1)
+			return nil
+		default:
 			cities := old.cities.clone()
 			cities.upsertAll(data.Cities)
 			cities.freeze()
-			x.publish(&snapshot{rev: data.Revision, currencies: newCurrencyTable(data.Currencies),
+			x.publish(&snapshot{rev: data.Revision, gen: data.Generation, currencies: newCurrencyTable(data.Currencies),
 				countries: newCountryTable(data.Countries), cities: cities})
 			x.patches.Add(1)
 			patched = true
@@ -232,19 +285,28 @@ func (x *index) build(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("refdata: reading the reference data: %w", err)
 	}
-	cities := buildCityIndex(data.Cities)
-	cities.freeze() // a patch writes a copy (clone)
-	x.publish(&snapshot{rev: data.Revision, currencies: newCurrencyTable(data.Currencies),
-		countries: newCountryTable(data.Countries), cities: cities})
+	x.publish(&snapshot{rev: data.Revision, gen: data.Generation, currencies: newCurrencyTable(data.Currencies),
+		countries: newCountryTable(data.Countries), cities: frozenCityIndex(data.Cities)})
 	x.builds.Add(1)
 	return nil
 }
 
-// publish makes sn the snapshot held unless the one held is more recent.
+// frozenCityIndex returns the index of cs, frozen: a patch writes a copy
+// (clone).
+func frozenCityIndex(cs []City) *cityIndex {
+	cities := buildCityIndex(cs)
+	cities.freeze()
+	return cities
+}
+
+// publish makes sn the snapshot held unless the one held is more recent
+// and of the same history (one found invalid is replaced whatever its
+// revision), giving it the next version.
 func (x *index) publish(sn *snapshot) {
+	sn.version = x.versions.Add(1)
 	for {
 		old := x.snap.Load()
-		if old != nil && old.rev > sn.rev {
+		if old != nil && old.rev > sn.rev && x.invalid.Load() != old {
 			return
 		}
 		if x.snap.CompareAndSwap(old, sn) {
@@ -298,5 +360,6 @@ func (x *index) close() {
 	if b != nil {
 		<-b.done
 	}
+	x.checks.Wait()
 	x.snap.Store(nil)
 }

@@ -3,6 +3,7 @@ package refdata_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -32,6 +33,16 @@ type spy struct {
 	// error fails the read. afterRead runs after a read that succeeded.
 	beforeRead func(ctx context.Context) error
 	afterRead  func()
+	// elsewhere, when set, makes every write count as another instance's
+	// (RefDataWritten reports none through this store).
+	elsewhere atomic.Bool
+}
+
+func (s *spy) RefDataWritten() uint64 {
+	if s.elsewhere.Load() {
+		return 0
+	}
+	return s.Store.RefDataWritten()
 }
 
 func (s *spy) fail() error {
@@ -62,8 +73,8 @@ func (s *spy) ReadRefData(ctx context.Context) (refdata.RefData, error) {
 	return s.read(ctx, &s.whole, func() (refdata.RefData, error) { return s.Store.ReadRefData(ctx) })
 }
 
-func (s *spy) RefDataChangesSince(ctx context.Context, rev uint64) (refdata.RefData, error) {
-	return s.read(ctx, &s.changes, func() (refdata.RefData, error) { return s.Store.RefDataChangesSince(ctx, rev) })
+func (s *spy) RefDataChangesSince(ctx context.Context, rev uint64, limit int) (refdata.RefData, error) {
+	return s.read(ctx, &s.changes, func() (refdata.RefData, error) { return s.Store.RefDataChangesSince(ctx, rev, limit) })
 }
 
 func (s *spy) RefDataRevision(ctx context.Context) (uint64, error) {
@@ -230,8 +241,8 @@ func TestReadRacingAWrite(t *testing.T) {
 }
 
 // TestFailedRead checks that a failed read fails the lists waiting for it
-// with the store's error (logged once), and that the next list reads
-// again.
+// with the store's error (logged once), and that a list reads again once
+// the backoff after the failure has passed (TestFailedReadsBackOff).
 func TestFailedRead(t *testing.T) {
 	t.Parallel()
 	sp, _ := newSpy(t)
@@ -245,7 +256,9 @@ func TestFailedRead(t *testing.T) {
 	}
 	var log strings.Builder
 	var mu sync.Mutex
-	svc := refdata.NewService(sp, refdata.WithLogger(slog.New(slog.NewTextHandler(lockedWriter{&mu, &log}, nil))))
+	clock := newClock()
+	svc := refdata.NewService(sp, refdata.WithLogger(slog.New(slog.NewTextHandler(lockedWriter{&mu, &log}, nil))),
+		refdata.WithClock(clock.Now))
 	t.Cleanup(svc.Close)
 	_, err := svc.ListCities(t.Context(), refdata.CityQuery{})
 	assert.Equal(t, envelope.KindInternal, envelope.KindOf(err), "the store's error: %v", err)
@@ -253,11 +266,94 @@ func TestFailedRead(t *testing.T) {
 	assert.Contains(t, log.String(), "disk on fire")
 	mu.Unlock()
 	failing.Store(false)
+	clock.Add(time.Second)
 	page, err := svc.ListCities(t.Context(), refdata.CityQuery{})
 	require.NoError(t, err)
 	assert.NotEmpty(t, page.Items)
 	assert.Equal(t, int64(2), sp.whole.Load())
 }
+
+// TestFailedReadsBackOff: after a failed read, lists fail with its error
+// (or answer from the snapshot held, when the store is unavailable)
+// without reading again until the backoff has passed: 100 ms after the
+// first failure, doubling after each failure in a row, at most 5 s; a
+// read that succeeds ends it.
+func TestFailedReadsBackOff(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	sp, m := newSpy(t)
+	var failing atomic.Bool
+	sp.beforeRead = func(context.Context) error {
+		if failing.Load() {
+			return envelope.Unavailable(errors.New("connection refused"), 1)
+		}
+		return nil
+	}
+	clock := newClock()
+	svc := refdata.NewService(sp, refdata.WithLogger(quiet), refdata.WithClock(clock.Now))
+	t.Cleanup(svc.Close)
+	failing.Store(true)
+	reads := func() int64 { return sp.whole.Load() + sp.changes.Load() }
+	for i, wait := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
+		before := reads()
+		_, err := svc.ListCities(ctx, refdata.CityQuery{})
+		require.True(t, envelope.IsUnavailable(err), "failure %d: %v", i+1, err)
+		require.Equal(t, before+1, reads(), "failure %d: one read", i+1)
+		for range 5 {
+			_, err := svc.ListCities(ctx, refdata.CityQuery{})
+			require.True(t, envelope.IsUnavailable(err), "the last read's error: %v", err)
+		}
+		clock.Add(wait - time.Millisecond)
+		_, err = svc.ListCities(ctx, refdata.CityQuery{})
+		require.True(t, envelope.IsUnavailable(err))
+		assert.Equal(t, before+1, reads(), "failure %d: no read before %v", i+1, wait)
+		clock.Add(time.Millisecond)
+	}
+	failing.Store(false)
+	require.NoError(t, svc.Ready(ctx), "the backoff has passed: read again")
+	held, err := svc.ListCities(ctx, refdata.CityQuery{Name: ptr("paris")})
+	require.NoError(t, err)
+
+	// A snapshot held: a failed patch answers from it, and backs off.
+	_, err = m.UpsertCities(ctx, []refdata.City{{CountryCode: "FR", StateCode: "IDF", Name: "Paris-Plage"}}) // through the store: lists must see it
+	require.NoError(t, err)
+	failing.Store(true)
+	before := reads()
+	for range 5 {
+		got, err := svc.ListCities(ctx, refdata.CityQuery{Name: ptr("paris")})
+		require.NoError(t, err, "answered from the held snapshot")
+		assert.Equal(t, held, got)
+	}
+	assert.Equal(t, before+1, reads(), "one failed patch, then the backoff")
+	failing.Store(false)
+	clock.Add(100 * time.Millisecond)
+	got, err := svc.ListCities(ctx, refdata.CityQuery{Name: ptr("paris")})
+	require.NoError(t, err)
+	assert.Equal(t, held.TotalItems+1, got.TotalItems, "patched once the backoff has passed")
+
+	// maxBackoff bounds the wait.
+	failing.Store(true)
+	_, err = m.UpsertCities(ctx, []refdata.City{{CountryCode: "FR", StateCode: "IDF", Name: "Paris-Village"}})
+	require.NoError(t, err)
+	for range 10 {
+		_, err := svc.ListCities(ctx, refdata.CityQuery{})
+		require.NoError(t, err)
+		clock.Add(5 * time.Second)
+	}
+	assert.Equal(t, before+2+10, reads(), "the failed patch, the patch, then every read after at most 5 s")
+}
+
+// testClock is a clock that moves only when told.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *testClock { return &testClock{now: time.Unix(1_700_000_000, 0)} }
+
+func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *testClock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
 
 type lockedWriter struct {
 	mu *sync.Mutex
@@ -434,4 +530,102 @@ func TestRevisionFollowsTheStore(t *testing.T) {
 	assert.Equal(t, before+1, after)
 	assert.Zero(t, sp.whole.Load(), "the revision reads no rows")
 	assert.Zero(t, sp.changes.Load())
+}
+
+// TestTooManyChangesReadOnce: a change set too large to patch (more than
+// a quarter of the cities) is found by counting, not by reading it: the
+// one read of the changes stops early and returns every city, so the
+// snapshot is read whole once, not the changes and then everything again.
+func TestTooManyChangesReadOnce(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	sp, m := newSpy(t)
+	svc := newService(t, sp)
+	require.NoError(t, svc.Ready(ctx))
+	all, err := svc.ListCities(ctx, refdata.CityQuery{Page: refdata.Paging{Size: 1}})
+	require.NoError(t, err)
+	many := make([]refdata.City, all.TotalItems/4+2)
+	for i := range many {
+		many[i] = refdata.City{CountryCode: "XA", StateCode: "AA", Name: fmt.Sprintf("Bulkville %d", i)}
+	}
+	_, err = m.UpsertCities(ctx, many)
+	require.NoError(t, err)
+	whole, changes := sp.whole.Load(), sp.changes.Load()
+	assertAsStored(t, svc, sp)
+	assert.Equal(t, changes+1, sp.changes.Load(), "one read of the changes")
+	assert.Equal(t, whole+1, sp.whole.Load(), "no read whole but assertAsStored's own")
+	assert.Equal(t, uint64(2), svc.Builds(), "read whole, in the read of the changes")
+	assert.Zero(t, svc.Patches())
+}
+
+// TestOtherWritesDoNotHoldLists: while another instance writes, lists
+// answer at once from the snapshot held, which is patched in the
+// background at most once a second; a write through this store is still
+// seen by the next list.
+func TestOtherWritesDoNotHoldLists(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	sp, m := newSpy(t)
+	clock := newClock()
+	svc := refdata.NewService(sp, refdata.WithLogger(quiet), refdata.WithClock(clock.Now))
+	t.Cleanup(svc.Close)
+	require.NoError(t, svc.Ready(ctx))
+	clock.Add(time.Second)
+	sp.elsewhere.Store(true)
+	gate := make(chan struct{})
+	var blocked atomic.Bool
+	blocked.Store(true)
+	sp.beforeRead = func(ctx context.Context) error {
+		if blocked.Load() {
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}
+	q := refdata.CityQuery{CountryCode: ptr("XA")}
+	write := func(name string) {
+		t.Helper()
+		_, err := m.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "AA", Name: name}})
+		require.NoError(t, err)
+	}
+	write("Elsewhere One")
+	for range 5 {
+		bounded, cancel := context.WithTimeout(ctx, 5*time.Second) // a list that waited for the patch would fail
+		got, err := svc.ListCities(bounded, q)
+		cancel()
+		require.NoError(t, err, "answered at once, not after the patch")
+		assert.Empty(t, got.Items, "answered from the snapshot held, while the patch waits")
+	}
+	require.Eventually(t, func() bool { return sp.changes.Load() == 1 }, 10*time.Second, time.Millisecond,
+		"one patch started, in the background")
+	blocked.Store(false)
+	close(gate)
+	require.Eventually(t, func() bool { return svc.Patches() == 1 }, 10*time.Second, time.Millisecond)
+	got, err := svc.ListCities(ctx, q)
+	require.NoError(t, err)
+	assert.Len(t, got.Items, 1, "patched")
+
+	write("Elsewhere Two")
+	for range 5 {
+		got, err := svc.ListCities(ctx, q)
+		require.NoError(t, err)
+		assert.Len(t, got.Items, 1, "within the second: the snapshot held")
+	}
+	assert.Equal(t, int64(1), sp.changes.Load(), "no patch within a second of the last")
+	clock.Add(time.Second)
+	_, err = svc.ListCities(ctx, q)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return svc.Patches() == 2 }, 10*time.Second, time.Millisecond)
+	got, err = svc.ListCities(ctx, q)
+	require.NoError(t, err)
+	assert.Len(t, got.Items, 2, "patched once the second has passed")
+
+	sp.elsewhere.Store(false)
+	write("Here")
+	got, err = svc.ListCities(ctx, q)
+	require.NoError(t, err)
+	assert.Len(t, got.Items, 3, "a write through this store: the list waits for it")
 }

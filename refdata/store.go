@@ -26,12 +26,15 @@ type Store interface {
 	// RefDataChangesSince returns every currency and country (as
 	// ReadRefData does), the cities that the writes after revision rev
 	// inserted or changed (in insertion order; every city when rev is 0
-	// or older than the store can tell), and the current revision: all
-	// read in one transaction. Applied in order to the snapshot of
-	// revision rev (a changed city replaces the one of the same natural
-	// key, a new one is appended), the cities give those of the returned
-	// revision.
-	RefDataChangesSince(ctx context.Context, rev uint64) (RefData, error)
+	// or older than the store can tell), the current revision and the
+	// generation: all read in one transaction. Applied in order to the
+	// snapshot of revision rev (a changed city replaces the one of the
+	// same natural key, a new one is appended), the cities give those of
+	// the returned revision. When limit > 0 and more than limit cities
+	// changed, it stops reading them: it returns every city instead, as
+	// ReadRefData does, with Whole set (one read, in the same
+	// transaction, however many changed).
+	RefDataChangesSince(ctx context.Context, rev uint64, limit int) (RefData, error)
 	// UpsertCurrencies inserts the currencies in order, replacing any with
 	// the same ID (of currencies with the same ID in cs, the last). A new
 	// currency takes the next place in the order of storage
@@ -64,6 +67,18 @@ type Store interface {
 	// docs/several-instances.md). It is read before every list, so it
 	// should be cheap (the stores of this module cache it).
 	RefDataRevision(ctx context.Context) (uint64, error)
+	// RefDataGeneration returns the generation of the reference data
+	// (see RefData.Generation) and the revision, read from the database
+	// now in one statement, never from a cache: the Service reads it
+	// about once a second to notice on its own a restore or a failover
+	// that took the revision back, which no notification tells.
+	RefDataGeneration(ctx context.Context) (generation string, revision uint64, err error)
+	// RefDataWritten returns the revision of the last reference-data
+	// write this Store committed (0 when none): the Service's lists wait
+	// for their snapshot to hold it, while they may answer for up to
+	// about a second from a snapshot that misses other instances' writes.
+	// It reads nothing and does not block.
+	RefDataWritten() uint64
 }
 
 // RefData is the reference data of one revision of a store, as
@@ -77,4 +92,13 @@ type RefData struct {
 	Cities []City
 	// Revision is the store's revision these records are of.
 	Revision uint64
+	// Generation names the history the revisions count in: a random id
+	// written with the revision when the reference data were first
+	// written, kept by a dump and its restore, and new when an operator
+	// starts one (docs/reliability.md). A snapshot of another generation,
+	// or of a revision above the store's, is not patched but read again.
+	Generation string
+	// Whole is set by RefDataChangesSince when too many cities changed:
+	// Cities are then every city, as ReadRefData returns them.
+	Whole bool
 }

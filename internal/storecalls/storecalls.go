@@ -59,11 +59,21 @@ func (s *store) ReadRefData(ctx context.Context) (refdata.RefData, error) {
 	return call(ctx, s.rec, "ReadRefData", s.b.ReadRefData)
 }
 
-func (s *store) RefDataChangesSince(ctx context.Context, rev uint64) (refdata.RefData, error) {
+func (s *store) RefDataChangesSince(ctx context.Context, rev uint64, limit int) (refdata.RefData, error) {
 	return call(ctx, s.rec, "RefDataChangesSince", func(ctx context.Context) (refdata.RefData, error) {
-		return s.b.RefDataChangesSince(ctx, rev)
+		return s.b.RefDataChangesSince(ctx, rev, limit)
 	})
 }
+
+func (s *store) RefDataGeneration(ctx context.Context) (string, uint64, error) {
+	ctx, c := s.rec.Start(ctx, "RefDataGeneration")
+	gen, rev, err := s.b.RefDataGeneration(ctx)
+	c.End(ctx, err)
+	return gen, rev, err
+}
+
+// RefDataWritten reads nothing: no span.
+func (s *store) RefDataWritten() uint64 { return s.b.RefDataWritten() }
 
 func (s *store) UpsertCurrencies(ctx context.Context, cs []refdata.Currency) error {
 	return call0(ctx, s.rec, "UpsertCurrencies", func(ctx context.Context) error { return s.b.UpsertCurrencies(ctx, cs) })

@@ -2,8 +2,10 @@ package postgres_test
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -163,4 +165,102 @@ func BenchmarkIntegrationsManyBrands(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkListsDuringImport: two instances (a store and a reference-data
+// service each) share a schema; one imports refdatatest.Large (150,000
+// cities) in batches of 1,000, as ImportCities writes them, while the
+// other answers city lists (a mix of keyword, name, country and sorted
+// queries, one after another, as one busy client) until the import ends.
+// It reports the lists' latency (p50, p99, max, in ms), how many were
+// answered, the patches the listing instance made, and how long after
+// the import it listed the last city. Run it with -benchtime=1x: each
+// iteration imports the 150,000 cities into a fresh schema.
+func BenchmarkListsDuringImport(b *testing.B) {
+	cities := refdatatest.Large()
+	queries := []refdata.CityQuery{
+		{Keywords: new("san")},
+		{Name: new("ville"), SortDataField: new("name")},
+		{CountryCode: new("US"), Page: refdata.Paging{Number: 3, Size: 50}},
+		{SortDataField: new("stateCode"), SortOrder: new("desc"), Page: refdata.Paging{Size: 20}},
+		{Keywords: new("port")},
+	}
+	var lat []time.Duration
+	var patches uint64
+	var importTime, catchUp time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		url := pgtest.Schema(b)
+		open := func() storage.Storage {
+			s, err := postgres.Open(b.Context(), url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			return s
+		}
+		lister, importer := open(), open()
+		svc := refdata.NewService(lister)
+		if err := svc.Ready(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+		before := svc.Patches()
+		done := make(chan struct{})
+		start := time.Now()
+		go func() {
+			defer close(done)
+			for i := 0; i < len(cities); i += 1000 {
+				if _, err := importer.UpsertCities(b.Context(), cities[i:min(i+1000, len(cities))]); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+		b.StartTimer()
+		lat = lat[:0]
+	list:
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				break list
+			default:
+			}
+			t0 := time.Now()
+			if _, err := svc.ListCities(b.Context(), queries[i%len(queries)]); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		b.StopTimer()
+		importTime = time.Since(start)
+		last := cities[len(cities)-1]
+		for {
+			p, err := svc.ListCities(b.Context(), refdata.CityQuery{CountryCode: &last.CountryCode, StateCode: &last.StateCode, Name: &last.Name})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if p.TotalItems > 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond) // a benchmark's wait for the background patch, not a test's
+		}
+		catchUp = time.Since(start) - importTime
+		patches = svc.Patches() - before
+		svc.Close()
+		b.StartTimer()
+	}
+	slices.Sort(lat)
+	at := func(q float64) float64 {
+		if len(lat) == 0 {
+			return 0
+		}
+		return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(at(0.5), "p50-ms")
+	b.ReportMetric(at(0.99), "p99-ms")
+	b.ReportMetric(at(1), "max-ms")
+	b.ReportMetric(float64(len(lat)), "lists")
+	b.ReportMetric(float64(patches), "patches")
+	b.ReportMetric(importTime.Seconds(), "import-s")
+	b.ReportMetric(catchUp.Seconds(), "catchup-s")
 }

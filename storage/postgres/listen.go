@@ -324,10 +324,16 @@ type revisionCache struct {
 	cached atomic.Pointer[cachedRevision]
 }
 
-// cachedRevision is a revision and the generation it was read in.
+// cachedRevision is a revision, the generation it was read in, and when.
+// It is trusted for at most revisionTTL: a restore of the database sends
+// no notification.
 type cachedRevision struct {
 	n, gen uint64
+	at     time.Time
 }
+
+// revisionTTL bounds how long a cached revision is trusted.
+const revisionTTL = time.Second
 
 // forget makes the cached revision stale: a reference-data change was heard
 // or committed.
@@ -337,12 +343,13 @@ func (c *revisionCache) forget() { c.gen.Add(1) }
 // forgotten since it was read, else the one read reads (and caches it).
 func (c *revisionCache) get(trusted bool, read func() (uint64, error)) (uint64, error) {
 	gen := c.gen.Load()
-	if v := c.cached.Load(); trusted && v != nil && v.gen == gen {
+	if v := c.cached.Load(); trusted && v != nil && v.gen == gen && time.Since(v.at) < revisionTTL {
 		return v.n, nil
 	}
+	at := time.Now()
 	n, err := read()
 	if err == nil {
-		c.cached.Store(&cachedRevision{n: n, gen: gen})
+		c.cached.Store(&cachedRevision{n: n, gen: gen, at: at})
 	}
 	return n, err
 }

@@ -40,7 +40,7 @@ func (dialect) Bulk(ctx context.Context, n int) context.Context { return bulk(ct
 
 // Revision: the revision is the one row of refdata_state.
 func (dialect) Revision() (read, bump string) {
-	return `SELECT revision FROM refdata_state WHERE id = 1`, `UPDATE refdata_state SET revision = revision + 1 WHERE id = 1`
+	return `SELECT revision FROM refdata_state WHERE id = 1`, `UPDATE refdata_state SET revision = revision + 1 WHERE id = 1 RETURNING revision`
 }
 
 // RefDataWritten forgets the cached revision: this store sees its own

@@ -74,7 +74,8 @@ func (dialect) Bulk(ctx context.Context, _ int) context.Context { return ctx }
 func (dialect) Revision() (read, bump string) {
 	return `SELECT CAST(value AS INTEGER) FROM meta WHERE key = '` + metaRefDataRevision + `'`,
 		`INSERT INTO meta (key, value) VALUES ('` + metaRefDataRevision + `', '1')
-			ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`
+			ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)
+			RETURNING CAST(value AS INTEGER)`
 }
 
 // Read runs fn in a read transaction of the reader pool: in WAL mode, a

@@ -98,6 +98,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: load default dataset: %w", err)
 	}
+	if err := s.core.EnsureGeneration(ctx); err != nil { // a copy of the template has none
+		s.Close()
+		return nil, fmt.Errorf("sqlite: write the reference data's generation: %w", err)
+	}
 	return s, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
 // templateImage returns the process's template database, as the bytes of
@@ -42,6 +43,10 @@ var templateImage = sync.OnceValues(func() ([]byte, error) {
 		return nil, err
 	}
 	if err := refdata.LoadDefault(ctx, t); err != nil {
+		return nil, err
+	}
+	// Every copy is a database of its own: Open gives it a generation.
+	if _, err := db.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, sqlstore.MetaGeneration); err != nil {
 		return nil, err
 	}
 	var image []byte

@@ -157,7 +157,7 @@ func refdataCalls(s storage.Storage) map[string]func(ctx context.Context) error 
 			return s.UpsertCurrencies(ctx, []refdata.Currency{{ID: refdata.CurrencyID("XTS"), Code: "XTS", Name: "Test"}})
 		},
 		"RefDataChangesSince": func(ctx context.Context) error {
-			_, err := s.RefDataChangesSince(ctx, 0)
+			_, err := s.RefDataChangesSince(ctx, 0, 0)
 			return err
 		},
 		"UpsertCountries": func(ctx context.Context) error {
@@ -168,6 +168,7 @@ func refdataCalls(s storage.Storage) map[string]func(ctx context.Context) error 
 			return err
 		},
 		"RefDataRevision":   func(ctx context.Context) error { _, err := s.RefDataRevision(ctx); return err },
+		"RefDataGeneration": func(ctx context.Context) error { _, _, err := s.RefDataGeneration(ctx); return err },
 		"DatasetVersion":    func(ctx context.Context) error { _, err := s.DatasetVersion(ctx); return err },
 		"SetDatasetVersion": func(ctx context.Context) error { return s.SetDatasetVersion(ctx, "cancelled") },
 	}

@@ -64,7 +64,7 @@ func testChangesSince(t *testing.T, newStore NewStore) {
 
 	changed := func(rev uint64) []refdata.City {
 		t.Helper()
-		data, err := s.RefDataChangesSince(ctx, rev)
+		data, err := s.RefDataChangesSince(ctx, rev, 0)
 		require.NoError(t, err)
 		assert.Equal(t, rev3, data.Revision, "the current revision")
 		all, err := s.ReadRefData(ctx)

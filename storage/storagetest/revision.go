@@ -125,3 +125,68 @@ func testNoOpWriteAfterAWriteElsewhere(t *testing.T, newStore NewStore) {
 		})
 	}
 }
+
+// testGeneration checks the generation contract refdata.Service relies on
+// to notice a restore: the generation is set once reference data are
+// written (the default dataset is) and kept by later writes; ReadRefData,
+// RefDataChangesSince and RefDataGeneration (uncached) agree on it and on
+// the revision; RefDataWritten is the revision of this Store's last write.
+func testGeneration(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	gen, rev, err := s.RefDataGeneration(ctx)
+	require.NoError(t, err)
+	require.NotEmpty(t, gen, "the default dataset is written: a generation with it")
+	assert.Equal(t, revisionOf(t, s), rev, "the revision, read uncached")
+	for _, w := range refWrites(ctx, s) {
+		require.NoError(t, w.write(), w.name)
+		got, rev, err := s.RefDataGeneration(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, gen, got, "%s: the generation stays", w.name)
+		assert.Equal(t, revisionOf(t, s), rev, "%s: the revision, read uncached", w.name)
+		assert.Equal(t, rev, s.RefDataWritten(), "%s: this Store's last write", w.name)
+	}
+	data, err := s.ReadRefData(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, gen, data.Generation, "ReadRefData reads the generation")
+	changes, err := s.RefDataChangesSince(ctx, data.Revision, 0)
+	require.NoError(t, err)
+	assert.Equal(t, gen, changes.Generation, "RefDataChangesSince reads the generation")
+	assert.False(t, changes.Whole)
+
+	other := open(t, newStore)
+	otherGen, _, err := other.RefDataGeneration(ctx)
+	require.NoError(t, err)
+	assert.NotEqual(t, gen, otherGen, "another database: another generation")
+}
+
+// testChangesTooManyReadWhole checks RefDataChangesSince's limit: with no
+// more changed cities than the limit, those; with more, every city (as
+// ReadRefData reads them) and Whole, in the one call.
+func testChangesTooManyReadWhole(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	rev := revisionOf(t, s)
+	cities := []refdata.City{
+		{CountryCode: "XA", StateCode: "AA", Name: "Limitville"},
+		{CountryCode: "XA", StateCode: "AA", Name: "Limitburg"},
+		{CountryCode: "XA", StateCode: "AA", Name: "Limitton"},
+	}
+	_, err := s.UpsertCities(ctx, cities)
+	require.NoError(t, err)
+	for _, limit := range []int{0, 3, 4} {
+		data, err := s.RefDataChangesSince(ctx, rev, limit)
+		require.NoError(t, err)
+		assert.False(t, data.Whole, "limit %d", limit)
+		assert.Equal(t, cities, data.Cities, "limit %d: the changes", limit)
+	}
+	all, err := s.ReadRefData(ctx)
+	require.NoError(t, err)
+	for _, limit := range []int{1, 2} {
+		data, err := s.RefDataChangesSince(ctx, rev, limit)
+		require.NoError(t, err)
+		assert.True(t, data.Whole, "limit %d: too many", limit)
+		data.Whole = false
+		assert.Equal(t, all, data, "limit %d: every city, as ReadRefData", limit)
+	}
+}

@@ -48,6 +48,8 @@ func runRefData(t *testing.T, newStore NewStore, all bool) {
 		{"RevisionCountsWrites", testRevisionCountsWrites},
 		{"ReadRefData", testReadRefData},
 		{"ChangesSince", testChangesSince},
+		{"ChangesTooManyReadWhole", testChangesTooManyReadWhole},
+		{"Generation", testGeneration},
 		{"ReadIsOneTransaction", testReadIsOneTransaction},
 		{"WritesElsewherePatchTheSnapshot", testWritesElsewherePatchTheSnapshot},
 	}

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brandbase/brandbase/envelope"
@@ -120,7 +121,7 @@ type Dialect interface {
 
 	// Revision returns the statements of the reference-data revision:
 	// read selects it (one row of one integer, or no row for 0), bump
-	// adds one to it.
+	// adds one to it and returns the new value (one row of one integer).
 	Revision() (read, bump string)
 	// WriteCities writes cs in tx, whose writes of reference data run one
 	// at a time: a city whose natural key (country_code, state_code,
@@ -178,6 +179,9 @@ type Core struct {
 	notify Notifier
 	locker PartitionLocker
 	binds  sync.Map // query -> its rebound text
+	// refWritten is the revision of the last reference-data write
+	// committed through this Core (RefDataWritten).
+	refWritten atomic.Uint64
 }
 
 // New returns the core of a store whose dialect is d, whose reads

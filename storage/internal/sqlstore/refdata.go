@@ -8,6 +8,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"slices"
 	"strings"
 
@@ -80,6 +81,13 @@ func ScanCity(row Scanner) (refdata.City, error) {
 // metaDatasetVersion is the meta key of the dataset version.
 const metaDatasetVersion = "refdata.dataset_version"
 
+// MetaGeneration is the meta key of the reference data's generation
+// (refdata.RefData.Generation): written, when absent, in the transaction
+// of a reference-data write, so with the first one; a dump and its
+// restore keep it with the data. An operator starts a new one by writing
+// a new value (docs/reliability.md).
+const MetaGeneration = "refdata.generation"
+
 // ChangeRefData is the kind of change a Notifier is told about when
 // reference data changed (the ID is empty).
 const ChangeRefData = "refdata"
@@ -87,27 +95,75 @@ const ChangeRefData = "refdata"
 // ReadRefData implements refdata.Store: one read transaction of the
 // dialect (Read), which sees one state of the database.
 func (c *Core) ReadRefData(ctx context.Context) (refdata.RefData, error) {
-	return c.readRefData(ctx, false, 0)
+	return c.readRefData(ctx, false, 0, 0)
 }
 
 // RefDataChangesSince implements refdata.Store: one read transaction,
 // the cities by the index of their revisions (cities_rev).
-func (c *Core) RefDataChangesSince(ctx context.Context, rev uint64) (refdata.RefData, error) {
-	return c.readRefData(ctx, true, rev)
+// When limit > 0, the changed cities are counted first, up to limit+1 of
+// them on that index: more than limit, and every city is read instead.
+func (c *Core) RefDataChangesSince(ctx context.Context, rev uint64, limit int) (refdata.RefData, error) {
+	return c.readRefData(ctx, true, rev, limit)
 }
 
-// readRefData reads, in one read transaction, the revision, the
-// currencies and countries in their order of storage and the cities in
-// insertion order (every city, or when changed is set those whose rev is
-// above since).
-func (c *Core) readRefData(ctx context.Context, changed bool, since uint64) (refdata.RefData, error) {
+// RefDataGeneration implements refdata.Store: one statement on the read
+// handle, never from a cache.
+func (c *Core) RefDataGeneration(ctx context.Context) (string, uint64, error) {
+	read, _ := c.d.Revision()
+	var gen string
+	var rev int64
+	err := c.r.QueryRow(ctx, c.bind(`SELECT coalesce((SELECT value FROM meta WHERE key = ?), ''), coalesce((`+read+`), 0)`),
+		MetaGeneration).Scan(&gen, &rev)
+	if err != nil {
+		return "", 0, c.d.Error(ctx, err)
+	}
+	return gen, uint64(rev), nil
+}
+
+// EnsureGeneration writes a new generation (MetaGeneration) unless the
+// database holds one: a store whose database may start as a copy of
+// another (a template) calls it when it opens.
+func (c *Core) EnsureGeneration(ctx context.Context) error {
+	return c.write(ctx, func(tx DB) error {
+		_, err := tx.Exec(ctx, c.bind(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`), MetaGeneration, rand.Text())
+		return err
+	})
+}
+
+// RefDataWritten implements refdata.Store: the revision of the last
+// reference-data write this Core committed.
+func (c *Core) RefDataWritten() uint64 { return c.refWritten.Load() }
+
+// readRefData reads, in one read transaction, the revision and the
+// generation, the currencies and countries in their order of storage and
+// the cities in insertion order (every city, or when changed is set those
+// whose rev is above since, unless there are more than limit > 0 of
+// them: then every city, and out.Whole).
+func (c *Core) readRefData(ctx context.Context, changed bool, since uint64, limit int) (refdata.RefData, error) {
 	var out refdata.RefData
+	sinceArg := int64(min(since, 1<<63-1))
 	err := c.d.Read(ctx, func(tx DB) error {
 		rev, err := revision(ctx, c, tx, false)
 		if err != nil {
 			return err
 		}
 		out.Revision = uint64(rev)
+		if out.Generation, err = ScanColumn[string](tx.QueryRow(ctx, c.bind(`SELECT value FROM meta WHERE key = ?`), MetaGeneration)); err != nil {
+			if !c.d.Missing(err) {
+				return err
+			}
+			out.Generation = ""
+		}
+		if changed && limit > 0 {
+			n, err := ScanColumn[int64](tx.QueryRow(ctx, c.bind(`SELECT count(*) FROM (SELECT 1 FROM cities WHERE rev > ? LIMIT ?) t`),
+				sinceArg, int64(limit)+1))
+			if err != nil {
+				return err
+			}
+			if n > int64(limit) {
+				changed, out.Whole = false, true
+			}
+		}
 		if out.Currencies, err = QueryAll(ctx, c, tx, ScanCurrency, `SELECT `+strings.Join(CurrencyColumns, ", ")+` FROM currencies ORDER BY seq`); err != nil {
 			return err
 		}
@@ -126,7 +182,7 @@ func (c *Core) readRefData(ctx context.Context, changed bool, since uint64) (ref
 			var r seqCity
 			err := row.Scan(&r.seq, &r.city.CountryCode, &r.city.StateCode, &r.city.Name, &r.city.Tags)
 			return r, err
-		}, ChangedCitiesSQL("?"), int64(min(since, 1<<63-1)))
+		}, ChangedCitiesSQL("?"), sinceArg)
 		slices.SortFunc(rows, func(a, b seqCity) int { return cmp.Compare(a.seq, b.seq) })
 		out.Cities = make([]refdata.City, len(rows))
 		for i, r := range rows {
@@ -171,7 +227,8 @@ func revision(ctx context.Context, c *Core, db DB, lock bool) (int64, error) {
 }
 
 // writeRefData runs fn in a write transaction that then bumps the
-// revision by one and tells the Notifier (ChangeRefData): also when fn
+// revision by one, writes the generation if there is none yet
+// (MetaGeneration) and tells the Notifier (ChangeRefData): also when fn
 // changed nothing, because the reference-data service takes a revision
 // one above its snapshot's, read after its own write, as that write's
 // alone, which would be wrong if a write that changed nothing left the
@@ -182,16 +239,27 @@ func (c *Core) writeRefData(ctx context.Context, fn func(tx DB) error) error {
 	if rc, ok := c.d.(RevisionCache); ok {
 		defer rc.RefDataWritten()
 	}
-	return c.write(ctx, func(tx DB) error {
+	var rev int64
+	err := c.write(ctx, func(tx DB) error {
 		if err := fn(tx); err != nil {
 			return err
 		}
 		_, bump := c.d.Revision()
-		if _, err := tx.Exec(ctx, c.bind(bump)); err != nil {
+		var err error
+		if rev, err = ScanColumn[int64](tx.QueryRow(ctx, c.bind(bump))); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, c.bind(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`),
+			MetaGeneration, rand.Text()); err != nil { // the first write of reference data: a generation with it
 			return err
 		}
 		return c.changed(ctx, tx, ChangeRefData, "")
 	})
+	if err == nil {
+		for old := c.refWritten.Load(); uint64(rev) > old && !c.refWritten.CompareAndSwap(old, uint64(rev)); old = c.refWritten.Load() {
+		}
+	}
+	return err
 }
 
 // upsertSQL returns the statement that inserts a row of columns (starting
