@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/storage/storeurl"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
@@ -51,7 +52,7 @@ func cluster(t *testing.T, n int) []*instance {
 	limits.Updates = ratelimit.Policy{Limit: 1000, Per: time.Second}
 	var out []*instance
 	for i := range n {
-		store, err := brandbase.OpenStore(t.Context(), url)
+		store, err := storeurl.Open(t.Context(), url, storeurl.Options{})
 		require.NoError(t, err)
 		t.Cleanup(func() { store.Close() })
 		in := &instance{name: string(rune('A' + i))}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/storage/storeurl"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
@@ -34,7 +35,7 @@ func twoApps(t *testing.T, path string) (a, b *brandbase.App, url string) {
 	apps := make([]*brandbase.App, 2)
 	keys := integrations.EphemeralKeyRing() // one key ring for both instances, as for any shared store
 	for i := range apps {
-		store, err := brandbase.OpenStore(t.Context(), path)
+		store, err := storeurl.Open(t.Context(), path, storeurl.Options{})
 		require.NoError(t, err)
 		t.Cleanup(func() { store.Close() })
 		apps[i], err = brandbase.New(store, brandbase.Config{SecretKeys: keys, AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}})

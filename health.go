@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/storage"
 )
 
 // The names of the checks of [App.ReadinessChecks], as the body of the
@@ -30,6 +31,12 @@ type migrationsReporter interface {
 	PendingMigrations(ctx context.Context) ([]string, error)
 }
 
+// schemaReporter is a store that tells the status of its schema: the
+// migrations applied, pending, and newer than this build (the SQL stores).
+type schemaReporter interface {
+	Schema(ctx context.Context) (storage.SchemaStatus, error)
+}
+
 // listenerReporter is a store that listens for other instances' changes
 // (storage/postgres) and tells whether it does now.
 type listenerReporter interface {
@@ -49,6 +56,9 @@ func (a *App) Liveness() http.Handler { return httpadapter.Liveness() }
 // outside the /api/v1 handler: it needs no Brand-URL and is not rate
 // limited.
 func (a *App) Readiness(cfg httpadapter.ReadinessConfig) http.Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = a.logger
+	}
 	return httpadapter.Readiness(a.ReadinessChecks(), cfg)
 }
 
@@ -59,6 +69,11 @@ func (a *App) Readiness(cfg httpadapter.ReadinessConfig) http.Handler {
 //     Ping(ctx) error method; every store of this module has one);
 //   - CheckMigrations: the database has applied every migration this
 //     build embeds (a store with PendingMigrations: SQLite, PostgreSQL);
+//     when it has also applied migrations this build does not hold (a
+//     newer build migrated it, during a rolling deploy say), the check
+//     passes degraded (httpadapter.ErrDegraded) and names them in the
+//     log: this build keeps serving, as the schema only expands until
+//     every instance runs the newer build (see [App.Schema]);
 //   - CheckRefDataIndex: the reference-data service holds the snapshot of
 //     the store's current revision that lists answer from
 //     (refdata.Service.Warm); a probe that finds none starts its read,
@@ -74,7 +89,20 @@ func (a *App) ReadinessChecks() []httpadapter.Check {
 	if p, ok := a.Store.(pinger); ok {
 		checks = append(checks, httpadapter.Check{Name: CheckStore, Run: p.Ping})
 	}
-	if m, ok := a.Store.(migrationsReporter); ok {
+	if sr, ok := a.Store.(schemaReporter); ok {
+		checks = append(checks, httpadapter.Check{Name: CheckMigrations, Run: func(ctx context.Context) error {
+			st, err := sr.Schema(ctx)
+			switch {
+			case err != nil:
+				return err
+			case len(st.Pending) > 0:
+				return fmt.Errorf("brandbase: migrations not applied: %s", strings.Join(st.Pending, ", "))
+			case len(st.Newer) > 0:
+				return fmt.Errorf("%w: %w", httpadapter.ErrDegraded, ErrSchemaNewer{Migrations: st.Newer})
+			}
+			return nil
+		}})
+	} else if m, ok := a.Store.(migrationsReporter); ok {
 		checks = append(checks, httpadapter.Check{Name: CheckMigrations, Run: func(ctx context.Context) error {
 			pending, err := m.PendingMigrations(ctx)
 			if err == nil && len(pending) > 0 {
@@ -102,4 +130,30 @@ func (a *App) ReadinessChecks() []httpadapter.Check {
 		}})
 	}
 	return checks
+}
+
+// ErrSchemaNewer says that the database's schema holds migrations this
+// build does not embed: a newer build migrated it. This build serves on
+// it (migrations expand the schema first and contract it only a release
+// later; see docs/operations.md) but must not migrate it.
+type ErrSchemaNewer struct {
+	// Migrations are the names of the migrations this build does not hold.
+	Migrations []string
+}
+
+func (e ErrSchemaNewer) Error() string {
+	return "brandbase: the database schema is newer than this build (migrations it does not hold: " +
+		strings.Join(e.Migrations, ", ") + ")"
+}
+
+// Schema returns the status of the store's schema (storage.SchemaStatus:
+// the migrations applied, pending, and newer than this build), for a
+// store that keeps migrations (SQLite, PostgreSQL); for another (the
+// memory store) a status with nothing pending or newer. It fails with
+// the store's error when its database cannot answer.
+func (a *App) Schema(ctx context.Context) (storage.SchemaStatus, error) {
+	if sr, ok := a.Store.(schemaReporter); ok {
+		return sr.Schema(ctx)
+	}
+	return storage.SchemaStatus{Applied: []string{}, Pending: []string{}, Newer: []string{}}, nil
 }

@@ -3,6 +3,7 @@ package httpadapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -24,8 +25,10 @@ const (
 
 // Check is one readiness check: Name is how the body of [Readiness] names
 // it, and Run reports nil when what it checks is ready, or why it is not.
-// Run gets a context that ends after the check timeout; it must return
-// soon after.
+// An error that wraps [ErrDegraded] says the instance serves but something
+// is to be known (a database schema newer than this build, say): the check
+// passes and the body names it "degraded". Run gets a context that ends
+// after the check timeout; it must return soon after.
 type Check struct {
 	Name string
 	Run  func(ctx context.Context) error
@@ -47,25 +50,33 @@ type ReadinessConfig struct {
 	RetryAfter int
 	// Clock is where the cache period is measured; time.Now when nil.
 	Clock func() time.Time
-	// Logger receives a line at WARN when a check starts failing (with
-	// its error, which the body does not show) and at INFO when it passes
-	// again: one line a change, not one a probe. slog.Default() when nil.
+	// Logger receives a line at WARN when a check starts failing or
+	// passes degraded (with its error, which the body does not show) and
+	// at INFO when it passes again: one line a change, not one a probe.
+	// slog.Default() when nil.
 	Logger *slog.Logger
 }
 
+// ErrDegraded is wrapped by the error of a readiness [Check] that does not
+// make the instance unready but that the probe's body names: the check's
+// status is "degraded", and [HealthStatus].Degraded lists it.
+var ErrDegraded = errors.New("degraded")
+
 // HealthStatus is the body of [Liveness] and [Readiness]: Status is "ok"
 // (200) or "unavailable" (503); Checks, for Readiness, has one entry a
-// check, in the order given, and Failed names the checks that failed.
+// check, in the order given, Failed names the checks that failed and
+// Degraded those that passed degraded (see [ErrDegraded]).
 // It is plain JSON, not the /api/v1 envelope, as orchestrators expect.
 type HealthStatus struct {
-	Status string        `json:"status"`
-	Checks []CheckResult `json:"checks,omitempty"`
-	Failed []string      `json:"failed,omitempty"`
+	Status   string        `json:"status"`
+	Checks   []CheckResult `json:"checks,omitempty"`
+	Failed   []string      `json:"failed,omitempty"`
+	Degraded []string      `json:"degraded,omitempty"`
 }
 
-// CheckResult is one check of a [HealthStatus]: its name and "ok" or
-// "fail". Why it failed goes to the log, not to the body, which anyone
-// who can reach the probe reads.
+// CheckResult is one check of a [HealthStatus]: its name and "ok",
+// "fail" or "degraded". Why goes to the log, not to the body, which
+// anyone who can reach the probe reads.
 type CheckResult struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
@@ -76,6 +87,7 @@ const (
 	StatusOK          = "ok"
 	StatusUnavailable = "unavailable"
 	StatusFail        = "fail"
+	StatusDegraded    = "degraded"
 )
 
 // Liveness returns the handler of a liveness probe (mount it at /healthz,
@@ -118,7 +130,7 @@ func Readiness(checks []Check, cfg ReadinessConfig) http.Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	rd := &readiness{checks: append([]Check(nil), checks...), cfg: cfg, failing: make([]bool, len(checks))}
+	rd := &readiness{checks: append([]Check(nil), checks...), cfg: cfg, state: make([]string, len(checks))}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !probeMethod(w, r) {
 			return
@@ -138,10 +150,10 @@ type readiness struct {
 	checks []Check
 	cfg    ReadinessConfig
 
-	mu      sync.Mutex // held while the checks run: concurrent probes wait for one run
-	last    HealthStatus
-	at      time.Time // when last was computed; zero: never
-	failing []bool    // by check: failed last time (for the log)
+	mu    sync.Mutex // held while the checks run: concurrent probes wait for one run
+	last  HealthStatus
+	at    time.Time // when last was computed; zero: never
+	state []string  // by check: its status last time, "" before the first (for the log)
 }
 
 // status returns the cached result when it is recent enough, else runs
@@ -166,19 +178,27 @@ func (rd *readiness) status(ctx context.Context) HealthStatus {
 	st := HealthStatus{Status: StatusOK, Checks: make([]CheckResult, len(rd.checks))}
 	for i, c := range rd.checks {
 		res := CheckResult{Name: c.Name, Status: StatusOK}
-		if errs[i] != nil {
+		switch {
+		case errors.Is(errs[i], ErrDegraded):
+			res.Status = StatusDegraded
+			st.Degraded = append(st.Degraded, c.Name)
+		case errs[i] != nil:
 			res.Status = StatusFail
 			st.Status = StatusUnavailable
 			st.Failed = append(st.Failed, c.Name)
 		}
 		st.Checks[i] = res
+		prev := rd.state[i]
 		switch {
-		case errs[i] != nil && !rd.failing[i]:
+		case res.Status == prev:
+		case res.Status == StatusFail:
 			rd.cfg.Logger.Warn("readiness check failing", "check", c.Name, "error", errs[i])
-		case errs[i] == nil && rd.failing[i]:
+		case res.Status == StatusDegraded:
+			rd.cfg.Logger.Warn("readiness check degraded", "check", c.Name, "error", errs[i])
+		case prev != "":
 			rd.cfg.Logger.Info("readiness check passing again", "check", c.Name)
 		}
-		rd.failing[i] = errs[i] != nil
+		rd.state[i] = res.Status
 	}
 	rd.last, rd.at = st, now
 	return st
