@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
-	"github.com/brandbase/brandbase/storage/storeurl"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 var benchListBytes int

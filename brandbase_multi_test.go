@@ -17,13 +17,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
-	"github.com/brandbase/brandbase/storage/storeurl"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // staleness is how soon a change made through one instance must be seen by

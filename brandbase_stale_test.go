@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
-	"github.com/brandbase/brandbase/storage/storeurl"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // sharedStorePaths returns, by name, a function that gives the path of a

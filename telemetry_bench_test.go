@@ -6,11 +6,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
-	"github.com/brandbase/brandbase/storage/storeurl"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetrytest"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // telemetryModes are the two sides of the cost benchmarks: no providers

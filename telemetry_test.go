@@ -19,7 +19,6 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/brandbase/brandbase"
-	"github.com/brandbase/brandbase/storage/storeurl"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
@@ -27,6 +26,7 @@ import (
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/sqlite"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // observed is an App on a SQLite file with SDK providers, served over real

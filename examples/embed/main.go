@@ -31,11 +31,11 @@ import (
 	"time"
 
 	"github.com/brandbase/brandbase"
-	"github.com/brandbase/brandbase/storage/storeurl"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 func main() {

@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
-	"github.com/brandbase/brandbase/storage/storeurl"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/storage/postgres"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // TestServersShareOnePostgres starts three demo servers at the same moment
