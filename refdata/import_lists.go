@@ -131,8 +131,7 @@ func importList[T any](ctx context.Context, r io.Reader, opts ImportOptions, req
 		return nil
 	})
 	if err != nil {
-		return report, envelope.Invalid("The file is not a CSV file of the expected columns: "+err.Error()+".",
-			envelope.Field("file", "malformed_file", err.Error()))
+		return report, envelope.New(envelope.KindInvalid, "invalid_import", "The file cannot be read as a CSV file of the expected columns: "+err.Error()+".")
 	}
 	if len(good) > 0 {
 		if err := upsert(ctx, good); err != nil {

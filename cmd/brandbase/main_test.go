@@ -356,6 +356,47 @@ func seedIntegration(t *testing.T, db, keyFile string) {
 	require.NoError(t, err)
 }
 
+// TestNewerSchema: a schema that a newer binary migrated is named by
+// migrate status, refused by migrate up (nothing changes, exit 1), failed
+// by check, and served by serve, which says so once in its log and in
+// the readiness body.
+func TestNewerSchema(t *testing.T) {
+	t.Parallel()
+	for name, newDB := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			db := newDB(t, dir)
+			env := []string{"BRANDBASE_DATABASE_URL=" + db, "BRANDBASE_SECRET_KEYS=" + strings.TrimSpace(integrations.FormatKey("k1", integrations.GenerateKey()))}
+			ok(t, dir, env, "", "migrate", "up")
+			markNewer(t, db)
+
+			var st struct {
+				State string
+				Newer []string
+			}
+			okJSON(t, dir, env, "", &st, "migrate", "status")
+			assert.Equal(t, "newer", st.State)
+			assert.Equal(t, []string{"9999_from_the_future.sql"}, st.Newer)
+			assert.Contains(t, ok(t, dir, env, "", "migrate", "status"), "9999_from_the_future.sql      newer than this binary")
+
+			failsWith(t, dir, env, "", 1, "the database schema is newer than this binary (migrations it does not hold: 9999_from_the_future.sql): nothing changed", "migrate", "up")
+			okJSON(t, dir, env, "", &st, "migrate", "status")
+			assert.Equal(t, []string{"9999_from_the_future.sql"}, st.Newer, "migrate up changed nothing")
+			failsWith(t, dir, env, "", 1, "not ready: migrations failed", "check")
+
+			s := startServe(t, dir, env, "--log-format", "json")
+			code, body := get(t, s.base+"/readyz")
+			assert.Equal(t, http.StatusOK, code, "serve keeps serving on a newer schema")
+			assert.Contains(t, body, `"degraded":["migrations"]`)
+			get(t, s.base+"/readyz")
+			s.stop(t)
+			assert.Equal(t, 1, strings.Count(s.log(), "readiness check degraded"), "said once: %s", s.log())
+			assert.Contains(t, s.log(), "9999_from_the_future.sql")
+		})
+	}
+}
+
 // markNewer records a migration this binary does not hold, as a newer
 // binary's migrate up would.
 func markNewer(t *testing.T, db string) {
