@@ -2,15 +2,26 @@ package storeurl_test
 
 import (
 	"context"
+	"database/sql"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/storage/postgres"
 	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
@@ -75,4 +86,85 @@ func TestRedact(t *testing.T) {
 	} {
 		assert.Equal(t, want, storeurl.Redact(db), db)
 	}
+}
+
+// TestSchema reads a database's schema status without opening its store
+// (nothing is created or migrated), then through an App on the opened
+// store, whose readiness names a newer schema as degraded.
+func TestSchema(t *testing.T) {
+	t.Parallel()
+	paths := map[string]func(t *testing.T) string{
+		"sqlite": func(t *testing.T) string { return filepath.Join(t.TempDir(), "schema.db") },
+	}
+	if os.Getenv(pgtest.EnvURL) != "" {
+		paths["postgres"] = func(t *testing.T) string { return pgtest.Schema(t) }
+	}
+	for name, newPath := range paths {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			path := newPath(t)
+			st, err := storeurl.Schema(ctx, path)
+			require.NoError(t, err)
+			assert.Empty(t, st.Applied)
+			assert.Empty(t, st.Newer)
+			assert.NotEmpty(t, st.Pending, "a new database has every migration pending")
+			assert.False(t, st.UpToDate())
+			if name == "sqlite" {
+				_, err := os.Stat(path)
+				assert.ErrorIs(t, err, fs.ErrNotExist, "reading the status creates no file")
+			}
+			pending := st.Pending
+
+			store, err := storeurl.Open(ctx, path, storeurl.Options{})
+			require.NoError(t, err)
+			t.Cleanup(func() { store.Close() })
+			st, err = storeurl.Schema(ctx, path)
+			require.NoError(t, err)
+			assert.True(t, st.UpToDate())
+			assert.Equal(t, pending, st.Applied)
+
+			app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing()})
+			require.NoError(t, err)
+			t.Cleanup(func() { app.Close() })
+			require.NoError(t, app.WarmUp(ctx))
+			ast, err := app.Schema(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, st, ast)
+
+			execSQL(t, path, `INSERT INTO schema_migrations (version, name) VALUES (9998, '9998_newer.sql')`)
+			st, err = storeurl.Schema(ctx, path)
+			require.NoError(t, err)
+			assert.Equal(t, []string{"9998_newer.sql"}, st.Newer)
+			assert.Equal(t, pending, st.Applied, "the applied ones are still known")
+
+			rec := httptest.NewRecorder()
+			app.Readiness(httpadapter.ReadinessConfig{Logger: slog.New(slog.DiscardHandler)}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+			assert.Equal(t, http.StatusOK, rec.Code, "a newer schema is served")
+			assert.Contains(t, rec.Body.String(), `"degraded":["migrations"]`)
+		})
+	}
+	st, err := storeurl.Schema(t.Context(), storeurl.MemoryPath)
+	require.NoError(t, err)
+	assert.NotEmpty(t, st.Pending, "the memory store has no schema before it opens")
+}
+
+// execSQL runs one statement on the database path names.
+func execSQL(t *testing.T, path, stmt string) {
+	t.Helper()
+	if storeurl.IsPostgresURL(path) {
+		cfg, err := postgres.ConnConfig(path)
+		require.NoError(t, err)
+		conn, err := pgx.ConnectConfig(t.Context(), cfg)
+		require.NoError(t, err)
+		defer conn.Close(t.Context())
+		_, err = conn.Exec(t.Context(), stmt)
+		require.NoError(t, err)
+		return
+	}
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.ExecContext(t.Context(), stmt)
+	require.NoError(t, err)
 }
