@@ -1,8 +1,10 @@
 package storeurl_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,4 +170,50 @@ func execSQL(t *testing.T, path, stmt string) {
 	defer db.Close()
 	_, err = db.ExecContext(t.Context(), stmt)
 	require.NoError(t, err)
+}
+
+// syncBuffer is a bytes.Buffer safe for the store's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestOpenLogger: the PostgreSQL store's own lines (its listener's) go to
+// Options.Logger, not to slog.Default().
+func TestOpenLogger(t *testing.T) {
+	t.Parallel()
+	url := pgtest.Schema(t)
+	var logs syncBuffer
+	store, err := storeurl.Open(t.Context(), url, storeurl.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	channel := store.(*postgres.Store).Channel()
+	cfg, err := postgres.ConnConfig(url)
+	require.NoError(t, err)
+	conn, err := pgx.ConnectConfig(t.Context(), cfg)
+	require.NoError(t, err)
+	defer conn.Close(t.Context())
+	require.Eventually(t, func() bool {
+		var n int
+		err := conn.QueryRow(t.Context(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+			WHERE datname = current_database() AND query ILIKE '%LISTEN%' AND query LIKE '%' || $1 || '%'`, channel).Scan(&n)
+		return err == nil && n > 0
+	}, 10*time.Second, 50*time.Millisecond, "the store's listening connection")
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "listening connection was lost") },
+		10*time.Second, 20*time.Millisecond, "the listener's line reaches the logger given")
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		assert.True(t, json.Valid([]byte(line)), line)
+	}
 }
