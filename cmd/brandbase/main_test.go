@@ -251,7 +251,11 @@ func TestFromEmptyToServing(t *testing.T) {
 
 			okJSON(t, dir, env, "", &st, "migrate", "up")
 			assert.Equal(t, "up-to-date", st.State)
-			assert.Contains(t, ok(t, dir, env, "", "check"), "refdata_index  ok")
+			checked := ok(t, dir, env, "", "check")
+			assert.Contains(t, checked, "refdata_index  ok")
+			if storeurl.IsPostgresURL(db) {
+				assert.Contains(t, checked, "listener       ok", "the listener is checked on PostgreSQL")
+			}
 
 			var b auth.Brand
 			okJSON(t, dir, env, "", &b, "brand", "create", "https://Shop.Example.com/", "--name", "Shop", "--currency", "eur")
