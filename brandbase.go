@@ -3,8 +3,8 @@ package brandbase
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -18,47 +18,7 @@ import (
 	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
-	"github.com/brandbase/brandbase/storage/memory"
-	"github.com/brandbase/brandbase/storage/postgres"
-	"github.com/brandbase/brandbase/storage/sqlite"
 )
-
-// MemoryPath is the path OpenStore reads as "the in-memory store".
-const MemoryPath = ":memory:"
-
-// OpenStore opens the store a path names, as the example programs' -db flag
-// does: the in-memory store (storage/memory) for MemoryPath, the
-// PostgreSQL database (storage/postgres) for a postgres:// or
-// postgresql:// URL, else the SQLite file at path (storage/sqlite), created
-// if needed. Each comes with the default reference dataset loaded; close it
-// when done. It fails with the store's error: a path that cannot be
-// opened, a database that cannot be reached or migrated.
-func OpenStore(ctx context.Context, path string) (storage.Storage, error) {
-	return Config{}.OpenStore(ctx, path)
-}
-
-// OpenStore opens the store path names as the package's OpenStore does,
-// passing c's providers to the PostgreSQL store (postgres.WithMeterProvider
-// and postgres.WithTracerProvider: its pool and listener metrics, a span
-// per statement under the store-call spans of an App). The other stores
-// have no telemetry of their own: an App records their calls.
-func (c Config) OpenStore(ctx context.Context, path string) (storage.Storage, error) {
-	switch {
-	case path == MemoryPath:
-		return memory.New(ctx)
-	case IsPostgresURL(path):
-		return postgres.Open(ctx, path, postgres.WithMeterProvider(c.MeterProvider),
-			postgres.WithTracerProvider(c.TracerProvider))
-	}
-	return sqlite.Open(ctx, path)
-}
-
-// IsPostgresURL reports whether OpenStore reads path as a PostgreSQL
-// database URL: it starts with postgres:// or postgresql:// (in any case).
-func IsPostgresURL(path string) bool {
-	p := strings.ToLower(path)
-	return strings.HasPrefix(p, "postgres://") || strings.HasPrefix(p, "postgresql://")
-}
 
 // ChangeFeed is implemented by a store that several instances (processes)
 // share and that reports the changes any of them makes, such as
@@ -147,8 +107,14 @@ type Config struct {
 	// event, on the instance where it happened.
 	OnAuthEvent func(context.Context, auth.Event)
 	// AuthOptions are applied after the fields above, for auth settings
-	// Config does not name (argon2id parameters, logger, random source).
+	// Config does not name (argon2id parameters, random source).
 	AuthOptions []auth.Option
+	// Logger receives the lines of the App's services (auth, reference
+	// data), of its HTTP adapter and of its readiness probe, unless their
+	// own options set another; slog.Default() when nil. A store's own
+	// lines go to the logger given to the store (postgres.WithLogger;
+	// storeurl.Options.Logger).
+	Logger *slog.Logger
 
 	// MeterProvider, when set, receives the App's metrics: the HTTP
 	// adapter's requests and rate-limit refusals, the auth service's
@@ -157,8 +123,9 @@ type Config struct {
 	// the reference-data snapshot's builds, patches and lag, and the list
 	// cache's hits. TracerProvider, when set, receives a server span per
 	// request, a span per store call, password hash and snapshot build or
-	// patch. Pass them to the store too: Config.OpenStore does for
-	// PostgreSQL (its pool, listener and statement spans). Nil means none: the global otel providers are never read.
+	// patch. Pass them to the store too (postgres.WithMeterProvider and
+	// postgres.WithTracerProvider, or storeurl.Options: its pool, listener
+	// and statement spans). Nil means none: the global otel providers are never read.
 	// docs/observability.md lists every metric and span.
 	MeterProvider  metric.MeterProvider
 	TracerProvider trace.TracerProvider
@@ -180,6 +147,7 @@ type App struct {
 	Integrations *integrations.Service
 
 	clock       func() time.Time     // Config.Clock, for the adapter
+	logger      *slog.Logger         // Config.Logger, for the adapter and readiness; nil: theirs
 	telemetry   []httpadapter.Option // Config's providers, for the adapter
 	unsubscribe func()               // from the store's changes; nil when it has none
 }
@@ -220,6 +188,11 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		authOpts = append(authOpts, auth.WithKeyCache(cfg.KeyCacheTTL, 0))
 	}
 	authOpts = append(authOpts, auth.WithMeterProvider(cfg.MeterProvider), auth.WithTracerProvider(cfg.TracerProvider))
+	refOpts := []refdata.Option{refdata.WithMeterProvider(cfg.MeterProvider), refdata.WithTracerProvider(cfg.TracerProvider), refdata.WithClock(cfg.Clock)}
+	if cfg.Logger != nil {
+		authOpts = append(authOpts, auth.WithLogger(cfg.Logger))
+		refOpts = append(refOpts, refdata.WithLogger(cfg.Logger))
+	}
 	authOpts = append(authOpts, cfg.AuthOptions...)
 	// The services reach the store through a recorder of its calls when
 	// a provider is set; the App's Store, where capabilities are looked
@@ -231,12 +204,12 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
 	}
 	a := &App{
-		Store: store,
-		Auth:  auth.NewService(backend, authOpts...),
-		RefData: refdata.NewService(backend, refdata.WithMeterProvider(cfg.MeterProvider),
-			refdata.WithTracerProvider(cfg.TracerProvider), refdata.WithClock(cfg.Clock)),
+		Store:        store,
+		Auth:         auth.NewService(backend, authOpts...),
+		RefData:      refdata.NewService(backend, refOpts...),
 		Integrations: integ,
 		clock:        cfg.Clock,
+		logger:       cfg.Logger,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
 			httpadapter.WithTracerProvider(cfg.TracerProvider), httpadapter.WithPropagator(cfg.Propagator)},
 	}
@@ -251,16 +224,13 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	return a, nil
 }
 
-// dbSystem returns the db.system.name of the store's calls: sqlite,
-// postgresql or memory for this module's stores, else "other".
+// dbSystem returns the db.system.name of the store's calls, as a store of
+// this module tells it (DBSystem: sqlite, postgresql or memory), else
+// "other". The root package imports no store, so that a host links only
+// the driver of the store it opens.
 func dbSystem(store storage.Storage) string {
-	switch store.(type) {
-	case *sqlite.Store:
-		return telemetry.DBSystemSQLite
-	case *postgres.Store:
-		return telemetry.DBSystemPostgreSQL
-	case *memory.Store:
-		return telemetry.DBSystemMemory
+	if s, ok := store.(interface{ DBSystem() string }); ok {
+		return s.DBSystem()
 	}
 	return "other"
 }
@@ -302,7 +272,8 @@ func (a *App) WarmUp(ctx context.Context) error {
 // user, LoginPerIP and Refresh) keep their buckets in it, so that they hold
 // across every instance sharing the store; the list and update limits stay
 // in this instance's memory. An httpadapter.WithLimiter among opts
-// replaces both. The handler records with Config.MeterProvider and
+// replaces both. The handler logs to Config.Logger unless opts set
+// another logger, and records with Config.MeterProvider and
 // Config.TracerProvider, unless opts set other providers.
 func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) {
 	opts = append(slices.Clip(a.telemetry), opts...)
@@ -313,6 +284,9 @@ func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) 
 	}
 	if a.clock != nil {
 		opts = append([]httpadapter.Option{httpadapter.WithClock(a.clock)}, opts...)
+	}
+	if a.logger != nil {
+		opts = append([]httpadapter.Option{httpadapter.WithLogger(a.logger)}, opts...)
 	}
 	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations}, opts...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 var benchListBytes int
@@ -54,7 +55,7 @@ func benchCities(b *testing.B, h http.Handler) {
 }
 
 // BenchmarkListHandler is the throughput of the list handler on each
-// store, as OpenStore opens them: GET /api/v1/cities (one page of 10),
+// store, as storeurl.Open opens them: GET /api/v1/cities (one page of 10),
 // "cached" (the same query again: the answer comes from the handler's cache
 // after one revision read) and "uncached" (a query that changes every
 // time, computed by the store). PostgreSQL runs only with
@@ -64,12 +65,12 @@ func BenchmarkListHandler(b *testing.B) {
 		name string
 		path func(b *testing.B) string
 	}{
-		{"memory", func(*testing.B) string { return brandbase.MemoryPath }},
+		{"memory", func(*testing.B) string { return storeurl.MemoryPath }},
 		{"sqlite", func(b *testing.B) string { return b.TempDir() + "/bench.db" }},
 		{"postgres", func(b *testing.B) string { return pgtest.Schema(b) }},
 	} {
 		b.Run(bs.name, func(b *testing.B) {
-			store, err := brandbase.OpenStore(b.Context(), bs.path(b))
+			store, err := storeurl.Open(b.Context(), bs.path(b), storeurl.Options{})
 			require.NoError(b, err)
 			b.Cleanup(func() { store.Close() })
 			h := benchHandler(b, store)

@@ -23,6 +23,7 @@ import (
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // staleness is how soon a change made through one instance must be seen by
@@ -51,7 +52,7 @@ func cluster(t *testing.T, n int) []*instance {
 	limits.Updates = ratelimit.Policy{Limit: 1000, Per: time.Second}
 	var out []*instance
 	for i := range n {
-		store, err := brandbase.OpenStore(t.Context(), url)
+		store, err := storeurl.Open(t.Context(), url, storeurl.Options{})
 		require.NoError(t, err)
 		t.Cleanup(func() { store.Close() })
 		in := &instance{name: string(rune('A' + i))}

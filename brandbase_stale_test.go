@@ -16,6 +16,7 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // sharedStorePaths returns, by name, a function that gives the path of a
@@ -34,7 +35,7 @@ func twoApps(t *testing.T, path string) (a, b *brandbase.App, url string) {
 	apps := make([]*brandbase.App, 2)
 	keys := integrations.EphemeralKeyRing() // one key ring for both instances, as for any shared store
 	for i := range apps {
-		store, err := brandbase.OpenStore(t.Context(), path)
+		store, err := storeurl.Open(t.Context(), path, storeurl.Options{})
 		require.NoError(t, err)
 		t.Cleanup(func() { store.Close() })
 		apps[i], err = brandbase.New(store, brandbase.Config{SecretKeys: keys, AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}})

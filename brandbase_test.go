@@ -20,7 +20,6 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
@@ -63,20 +62,6 @@ func TestConfigClockReachesTheAdapter(t *testing.T) {
 	require.Equal(t, http.StatusTooManyRequests, status, "the list limit is reached while the clock stands still")
 	now = now.Add(time.Minute)
 	assert.Equal(t, http.StatusOK, get(), "the bucket refills when Config.Clock moves on")
-}
-
-func TestOpenStore(t *testing.T) {
-	t.Parallel()
-	for _, path := range []string{brandbase.MemoryPath, t.TempDir() + "/open.db"} {
-		s, err := brandbase.OpenStore(t.Context(), path)
-		require.NoError(t, err, path)
-		n, err := s.DatasetVersion(t.Context())
-		require.NoError(t, err)
-		assert.NotEmpty(t, n, "%s: the default dataset is loaded", path)
-		require.NoError(t, s.Close())
-	}
-	_, err := brandbase.OpenStore(t.Context(), "bad?path")
-	assert.Error(t, err)
 }
 
 // sharedStore is a memory store that pretends to be shared by several
@@ -256,42 +241,6 @@ func TestHandlerLimiterOption(t *testing.T) {
 	store.mu.Lock()
 	defer store.mu.Unlock()
 	assert.Empty(t, store.policies)
-}
-
-func TestIsPostgresURL(t *testing.T) {
-	t.Parallel()
-	for path, want := range map[string]bool{
-		"postgres://u@h/db": true, "postgresql://h/db?sslmode=disable": true, "POSTGRES://h/db": true,
-		"brandbase.db": false, ":memory:": false, "postgres.db": false, "./postgres://x": false,
-	} {
-		assert.Equal(t, want, brandbase.IsPostgresURL(path), path)
-	}
-}
-
-// TestOpenStorePostgres opens a PostgreSQL database by URL, in both
-// spellings of the scheme: a store that reports changes and shares rate
-// limits.
-func TestOpenStorePostgres(t *testing.T) {
-	t.Parallel()
-	url := pgtest.Schema(t)
-	for _, u := range []string{url, "postgresql" + strings.TrimPrefix(url, "postgres")} {
-		s, err := brandbase.OpenStore(t.Context(), u)
-		require.NoError(t, err, u)
-		n, err := s.DatasetVersion(t.Context())
-		require.NoError(t, err)
-		assert.NotEmpty(t, n, "the default dataset is loaded")
-		assert.Implements(t, (*brandbase.ChangeFeed)(nil), s)
-		assert.Implements(t, (*brandbase.SharedLimiter)(nil), s)
-		require.NoError(t, s.Close())
-	}
-}
-
-func TestOpenStorePostgresUnreachable(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	_, err := brandbase.OpenStore(ctx, "postgres://nobody@127.0.0.1:1/none?sslmode=disable&connect_timeout=5")
-	assert.Error(t, err)
 }
 
 // countingStore counts the reads of reference data that reach the store.

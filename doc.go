@@ -31,7 +31,8 @@
 // one: [New] subscribes each instance's caches to the store's change
 // notifications (LISTEN/NOTIFY), so a change made by one instance is seen by
 // every other within about a second, and the login and refresh limits are
-// counted in the database. [OpenStore] picks the store a path or URL names.
+// counted in the database. Import only the store you use (the root package
+// links no SQL driver); storage/storeurl picks the store a path or URL names.
 // Every store loads the embedded reference dataset when opened.
 //
 // # Errors

@@ -9,6 +9,7 @@ import (
 
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/storage"
 )
 
 // The names of the checks of [App.ReadinessChecks], as the body of the
@@ -29,6 +30,12 @@ type pinger interface {
 // stores) and tells which of them its database has not applied.
 type migrationsReporter interface {
 	PendingMigrations(ctx context.Context) ([]string, error)
+}
+
+// schemaReporter is a store that tells the status of its schema: the
+// migrations applied, pending, and newer than this build (the SQL stores).
+type schemaReporter interface {
+	Schema(ctx context.Context) (storage.SchemaStatus, error)
 }
 
 // listenerReporter is a store that listens for other instances' changes
@@ -52,6 +59,9 @@ func (a *App) Liveness() http.Handler { return httpadapter.Liveness() }
 // cfg.CacheFor (see httpadapter.Readiness). Mount it outside the /api/v1
 // handler: it needs no Brand-URL and is not rate limited.
 func (a *App) Readiness(cfg httpadapter.ReadinessConfig) http.Handler {
+	if cfg.Logger == nil {
+		cfg.Logger = a.logger
+	}
 	return httpadapter.Readiness(a.ReadinessChecks(), cfg)
 }
 
@@ -64,6 +74,11 @@ func (a *App) Readiness(cfg httpadapter.ReadinessConfig) http.Handler {
 //   - CheckMigrations: the database has applied every migration this
 //     build embeds (a store with PendingMigrations: SQLite, PostgreSQL);
 //     when the database cannot be reached to tell, a shared dependency;
+//     when it has also applied migrations this build does not hold (a
+//     newer build migrated it, during a rolling deploy say), the check
+//     passes degraded (httpadapter.ErrDegraded) and names them in the
+//     log: this build keeps serving, as the schema only expands until
+//     every instance runs the newer build (see [App.Schema]);
 //   - CheckRefDataIndex: the reference-data service holds a snapshot that
 //     lists answer from (refdata.Service.Holds: also one behind the
 //     store, being patched, or held while the store is unavailable); a
@@ -85,7 +100,22 @@ func (a *App) ReadinessChecks() []httpadapter.Check {
 			return httpadapter.DependencyDown(p.Ping(ctx))
 		}})
 	}
-	if m, ok := a.Store.(migrationsReporter); ok {
+	if sr, ok := a.Store.(schemaReporter); ok {
+		checks = append(checks, httpadapter.Check{Name: CheckMigrations, Run: func(ctx context.Context) error {
+			st, err := sr.Schema(ctx)
+			switch {
+			case err != nil && (envelope.IsUnavailable(err) || ctx.Err() != nil):
+				return httpadapter.DependencyDown(err) // the database cannot tell now: CheckStore says why
+			case err != nil:
+				return err
+			case len(st.Pending) > 0:
+				return fmt.Errorf("brandbase: migrations not applied: %s", strings.Join(st.Pending, ", "))
+			case len(st.Newer) > 0:
+				return fmt.Errorf("%w: %w", httpadapter.ErrDegraded, ErrSchemaNewer{Migrations: st.Newer})
+			}
+			return nil
+		}})
+	} else if m, ok := a.Store.(migrationsReporter); ok {
 		checks = append(checks, httpadapter.Check{Name: CheckMigrations, Run: func(ctx context.Context) error {
 			pending, err := m.PendingMigrations(ctx)
 			switch {
@@ -118,4 +148,30 @@ func (a *App) ReadinessChecks() []httpadapter.Check {
 		}})
 	}
 	return checks
+}
+
+// ErrSchemaNewer says that the database's schema holds migrations this
+// build does not embed: a newer build migrated it. This build serves on
+// it (migrations expand the schema first and contract it only a release
+// later; see docs/operations.md) but must not migrate it.
+type ErrSchemaNewer struct {
+	// Migrations are the names of the migrations this build does not hold.
+	Migrations []string
+}
+
+func (e ErrSchemaNewer) Error() string {
+	return "brandbase: the database schema is newer than this build (migrations it does not hold: " +
+		strings.Join(e.Migrations, ", ") + ")"
+}
+
+// Schema returns the status of the store's schema (storage.SchemaStatus:
+// the migrations applied, pending, and newer than this build), for a
+// store that keeps migrations (SQLite, PostgreSQL); for another (the
+// memory store) a status with nothing pending or newer. It fails with
+// the store's error when its database cannot answer.
+func (a *App) Schema(ctx context.Context) (storage.SchemaStatus, error) {
+	if sr, ok := a.Store.(schemaReporter); ok {
+		return sr.Schema(ctx)
+	}
+	return storage.SchemaStatus{Applied: []string{}, Pending: []string{}, Newer: []string{}}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetrytest"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // telemetryModes are the two sides of the cost benchmarks: no providers
@@ -25,7 +26,7 @@ var telemetryModes = []struct {
 // user, alice), with the SDK providers metrics and trace ask for.
 func telemetryApp(b *testing.B, metrics, trace bool) (*brandbase.App, auth.Brand) {
 	b.Helper()
-	store, err := brandbase.OpenStore(b.Context(), brandbase.MemoryPath)
+	store, err := storeurl.Open(b.Context(), storeurl.MemoryPath, storeurl.Options{})
 	require.NoError(b, err)
 	b.Cleanup(func() { store.Close() })
 	cfg := brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)}}

@@ -26,6 +26,7 @@ import (
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/sqlite"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // observed is an App on a SQLite file with SDK providers, served over real
@@ -52,7 +53,7 @@ func newObserved(t *testing.T, cfg brandbase.Config, opts ...httpadapter.Option)
 }
 
 // newObservedOn is newObserved on the store path names (see
-// brandbase.OpenStore), opened with cfg's providers.
+// storeurl.Open), opened with cfg's providers.
 func newObservedOn(t *testing.T, path string, cfg brandbase.Config, opts ...httpadapter.Option) *observed {
 	t.Helper()
 	ctx := t.Context()
@@ -60,7 +61,7 @@ func newObservedOn(t *testing.T, path string, cfg brandbase.Config, opts ...http
 	tp, spans := telemetrytest.TracerProvider(t)
 	cfg.SecretKeys = integrations.EphemeralKeyRing()
 	cfg.MeterProvider, cfg.TracerProvider = mp, tp
-	store, err := cfg.OpenStore(ctx, path)
+	store, err := storeurl.Open(ctx, path, storeurl.Options{MeterProvider: cfg.MeterProvider, TracerProvider: cfg.TracerProvider})
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
 	app, err := brandbase.New(store, cfg)

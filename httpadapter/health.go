@@ -26,8 +26,11 @@ const (
 // Check is one readiness check: Name is how the body of [Readiness] names
 // it, and Run reports nil when what it checks is ready, or why it is not:
 // an error wrapped by [DependencyDown] when what failed is a dependency
-// every instance shares rather than this instance. Run gets a context
-// that ends after the check timeout; it must return soon after.
+// every instance shares rather than this instance. An error that wraps
+// [ErrDegraded] says the instance serves but something is to be known (a
+// database schema newer than this build, say): the check passes and the
+// body names it "degraded". Run gets a context that ends after the check
+// timeout; it must return soon after.
 type Check struct {
 	Name string
 	Run  func(ctx context.Context) error
@@ -73,9 +76,10 @@ type ReadinessConfig struct {
 	RetryAfter int
 	// Clock is where the cache period is measured; time.Now when nil.
 	Clock func() time.Time
-	// Logger receives a line at WARN when a check starts failing (with
-	// its error, which the body does not show) and at INFO when it passes
-	// again: one line a change, not one a probe. slog.Default() when nil.
+	// Logger receives a line at WARN when a check starts failing or
+	// passes degraded (with its error, which the body does not show) and
+	// at INFO when it passes again: one line a change, not one a probe.
+	// slog.Default() when nil.
 	Logger *slog.Logger
 	// Strict makes a check failed by a shared dependency ([DependencyDown])
 	// fail readiness (503) as any other does, for a host that prefers its
@@ -87,11 +91,17 @@ type ReadinessConfig struct {
 	Strict bool
 }
 
+// ErrDegraded is wrapped by the error of a readiness [Check] that does not
+// make the instance unready but that the probe's body names: the check's
+// status is "degraded", and [HealthStatus].Degraded lists it.
+var ErrDegraded = errors.New("degraded")
+
 // HealthStatus is the body of [Liveness] and [Readiness]: Status is "ok"
 // (200), "degraded" (200: only checks of shared dependencies failed, see
-// [DependencyDown]) or "unavailable" (503); Checks, for Readiness, has one
-// entry a check, in the order given; Failed names the checks that failed,
-// and Degraded those of them whose shared dependency is down.
+// [DependencyDown], or checks passed degraded, see [ErrDegraded]) or
+// "unavailable" (503); Checks, for Readiness, has one entry a check, in the
+// order given; Failed names the checks that failed, and Degraded those
+// whose shared dependency is down or that passed degraded.
 // It is plain JSON, not the /api/v1 envelope, as orchestrators expect.
 type HealthStatus struct {
 	Status   string        `json:"status"`
@@ -101,9 +111,9 @@ type HealthStatus struct {
 }
 
 // CheckResult is one check of a [HealthStatus]: its name and "ok",
-// "fail", or "degraded" (its shared dependency is down). Why it failed
-// goes to the log, not to the body, which anyone who can reach the probe
-// reads.
+// "fail", or "degraded" (its shared dependency is down, or it passed
+// degraded). Why goes to the log, not to the body, which anyone who can
+// reach the probe reads.
 type CheckResult struct {
 	Name   string `json:"name"`
 	Status string `json:"status"`
@@ -159,7 +169,7 @@ func Readiness(checks []Check, cfg ReadinessConfig) http.Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	rd := &readiness{checks: append([]Check(nil), checks...), cfg: cfg, failing: make([]bool, len(checks))}
+	rd := &readiness{checks: append([]Check(nil), checks...), cfg: cfg, state: make([]string, len(checks))}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !probeMethod(w, r) {
 			return
@@ -179,10 +189,10 @@ type readiness struct {
 	checks []Check
 	cfg    ReadinessConfig
 
-	mu      sync.Mutex // held while the checks run: concurrent probes wait for one run
-	last    HealthStatus
-	at      time.Time // when last was computed; zero: never
-	failing []bool    // by check: failed last time (for the log)
+	mu    sync.Mutex // held while the checks run: concurrent probes wait for one run
+	last  HealthStatus
+	at    time.Time // when last was computed; zero: never
+	state []string  // by check: its status last time, "" before the first (for the log)
 }
 
 // status returns the cached result when it is recent enough, else runs
@@ -209,6 +219,12 @@ func (rd *readiness) status(ctx context.Context) HealthStatus {
 		res := CheckResult{Name: c.Name, Status: StatusOK}
 		switch {
 		case errs[i] == nil:
+		case errors.Is(errs[i], ErrDegraded):
+			res.Status = StatusDegraded
+			if st.Status == StatusOK {
+				st.Status = StatusDegraded
+			}
+			st.Degraded = append(st.Degraded, c.Name)
 		case IsDependencyDown(errs[i]) && !rd.cfg.Strict:
 			res.Status = StatusDegraded
 			if st.Status == StatusOK {
@@ -222,13 +238,17 @@ func (rd *readiness) status(ctx context.Context) HealthStatus {
 			st.Failed = append(st.Failed, c.Name)
 		}
 		st.Checks[i] = res
+		prev := rd.state[i]
 		switch {
-		case errs[i] != nil && !rd.failing[i]:
+		case res.Status == prev:
+		case res.Status == StatusFail:
 			rd.cfg.Logger.Warn("readiness check failing", "check", c.Name, "error", errs[i])
-		case errs[i] == nil && rd.failing[i]:
+		case res.Status == StatusDegraded:
+			rd.cfg.Logger.Warn("readiness check degraded", "check", c.Name, "error", errs[i])
+		case prev != "":
 			rd.cfg.Logger.Info("readiness check passing again", "check", c.Name)
 		}
-		rd.failing[i] = errs[i] != nil
+		rd.state[i] = res.Status
 	}
 	rd.last, rd.at = st, now
 	return st

@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -248,3 +249,39 @@ func TestReadinessCache(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestReadinessPassesDegraded: a check whose error wraps ErrDegraded
+// passes (200, even strict) and is named degraded in the body; the log says
+// so once, at WARN, and once at INFO when it passes again.
+func TestReadinessPassesDegraded(t *testing.T) {
+	t.Parallel()
+	var sw switchable
+	sw.set(fmt.Errorf("%w: schema newer: 9999_x.sql", httpadapter.ErrDegraded))
+	var logs bytes.Buffer
+	srv := httptest.NewServer(httpadapter.Readiness([]httpadapter.Check{
+		{Name: "store", Run: func(context.Context) error { return nil }},
+		{Name: "migrations", Run: sw.run},
+	}, httpadapter.ReadinessConfig{CacheFor: -1, Strict: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))}))
+	t.Cleanup(srv.Close)
+
+	for range 2 {
+		status, _, st := probe(t, http.MethodGet, srv.URL)
+		assert.Equal(t, http.StatusOK, status, "a degraded check does not make the instance unready")
+		assert.Equal(t, httpadapter.HealthStatus{Status: httpadapter.StatusDegraded, Checks: []httpadapter.CheckResult{
+			{Name: "store", Status: httpadapter.StatusOK}, {Name: "migrations", Status: httpadapter.StatusDegraded}},
+			Degraded: []string{"migrations"}}, st)
+	}
+	assert.Equal(t, 1, strings.Count(logs.String(), `msg="readiness check degraded" check=migrations`), logs.String())
+	assert.Contains(t, logs.String(), "9999_x.sql", "the log says why")
+
+	sw.set(nil)
+	status, _, st := probe(t, http.MethodGet, srv.URL)
+	assert.Equal(t, http.StatusOK, status)
+	assert.Empty(t, st.Degraded)
+	assert.Contains(t, logs.String(), `msg="readiness check passing again" check=migrations`)
+
+	sw.set(errors.New("down"))
+	status, _, st = probe(t, http.MethodGet, srv.URL)
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Equal(t, []string{"migrations"}, st.Failed)
+}

@@ -35,6 +35,7 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 func main() {
@@ -85,7 +86,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	// The host's logger: brandbase logs through it too.
 	logger := slog.New(slog.NewJSONHandler(stderr, nil)).With("app", "embed")
 	if c.keys == nil {
-		if c.db == brandbase.MemoryPath {
+		if c.db == storeurl.MemoryPath {
 			logger.Warn("BRANDBASE_SECRET_KEYS is not set: integration secrets live as long as the in-memory store")
 		} else {
 			// brandbase.New refuses a file store without a key ring: keep
@@ -98,7 +99,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 
-	store, err := brandbase.OpenStore(ctx, c.db)
+	store, err := storeurl.Open(ctx, c.db, storeurl.Options{})
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 func main() {
@@ -42,7 +43,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	store, err := brandbase.OpenStore(ctx, *db)
+	store, err := storeurl.Open(ctx, *db, storeurl.Options{})
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	// beside the database, created on the first run. The memory store may
 	// do without (a key that lives as long as the process).
 	var keys *integrations.KeyRing
-	if *db != brandbase.MemoryPath {
+	if *db != storeurl.MemoryPath {
 		if keys, err = integrations.LoadOrCreateKeyRing(strings.TrimSuffix(*db, filepath.Ext(*db)) + ".key"); err != nil {
 			return err
 		}

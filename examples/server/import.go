@@ -4,26 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/internal/serve"
 	"github.com/brandbase/brandbase/refdata"
 )
 
 // importCities loads a CSV or JSON cities file (-import-cities) into the
-// app's store, telling the format by the file's extension (.csv, .json)
-// or else by its content, and writes a progress line per batch, the first
-// bad rows and the first rows stored with a state code that is not on the
-// library's ISO 3166-2 list, to w. Bad rows are skipped; an unreadable
-// file fails.
+// app's store (serve.ImportCities), and writes a progress line per batch,
+// the first bad rows and the first rows stored with a state code that is
+// not on the library's ISO 3166-2 list, to w. Bad rows are skipped; an
+// unreadable file fails.
 func importCities(ctx context.Context, app *brandbase.App, path string, w io.Writer) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("import cities: %w", err)
-	}
-	defer f.Close()
 	opts := refdata.ImportOptions{
 		BatchSize: 5000,
 		Progress: func(r refdata.ImportReport) {
@@ -31,23 +24,12 @@ func importCities(ctx context.Context, app *brandbase.App, path string, w io.Wri
 				filepath.Base(path), r.Rows, r.Added, r.Updated, r.Skipped, r.UnknownStateCodes)
 		},
 	}
-	var report refdata.ImportReport
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv":
-		report, err = app.RefData.ImportCitiesCSV(ctx, f, opts)
-	case ".json":
-		report, err = app.RefData.ImportCitiesJSON(ctx, f, opts)
-	default:
-		report, err = app.RefData.ImportCities(ctx, f, opts)
-	}
+	report, err := serve.ImportCities(ctx, app, path, opts, nil)
 	for _, e := range report.Errors {
 		fmt.Fprintf(w, "import-cities: %s: skipped %s\n", filepath.Base(path), e)
 	}
 	for _, e := range report.UnknownStateSamples {
 		fmt.Fprintf(w, "import-cities: %s: %s\n", filepath.Base(path), e)
 	}
-	if err != nil {
-		return fmt.Errorf("import cities from %s: %w", path, err)
-	}
-	return nil
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // keyringEnv is the environment variable that names the key ring file
@@ -30,9 +31,9 @@ func keyFile(db, keyring string) string {
 	switch {
 	case keyring != "":
 		return keyring
-	case db == brandbase.MemoryPath:
+	case db == storeurl.MemoryPath:
 		return ""
-	case brandbase.IsPostgresURL(db):
+	case storeurl.IsPostgresURL(db):
 		return defaultKeyFile
 	}
 	return sibling(db, ".key")

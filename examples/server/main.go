@@ -29,14 +29,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -44,9 +40,10 @@ import (
 	"time"
 
 	"github.com/brandbase/brandbase"
-	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/internal/serve"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 func main() {
@@ -126,7 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		"level of the line logged per request (debug, info, warn, error), or off; shown when -log-level keeps it")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "lowest level the log (stderr) keeps: debug, info, warn or error")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "",
-		"address of a listener of its own serving "+metricsPath+" (Prometheus text format, OpenTelemetry metrics); off when empty")
+		"address of a listener of its own serving "+serve.MetricsPath+" (Prometheus text format, OpenTelemetry metrics); off when empty")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -146,20 +143,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
 
 	var cfg brandbase.Config
+	var storeOpts storeurl.Options
 	if o.metricsAddr != "" {
-		m, err := startMetrics(o.metricsAddr, logger)
+		m, err := serve.StartMetrics(o.metricsAddr, "brandbase-server", logger)
 		if err != nil {
 			return err
 		}
-		go m.serve(logger)
+		go m.Serve(logger)
 		defer func() {
 			shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			m.close(shutdownCtx)
+			m.Close(shutdownCtx)
 		}()
-		cfg.MeterProvider = m.provider
+		cfg.MeterProvider = m.Provider
+		storeOpts.MeterProvider = m.Provider
 	}
-	store, err := cfg.OpenStore(ctx, o.db)
+	store, err := storeurl.Open(ctx, o.db, storeOpts)
 	if err != nil {
 		return err
 	}
@@ -184,38 +183,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(routes(app, api, logger), logger)
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return err
-	}
-	logger.Info("listening", "url", "http://"+ln.Addr().String()+"/api/v1", "db", redactDB(o.db))
-	if ready != nil {
-		ready <- ln.Addr().String()
-	}
-
-	purgeCtx, stopPurge := context.WithCancel(ctx)
-	purged := make(chan struct{})
-	go func() { defer close(purged); purgeExpiredKeys(purgeCtx, app.Auth, time.Hour, logger) }()
-	defer func() { stopPurge(); <-purged }()
-
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return serve.Run(ctx, serve.Options{
+		Addr:        o.addr,
+		Handler:     serve.Routes(app.Liveness(), app.Readiness(httpadapter.ReadinessConfig{Logger: logger}), api),
+		Logger:      logger,
+		ListenAttrs: []any{"db", storeurl.Redact(o.db)},
+		Auth:        app.Auth,
+		Ready:       ready,
+	})
 }
 
 // setUp makes the App on store: it reads or creates the key ring, imports
@@ -256,80 +231,4 @@ func setUp(ctx context.Context, o options, cfg brandbase.Config, store storage.S
 		return nil, demoInfo{}, fmt.Errorf("demo data: %w", err)
 	}
 	return app, demo, nil
-}
-
-// routes returns the server's handler: the liveness and readiness probes
-// at /healthz and /readyz (outside the API: no Brand-URL, no rate limit,
-// plain JSON), and api for every other path, which api answers as it
-// would alone (a ServeMux in front would redirect unclean paths itself).
-func routes(app *brandbase.App, api http.Handler, logger *slog.Logger) http.Handler {
-	live := app.Liveness()
-	ready := app.Readiness(httpadapter.ReadinessConfig{Logger: logger})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/healthz":
-			live.ServeHTTP(w, r)
-		case "/readyz":
-			ready.ServeHTTP(w, r)
-		default:
-			api.ServeHTTP(w, r)
-		}
-	})
-}
-
-// redactDB returns db fit for a log: a database URL without its password.
-func redactDB(db string) string {
-	if !brandbase.IsPostgresURL(db) {
-		return db
-	}
-	u, err := url.Parse(db)
-	if err != nil {
-		return "postgres://(unreadable URL)"
-	}
-	return u.Redacted()
-}
-
-// newHTTPServer returns the demo server's http.Server for handler. Every
-// timeout is set, so that a slow or idle client cannot hold a connection:
-// the request headers must arrive within 5 s of the first byte (slowloris),
-// the whole request within 15 s, the answer be written within 30 s, and an
-// idle keep-alive connection is closed after 120 s. Headers are limited to
-// 64 KiB; the server's own errors go to logger. Requests are not tied to
-// the process's signal context, so Shutdown lets those in flight finish.
-func newHTTPServer(handler http.Handler, logger *slog.Logger) *http.Server {
-	return &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
-}
-
-// purgeExpiredKeys deletes the key pairs that have expired, at once and then
-// every interval, until ctx is done: nothing else removes them.
-func purgeExpiredKeys(ctx context.Context, a *auth.Service, every time.Duration, logger *slog.Logger) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		purgeOnce(ctx, a, logger)
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// purgeOnce deletes the expired key pairs and logs how many, or why not.
-func purgeOnce(ctx context.Context, a *auth.Service, logger *slog.Logger) {
-	n, err := a.DeleteExpiredKeys(ctx)
-	switch {
-	case err != nil && ctx.Err() == nil:
-		logger.Warn("deleting expired keys", "error", err)
-	case n > 0:
-		logger.Info("expired keys deleted", "count", n)
-	}
 }

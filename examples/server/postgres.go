@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/storage/postgres"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // demoLockSQL takes the demo lock of the schema the store uses (the first
@@ -23,7 +23,7 @@ const demoLockSQL = `SELECT pg_advisory_lock(hashtextextended('brandbase.demo.' 
 // its files. It fails when the database cannot be reached or ctx ends
 // while waiting.
 func lockDemo(ctx context.Context, db string) (unlock func(), err error) {
-	if !brandbase.IsPostgresURL(db) {
+	if !storeurl.IsPostgresURL(db) {
 		return func() {}, nil
 	}
 	// Parsed as the store parses it: the URL may hold pool settings

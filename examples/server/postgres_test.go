@@ -18,6 +18,7 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/pgtest"
 	"github.com/brandbase/brandbase/storage/postgres"
+	"github.com/brandbase/brandbase/storage/storeurl"
 )
 
 // TestServersShareOnePostgres starts three demo servers at the same moment
@@ -81,7 +82,7 @@ func TestServerPostgresKeyRingMissing(t *testing.T) {
 // servers do, closed when the test ends.
 func openWithKeyRing(t *testing.T, db, keyring string) *brandbase.App {
 	t.Helper()
-	store, err := brandbase.OpenStore(t.Context(), db)
+	store, err := storeurl.Open(t.Context(), db, storeurl.Options{})
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
 	b, err := os.ReadFile(keyring)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -62,17 +61,4 @@ func TestServerClosesSlowHeaders(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestServerTimeouts checks the timeouts of the demo server's http.Server:
-// all four set, the header deadline shortest, and bounded headers.
-func TestServerTimeouts(t *testing.T) {
-	t.Parallel()
-	srv := newHTTPServer(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
-	assert.Equal(t, 5*time.Second, srv.ReadHeaderTimeout)
-	assert.Equal(t, 15*time.Second, srv.ReadTimeout)
-	assert.Equal(t, 30*time.Second, srv.WriteTimeout)
-	assert.Equal(t, 120*time.Second, srv.IdleTimeout)
-	assert.Equal(t, 64<<10, srv.MaxHeaderBytes)
-	assert.NotNil(t, srv.ErrorLog, "the server's own errors are logged")
 }

@@ -66,3 +66,6 @@ func (s *Store) Close() error {
 // brandbase.New lets it seal integration secrets under a per-process key,
 // and reads its reference data before it returns).
 func (s *Store) Ephemeral() bool { return true }
+
+// DBSystem returns "memory", the db.system.name of the store's calls.
+func (s *Store) DBSystem() string { return "memory" }

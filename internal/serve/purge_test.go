@@ -1,4 +1,4 @@
-package main
+package serve_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/internal/serve"
 	"github.com/brandbase/brandbase/storage/memory"
 )
 
@@ -30,10 +31,10 @@ func TestPurgeOnceDeletesExpiredKeys(t *testing.T) {
 
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	purgeOnce(ctx, svc, logger)
+	serve.PurgeOnce(ctx, svc, logger)
 	assert.NotContains(t, logs.String(), "expired keys deleted", "a live pair stays")
 
 	now = now.Add(auth.DefaultRefreshKeyTTL + time.Hour)
-	purgeOnce(ctx, svc, logger)
+	serve.PurgeOnce(ctx, svc, logger)
 	assert.Contains(t, logs.String(), `msg="expired keys deleted" count=1`)
 }

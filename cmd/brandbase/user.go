@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/auth"
+)
+
+func runUser(ctx context.Context, c *cli, args []string) error {
+	order := []string{"create", "list", "show", "set-password", "grant", "revoke", "activate", "deactivate", "sessions"}
+	return subcommand(ctx, c, "user", args, map[string]func(context.Context, *cli, []string) error{
+		"create": userCreate, "list": userList, "show": userShow, "set-password": userSetPassword,
+		"grant": userGrant(true), "revoke": userGrant(false),
+		"activate": userStatus(auth.StatusActive), "deactivate": userStatus(auth.StatusInactive),
+		"sessions": userSessions,
+	}, order)
+}
+
+var userHeader = []string{"USERNAME", "EMAIL", "STATUS", "PERMISSIONS", "ID", "CREATED"}
+
+func userRow(u auth.User) []string {
+	return []string{u.Username, orDash(u.EmailAddress), string(u.Status), orDash(perms(u.Permissions)), u.ID, when(u.CreatedAt)}
+}
+
+func perms(ps []auth.Permission) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = string(p)
+	}
+	return strings.Join(s, ",")
+}
+
+func (f *flags) printUser(u auth.User) error {
+	return f.out(u, func(w io.Writer) error {
+		return printFields(w, [][2]string{{"username", u.Username}, {"email", orDash(u.EmailAddress)},
+			{"phone", orDash(u.PhoneNumber)}, {"status", string(u.Status)}, {"permissions", orDash(perms(u.Permissions))},
+			{"id", u.ID}, {"brand id", u.BrandID}, {"created", when(u.CreatedAt)}, {"updated", when(u.UpdatedAt)}})
+	})
+}
+
+// userFlags returns the flags of a user subcommand: the common ones and
+// --brand.
+func userFlags(c *cli, name, usage string) (*flags, *string) {
+	f := newFlags(c, name, usage)
+	brand := f.String("brand", "", "the user's brand: its URL or ID (required)")
+	return f, brand
+}
+
+// withUser opens the database and calls fn with the user pos[0] names in
+// the brand.
+func withUser(ctx context.Context, f *flags, brandRef, userRef string, fn func(*brandbase.App, auth.Brand, auth.User) error) error {
+	if brandRef == "" {
+		return usagef("no brand: give --brand URL")
+	}
+	return withBrand(ctx, f, brandRef, func(app *brandbase.App, b auth.Brand) error {
+		u, err := findUser(ctx, app, b, userRef)
+		if err != nil {
+			return err
+		}
+		return fn(app, b, u)
+	})
+}
+
+func userCreate(ctx context.Context, c *cli, args []string) error {
+	f, brand := userFlags(c, "user create", "brandbase user create --brand URL [flags] USERNAME  (the password on standard input or a prompt)")
+	email := f.String("email", "", "the user's email address")
+	phone := f.String("phone", "", "the user's phone number")
+	grant := f.String("permissions", "", "comma-separated permissions to grant: * (all), "+
+		string(auth.PermAnalyticsWrite)+", "+string(auth.PermPaymentGatewayWrite))
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.exactArgs(pos, "USERNAME"); err != nil {
+		return err
+	}
+	if *brand == "" {
+		return usagef("no brand: give --brand URL")
+	}
+	if _, err := f.db(); err != nil {
+		return err
+	}
+	password, err := c.readPassword("Password for " + pos[0])
+	if err != nil {
+		return err
+	}
+	return withBrand(ctx, f, *brand, func(app *brandbase.App, b auth.Brand) error {
+		var ps []auth.Permission
+		for _, p := range splitList(*grant) {
+			ps = append(ps, auth.Permission(p))
+		}
+		u, err := app.Auth.CreateUser(ctx, b.ID, auth.NewUser{Username: pos[0], EmailAddress: *email, PhoneNumber: *phone,
+			Password: password, Permissions: ps})
+		if err != nil {
+			return describe(err)
+		}
+		return f.printUser(u)
+	})
+}
+
+func userList(ctx context.Context, c *cli, args []string) error {
+	f, brand := userFlags(c, "user list", "brandbase user list --brand URL [flags]")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.exactArgs(pos); err != nil {
+		return err
+	}
+	if *brand == "" {
+		return usagef("no brand: give --brand URL")
+	}
+	return withBrand(ctx, f, *brand, func(app *brandbase.App, b auth.Brand) error {
+		us, err := app.Auth.Users(ctx, b.ID)
+		if err != nil {
+			return describe(err)
+		}
+		if us == nil {
+			us = []auth.User{}
+		}
+		return f.out(us, func(w io.Writer) error {
+			rows := make([][]string, len(us))
+			for i, u := range us {
+				rows[i] = userRow(u)
+			}
+			return printTable(w, userHeader, rows)
+		})
+	})
+}
+
+func userShow(ctx context.Context, c *cli, args []string) error {
+	f, brand := userFlags(c, "user show", "brandbase user show --brand URL [flags] USERNAME")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.exactArgs(pos, "USERNAME"); err != nil {
+		return err
+	}
+	return withUser(ctx, f, *brand, pos[0], func(_ *brandbase.App, _ auth.Brand, u auth.User) error { return f.printUser(u) })
+}
+
+func userSetPassword(ctx context.Context, c *cli, args []string) error {
+	f, brand := userFlags(c, "user set-password", "brandbase user set-password --brand URL [flags] USERNAME  (the password on standard input or a prompt)")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.exactArgs(pos, "USERNAME"); err != nil {
+		return err
+	}
+	if *brand == "" {
+		return usagef("no brand: give --brand URL")
+	}
+	if _, err := f.db(); err != nil {
+		return err
+	}
+	password, err := c.readPassword("New password for " + pos[0])
+	if err != nil {
+		return err
+	}
+	return withUser(ctx, f, *brand, pos[0], func(app *brandbase.App, _ auth.Brand, u auth.User) error {
+		if err := app.Auth.SetPassword(ctx, u.ID, password); err != nil {
+			return describe(err)
+		}
+		u, err := app.Auth.User(ctx, u.ID)
+		if err != nil {
+			return describe(err)
+		}
+		return f.printUser(u)
+	})
+}
+
+func userGrant(grant bool) func(context.Context, *cli, []string) error {
+	name := map[bool]string{true: "grant", false: "revoke"}[grant]
+	return func(ctx context.Context, c *cli, args []string) error {
+		f, brand := userFlags(c, "user "+name, "brandbase user "+name+" --brand URL [flags] USERNAME PERMISSION...")
+		pos, err := f.parse(args)
+		if err != nil {
+			return err
+		}
+		if len(pos) < 2 {
+			return usagef("user %s takes USERNAME and one or more permissions (*, %s, %s)", name, auth.PermAnalyticsWrite, auth.PermPaymentGatewayWrite)
+		}
+		var ps []auth.Permission
+		for _, p := range pos[1:] {
+			for _, q := range splitList(p) {
+				ps = append(ps, auth.Permission(q))
+			}
+		}
+		return withUser(ctx, f, *brand, pos[0], func(app *brandbase.App, _ auth.Brand, u auth.User) error {
+			var err error
+			if grant {
+				u, err = app.Auth.Grant(ctx, u.ID, ps...)
+			} else {
+				u, err = app.Auth.Revoke(ctx, u.ID, ps...)
+			}
+			if err != nil {
+				return describe(err)
+			}
+			return f.printUser(u)
+		})
+	}
+}
+
+func userStatus(status auth.Status) func(context.Context, *cli, []string) error {
+	name := map[auth.Status]string{auth.StatusActive: "activate", auth.StatusInactive: "deactivate"}[status]
+	return func(ctx context.Context, c *cli, args []string) error {
+		f, brand := userFlags(c, "user "+name, "brandbase user "+name+" --brand URL [flags] USERNAME")
+		pos, err := f.parse(args)
+		if err != nil {
+			return err
+		}
+		if err := f.exactArgs(pos, "USERNAME"); err != nil {
+			return err
+		}
+		return withUser(ctx, f, *brand, pos[0], func(app *brandbase.App, _ auth.Brand, u auth.User) error {
+			u, err := app.Auth.SetUserStatus(ctx, u.ID, status)
+			if err != nil {
+				return describe(err)
+			}
+			return f.printUser(u)
+		})
+	}
+}
+
+// sessionsView is what user sessions prints: the user's devices (every
+// login with device headers is one). The sessions (key pairs) of each
+// device join it once this build lists them.
+type sessionsView struct {
+	User    auth.User     `json:"user"`
+	Devices []auth.Device `json:"devices"`
+	// Ended is what --end or --end-all ended: device IDs, or "all".
+	Ended []string `json:"ended,omitempty"`
+	// KeysRevoked is how many key pairs --end-all revoked.
+	KeysRevoked int `json:"keysRevoked,omitempty"`
+}
+
+func userSessions(ctx context.Context, c *cli, args []string) error {
+	f, brand := userFlags(c, "user sessions", "brandbase user sessions --brand URL [flags] USERNAME [--end DEVICE_ID | --end-all]")
+	end := f.String("end", "", "end the sessions of this device (its ID): it is revoked, and every key issued on it")
+	endAll := f.Bool("end-all", false, "end every session of the user (every key pair)")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.exactArgs(pos, "USERNAME"); err != nil {
+		return err
+	}
+	if *end != "" && *endAll {
+		return usagef("give --end DEVICE_ID or --end-all, not both")
+	}
+	return withUser(ctx, f, *brand, pos[0], func(app *brandbase.App, _ auth.Brand, u auth.User) error {
+		v := sessionsView{User: u}
+		switch {
+		case *end != "":
+			if _, err := app.Auth.RevokeDevice(ctx, u.ID, *end); err != nil {
+				return fmt.Errorf("end device %s: %w", *end, describe(err))
+			}
+			v.Ended = []string{*end}
+		case *endAll:
+			n, err := app.Auth.RevokeUserKeys(ctx, u.ID)
+			if err != nil {
+				return describe(err)
+			}
+			v.Ended, v.KeysRevoked = []string{"all"}, n
+		}
+		ds, err := app.Auth.Devices(ctx, u.ID)
+		if err != nil {
+			return describe(err)
+		}
+		if ds == nil {
+			ds = []auth.Device{}
+		}
+		v.Devices = ds
+		return f.out(v, func(w io.Writer) error {
+			if *endAll {
+				fmt.Fprintf(w, "ended every session of %s (%d key pairs revoked)\n", u.Username, v.KeysRevoked)
+			} else if *end != "" {
+				fmt.Fprintf(w, "ended the sessions of device %s\n", *end)
+			}
+			rows := make([][]string, len(ds))
+			for i, d := range ds {
+				state := "active"
+				if d.Revoked() {
+					state = "revoked " + when(d.RevokedAt)
+				}
+				rows[i] = []string{d.ID, orDash(d.Name), orDash(d.OS), orDash(d.AppVersion), when(d.CreatedAt), when(d.LastSeenAt), state}
+			}
+			return printTable(w, []string{"DEVICE", "NAME", "OS", "APP", "FIRST SEEN", "LAST SEEN", "STATE"}, rows)
+		})
+	})
+}
