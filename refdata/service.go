@@ -19,13 +19,17 @@ import (
 // reference data (filtering, sorting and paging are the same for every
 // store). The snapshot is read whole at the first list (or Ready), in one
 // transaction of the store; before every list the store's revision is
-// read, and a write since the snapshot (through this Service, or another
-// instance sharing the database) makes the list wait for the snapshot to
-// be patched with the cities changed since (Store.RefDataChangesSince),
-// so that an answer is never older than the last write that returned.
-// While the store is unavailable, lists are answered from the snapshot
-// held, if any. The snapshot takes about 400 bytes a city (see
-// docs/performance.md).
+// read. A write through this store since the snapshot makes the list wait
+// for the snapshot to be patched with the cities changed since
+// (Store.RefDataChangesSince), so that an answer is never older than the
+// last write that returned; another instance's writes are patched in the
+// background, at most once a second, while lists answer from the
+// snapshot held. Once a second the store's generation and revision are
+// read uncached: a snapshot of another history (a restore, a failover)
+// is read whole again, and lists wait for it. While the store is
+// unavailable, lists are answered from the snapshot held, if any; a
+// failed read is retried after a backoff (100 ms, doubling to 5 s). The
+// snapshot takes about 400 bytes a city (see docs/performance.md).
 type Service struct {
 	store   Store
 	ix      *index
@@ -90,9 +94,10 @@ func (s *Service) Ready(ctx context.Context) error {
 	return err
 }
 
-// Warm reports whether lists are answered now without waiting (the
-// snapshot of the store's current revision is held); when they are not,
-// it starts the read a list would start and reports false. It fails after
+// Warm reports whether lists are answered now without waiting (a
+// snapshot is held that holds this store's last write and is of the
+// store's history); when they are not, it starts the read a list would
+// start and reports false. It fails after
 // Close, and with the store's error when its revision cannot be read. For
 // readiness probes: it costs what a list's check of the revision costs.
 func (s *Service) Warm(ctx context.Context) (bool, error) { return s.ix.warm(ctx) }
