@@ -279,7 +279,7 @@ func (t *cityIndex) finishBatch() {
 			t.orders[slot].Store(t.patchOrder(by, o))
 		}
 	}
-	if m := t.countrySets.Load(); m != nil {
+	if m := t.countrySets.Load(); m != nil && t.len() > t.finished {
 		sets := t.patchCountrySets(*m)
 		t.countrySets.Store(&sets)
 	}

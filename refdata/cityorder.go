@@ -161,6 +161,9 @@ func (t *cityIndex) patchOrder(by field, o *cityOrder) *cityOrder {
 			d.stale[p] = textfold.TagKey(tags)
 		}
 	}
+	if len(fresh) == 0 {
+		return o // retagged cities, in an order not by tags
+	}
 	baseKey := func(p int32) string {
 		if k, ok := d.stale[p]; ok {
 			return k
