@@ -3,7 +3,6 @@ package refdata
 import (
 	"cmp"
 	"hash/maphash"
-	"maps"
 	"math/bits"
 	"slices"
 	"strings"
@@ -16,21 +15,6 @@ import (
 	"github.com/brandbase/brandbase/internal/textfold"
 )
 
-// sortSlots are the city fields with a lazily built order; id is insertion
-// order and needs none.
-var sortSlots = [...]field{fieldCountryCode, fieldStateCode, fieldName, fieldTags}
-
-// cityOrder is the order of all cities by one field: perm lists positions
-// in that order (ties by position), rank is its inverse, and byCountry
-// lists each country's cities in that order (perm filtered), so that a
-// page of a country's cities is read, not selected. An order by country
-// code has no byCountry: a country's cities tie, in position order, which
-// is CityIndex.byCountry's.
-type cityOrder struct {
-	perm, rank []int32
-	byCountry  map[string][]int32
-}
-
 // cityIndex holds the cities in insertion order (a city's position is its
 // place in that order) with the indexes that keep filtered queries from
 // scanning: by natural key; by country, state and both; the runes, bigrams
@@ -39,27 +23,40 @@ type cityOrder struct {
 // except word postings after tags were added to a stored city: its
 // position is then appended to the lists of its new words (which the
 // Keywords filter reads into a bitset, in any order).
+//
+// A published index (a snapshot) is never written: a patch writes a copy
+// (clone) that shares what it does not change (see cow.go), so that a
+// patch costs what it changes. Sort orders and countries' sets are kept
+// across a patch, brought up to date by finishBatch.
 type cityIndex struct {
-	// shared is set by Freeze (on the default index that memory Stores
-	// share); its owner clones it before the first write. Every slice of a shared index is
-	// clipped (len == cap), so a clone's appends never reach it.
-	shared bool
+	gen uint64 // this index's write generation (see cow.go)
+	// claimed is set by the first clone, which appends beyond this
+	// index's lengths in the slices they share.
+	claimed atomic.Bool
 
-	recs []City
+	recs cowVec[City]
 	// folds holds the folded names one after the other: city i's is
 	// folds[foldAt[i]:foldAt[i+1]] (see fold). Kept apart from recs, a
 	// name check reads memory in order and allocates nothing.
 	folds     []byte
 	foldAt    []uint32 // len(recs)+1 offsets
 	seed      maphash.Seed
-	byKey     map[uint64]int32 // hash of the natural key -> position
-	collided  map[string]int32 // natural keys whose hash another key has
-	byCountry map[string][]int32
-	byState   map[string][]int32 // state code alone
-	byBoth    map[string][]int32 // country "-" state
-	grams     map[uint64][]int32 // runes, bigrams and trigrams of folded names
+	byKey     cowMap[uint64, int32] // hash of the natural key -> position
+	collided  cowMap[string, int32] // natural keys whose hash another key has
+	byCountry cowMap[string, []int32]
+	byState   cowMap[string, []int32] // state code alone
+	byBoth    cowMap[string, []int32] // country "-" state
+	grams     cowMap[uint64, []int32] // runes, bigrams and trigrams of folded names
 	words     wordIndex
-	interned  map[string]string // codes and tags, stored once
+	interned  cowMap[string, string] // codes and tags, stored once
+
+	// What changed since the last finishBatch, which brings the orders
+	// and countrySets up to date: the cities from finished on are new;
+	// retagged holds the tags, at the last finishBatch, of the older
+	// cities whose tags changed since.
+	finished int
+	retagged map[int32]string
+	deltaMax int // changes an order keeps beside its base; 0: maxOrderDelta's rule
 
 	orderMu sync.Mutex // serialises building orders and countrySets
 	orders  [len(sortSlots)]atomic.Pointer[cityOrder]
@@ -75,63 +72,67 @@ type cityIndex struct {
 
 // newCityIndexSized returns an empty index with room for n cities.
 func newCityIndexSized(n int) *cityIndex {
+	gen := newGen()
 	foldAt := make([]uint32, 1, n+1)
 	return &cityIndex{
-		recs: make([]City, 0, n), folds: make([]byte, 0, 12*n), foldAt: foldAt,
-		seed: maphash.MakeSeed(), byKey: make(map[uint64]int32, n), collided: map[string]int32{},
-		byCountry: map[string][]int32{}, byState: map[string][]int32{}, byBoth: map[string][]int32{},
-		grams: make(map[uint64][]int32, n/4), words: wordIndex{ids: make(map[string]int32, n/8)}, interned: map[string]string{},
+		gen: gen, recs: cowVec[City]{gen: gen}, folds: make([]byte, 0, 12*n), foldAt: foldAt, seed: maphash.MakeSeed(),
+		byKey: newCowMap[uint64, int32](hashUint64, n, gen), collided: newCowMap[string, int32](hashString, 0, gen),
+		byCountry: newCowMap[string, []int32](hashString, 0, gen), byState: newCowMap[string, []int32](hashString, 0, gen),
+		byBoth: newCowMap[string, []int32](hashString, 0, gen), grams: newCowMap[uint64, []int32](hashUint64, n/4, gen),
+		words:    wordIndex{ids: newCowMap[string, int32](hashString, n/8, gen), post: cowVec[[]int32]{gen: gen}},
+		interned: newCowMap[string, string](hashString, 0, gen),
 	}
 }
 
-// freeze clips every slice of t and marks it shared: t may then be read
-// concurrently by many owners, and must be copied (Clone) before a write.
-func (t *cityIndex) freeze() {
-	t.recs = slices.Clip(t.recs)
-	t.folds, t.foldAt = slices.Clip(t.folds), slices.Clip(t.foldAt)
-	for _, m := range []map[string][]int32{t.byCountry, t.byState, t.byBoth} {
-		for k, v := range m {
-			m[k] = slices.Clip(v)
-		}
-	}
-	for k, v := range t.grams {
-		t.grams[k] = slices.Clip(v)
-	}
-	for i, p := range t.words.post {
-		t.words.post[i] = slices.Clip(p)
-	}
-	t.words.post = slices.Clip(t.words.post)
-	t.words.keys = slices.Clip(t.words.keys)
-	t.words.long.clip()
-	t.shared = true
-}
+// freeze ends the writes of t, which may then be read concurrently by
+// many owners and copied (clone) for a patch.
+func (t *cityIndex) freeze() { t.finishBatch() }
 
-// clone returns a private copy of the shared index t, ready for writes.
-// Maps and the slices written in place are copied; posting lists are
-// shared until appended to.
+// clone returns a copy of the frozen index t, ready for writes, which
+// shares with t all that it does not write (see cow.go). The first clone
+// of t appends in place beyond t's lengths; any later one is built afresh
+// from t's cities (without t's sort orders), which costs a whole build.
 func (t *cityIndex) clone() *cityIndex {
-	return &cityIndex{
-		recs: slices.Clone(t.recs), folds: t.folds, foldAt: t.foldAt, seed: t.seed, byKey: maps.Clone(t.byKey), collided: maps.Clone(t.collided),
-		byCountry: maps.Clone(t.byCountry), byState: maps.Clone(t.byState), byBoth: maps.Clone(t.byBoth),
-		grams: maps.Clone(t.grams), interned: maps.Clone(t.interned),
-		words: wordIndex{
-			ids: maps.Clone(t.words.ids), keys: t.words.keys, post: slices.Clone(t.words.post),
-			sorted: t.words.sorted, fresh: t.words.fresh, long: t.words.long,
-		},
+	if !t.claimed.CompareAndSwap(false, true) {
+		c := buildCityIndex(t.records())
+		c.finished = c.len()
+		return c
 	}
+	c := &cityIndex{
+		gen: newGen(), recs: t.recs, folds: t.folds, foldAt: t.foldAt, seed: t.seed, byKey: t.byKey, collided: t.collided,
+		byCountry: t.byCountry, byState: t.byState, byBoth: t.byBoth, grams: t.grams, words: t.words, interned: t.interned,
+		finished: t.len(), deltaMax: t.deltaMax,
+	}
+	for i := range t.orders {
+		c.orders[i].Store(t.orders[i].Load())
+	}
+	c.countrySets.Store(t.countrySets.Load())
+	return c
 }
+
+// records returns the cities of t in insertion order.
+func (t *cityIndex) records() []City {
+	out := make([]City, t.len())
+	for i := range out {
+		out[i] = *t.rec(int32(i))
+	}
+	return out
+}
+
+// rec returns city i, for reading.
+func (t *cityIndex) rec(i int32) *City { return t.recs.at(i) }
 
 // fold returns the folded name of city i. It is a view of folds, which is
-// only ever appended to (a shared index's is clipped, so a clone's appends
-// copy it): the bytes of a name never change once written, which makes the
-// view a valid string without copying.
+// only ever appended to, beyond the length of every reader's view: the
+// bytes of a name never change once written, which makes the view a
+// valid string without copying.
 func (t *cityIndex) fold(i int32) string {
 	b := t.folds[t.foldAt[i]:t.foldAt[i+1]]
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 // len returns the number of cities in t.
-func (t *cityIndex) len() int { return len(t.recs) }
+func (t *cityIndex) len() int { return t.recs.n }
 
 // upsertAll upserts cs in order, then finishes the batch.
 func (t *cityIndex) upsertAll(cs []City) {
@@ -171,11 +172,11 @@ func prepareAll(cs []City) []prepared {
 }
 
 func (t *cityIndex) intern(s string) string {
-	if v, ok := t.interned[s]; ok {
+	if v, ok := t.interned.get(s); ok {
 		return v
 	}
 	s = strings.Clone(s)
-	t.interned[s] = s
+	t.interned.set(s, s, t.gen)
 	return s
 }
 
@@ -192,15 +193,20 @@ func (t *cityIndex) hash(c *City, fold string) uint64 {
 
 // find returns the position of the city with c's natural key.
 func (t *cityIndex) find(h uint64, c *City, fold string) (int32, bool) {
-	i, ok := t.byKey[h]
+	i, ok := t.byKey.get(h)
 	if !ok {
 		return 0, false
 	}
-	if r := &t.recs[i]; r.CountryCode == c.CountryCode && r.StateCode == c.StateCode && t.fold(i) == fold {
+	if r := t.rec(i); r.CountryCode == c.CountryCode && r.StateCode == c.StateCode && t.fold(i) == fold {
 		return i, true
 	}
-	i, ok = t.collided[cityKey(*c)]
-	return i, ok
+	return t.collided.get(cityKey(*c))
+}
+
+// appendPosting appends city i to the posting list of k in m.
+func (t *cityIndex) appendPosting(m *cowMap[string, []int32], k string, i int32) {
+	p, _ := m.get(k)
+	m.set(k, append(p, i), t.gen) // in place past every reader's length: see cow.go
 }
 
 // upsert is Upsert, p being prepare(&c).
@@ -208,58 +214,99 @@ func (t *cityIndex) upsert(c City, p prepared) bool {
 	fold := p.fold
 	h := t.hash(&c, fold)
 	if i, ok := t.find(h, &c, fold); ok {
-		r := &t.recs[i]
-		if c.Tags = refrows.MergeTags(r.Tags, c.Tags); r.Tags != c.Tags {
+		r := t.rec(i)
+		tags := refrows.MergeTags(r.Tags, c.Tags)
+		if r.Tags == tags && r.Name == c.Name {
+			return false
+		}
+		r = t.recs.mut(i, t.gen)
+		if r.Tags != tags {
 			// MergeTags only adds tags, after the stored ones: the
 			// words of the added ones are indexed (all of them when the
 			// stored tags were blank, and so not kept as the prefix).
-			for _, w := range textfold.Words(strings.TrimPrefix(c.Tags, r.Tags)) {
-				t.words.add(w, i)
+			for _, w := range textfold.Words(strings.TrimPrefix(tags, r.Tags)) {
+				t.words.add(w, i, t.gen)
 			}
-			r.Tags = t.intern(c.Tags)
-			t.invalidateOrders()
+			if int(i) < t.finished {
+				if _, seen := t.retagged[i]; !seen {
+					if t.retagged == nil {
+						t.retagged = map[int32]string{}
+					}
+					t.retagged[i] = r.Tags
+				}
+			}
+			r.Tags = t.intern(tags)
 		}
 		if r.Name != c.Name { // the same folded name: no index changes
 			r.Name = strings.Clone(c.Name)
 		}
 		return false
 	}
-	i := int32(len(t.recs))
 	c.CountryCode, c.StateCode, c.Tags = t.intern(c.CountryCode), t.intern(c.StateCode), t.intern(c.Tags)
 	c.Name = strings.Clone(c.Name)
-	t.recs = append(t.recs, c)
+	i := t.recs.push(c, t.gen)
 	t.folds = append(t.folds, fold...)
 	t.foldAt = append(t.foldAt, uint32(len(t.folds)))
-	if _, taken := t.byKey[h]; taken {
-		t.collided[cityKey(c)] = i
+	if _, taken := t.byKey.get(h); taken {
+		t.collided.set(cityKey(c), i, t.gen)
 	} else {
-		t.byKey[h] = i
+		t.byKey.set(h, i, t.gen)
 	}
-	t.byCountry[c.CountryCode] = append(t.byCountry[c.CountryCode], i)
-	t.byState[c.StateCode] = append(t.byState[c.StateCode], i)
-	both := c.CountryCode + "-" + c.StateCode
-	t.byBoth[both] = append(t.byBoth[both], i)
+	t.appendPosting(&t.byCountry, c.CountryCode, i)
+	t.appendPosting(&t.byState, c.StateCode, i)
+	t.appendPosting(&t.byBoth, c.CountryCode+"-"+c.StateCode, i)
 	forGrams(fold, func(g uint64) {
-		if p := t.grams[g]; len(p) == 0 || p[len(p)-1] != i {
-			t.grams[g] = append(p, i)
+		if p, _ := t.grams.get(g); len(p) == 0 || p[len(p)-1] != i {
+			t.grams.set(g, append(p, i), t.gen)
 		}
 	})
 	for _, w := range p.words {
-		t.words.add(w, i)
+		t.words.add(w, i, t.gen)
 	}
-	t.invalidateOrders()
 	return true
 }
 
-// finishBatch brings the word order up to date after a batch of upserts;
-// call it before the next List.
-func (t *cityIndex) finishBatch() { t.words.sortFresh() }
-
-func (t *cityIndex) invalidateOrders() {
-	for i := range t.orders {
-		t.orders[i].Store(nil)
+// finishBatch brings the word order, the sort orders built and the
+// countries' sets up to date after a batch of upserts; call it before the
+// next List.
+func (t *cityIndex) finishBatch() {
+	t.words.sortFresh()
+	if t.finished == t.len() && len(t.retagged) == 0 {
+		return
 	}
-	t.countrySets.Store(nil)
+	for slot, by := range sortSlots {
+		if o := t.orders[slot].Load(); o != nil {
+			t.orders[slot].Store(t.patchOrder(by, o))
+		}
+	}
+	if m := t.countrySets.Load(); m != nil && t.len() > t.finished {
+		sets := t.patchCountrySets(*m)
+		t.countrySets.Store(&sets)
+	}
+	t.finished, t.retagged = t.len(), nil
+}
+
+// patchCountrySets returns sets, the countries' sets of the index at the
+// last finishBatch, with the cities added since: a set that gains cities
+// is copied, the others are lengthened in place (past their readers'
+// lengths).
+func (t *cityIndex) patchCountrySets(sets map[string]*bitset) map[string]*bitset {
+	words := (t.len() + 63) / 64
+	out := make(map[string]*bitset, len(sets))
+	for c, set := range sets {
+		w := set.w
+		if l, _ := t.byCountry.get(c); len(l) > 0 && int(l[len(l)-1]) >= t.finished {
+			w = make([]uint64, words)
+			copy(w, set.w)
+			for k := len(l) - 1; k >= 0 && int(l[k]) >= t.finished; k-- {
+				w[l[k]>>6] |= 1 << (l[k] & 63)
+			}
+		} else if len(w) < words {
+			w = append(w, make([]uint64, words-len(w))...)
+		}
+		out[c] = &bitset{w: w}
+	}
+	return out
 }
 
 // countrySet returns the set of country's cities, or nil when the
@@ -273,17 +320,17 @@ func (t *cityIndex) countrySet(country string) *bitset {
 	if m := t.countrySets.Load(); m != nil {
 		return (*m)[country]
 	}
-	m := make(map[string]*bitset, len(t.byCountry))
-	for c, l := range t.byCountry {
-		if len(l)*64 < len(t.recs) {
-			continue
+	m := map[string]*bitset{}
+	t.byCountry.each(func(c string, l []int32) {
+		if len(l)*64 < t.len() {
+			return
 		}
-		set := &bitset{w: make([]uint64, (len(t.recs)+63)/64)}
+		set := &bitset{w: make([]uint64, (t.len()+63)/64)}
 		for _, i := range l {
 			set.set(i)
 		}
 		m[c] = set
-	}
+	})
 	t.countrySets.Store(&m)
 	return m[country]
 }
@@ -317,60 +364,6 @@ func forGrams(s string, fn func(uint64)) {
 	}
 }
 
-// order returns the order of all cities by field, building it on first use
-// after a write.
-func (t *cityIndex) order(by field) *cityOrder {
-	slot := slices.Index(sortSlots[:], by)
-	if o := t.orders[slot].Load(); o != nil {
-		return o
-	}
-	t.orderMu.Lock()
-	defer t.orderMu.Unlock()
-	if o := t.orders[slot].Load(); o != nil {
-		return o
-	}
-	n := len(t.recs)
-	keys := make([]string, n)
-	tagKeys := map[string]string{}
-	for i := range t.recs {
-		r := &t.recs[i]
-		switch by {
-		case fieldName:
-			keys[i] = t.fold(int32(i)) // = citySortKey(r, fieldName)
-		case fieldTags:
-			k, ok := tagKeys[r.Tags]
-			if !ok {
-				k = citySortKey(r, by)
-				tagKeys[r.Tags] = k
-			}
-			keys[i] = k
-		default:
-			keys[i] = citySortKey(r, by)
-		}
-	}
-	o := &cityOrder{perm: make([]int32, n), rank: make([]int32, n)}
-	for i := range o.perm {
-		o.perm[i] = int32(i)
-	}
-	slices.SortFunc(o.perm, func(a, b int32) int { return cmp.Or(strings.Compare(keys[a], keys[b]), cmp.Compare(a, b)) })
-	for j, i := range o.perm {
-		o.rank[i] = int32(j)
-	}
-	if by != fieldCountryCode {
-		o.byCountry = make(map[string][]int32, len(t.byCountry))
-		for _, i := range o.perm {
-			c := t.recs[i].CountryCode
-			l, ok := o.byCountry[c]
-			if !ok {
-				l = make([]int32, 0, len(t.byCountry[c]))
-			}
-			o.byCountry[c] = append(l, i)
-		}
-	}
-	t.orders[slot].Store(o)
-	return o
-}
-
 // list answers a city query as selectCities does: the page f selects and
 // the number of matches. It may run concurrently with other list calls,
 // not with writes (upsertOne, finishBatch).
@@ -378,10 +371,9 @@ func (t *cityIndex) list(f cityFilter) ([]City, int) {
 	if f.Nothing {
 		return []City{}, 0
 	}
-	n := len(t.recs)
 	all := f.unfiltered()
 	var matches []int32 // ascending positions, when !all
-	total := n
+	total := t.len()
 	if !all {
 		matches = t.match(f)
 		total = len(matches)
@@ -407,33 +399,22 @@ func (t *cityIndex) list(f cityFilter) ([]City, int) {
 			page = append(page, matches[nth(j)])
 		}
 	case all:
-		o := t.order(f.Sort)
-		for j := start; j < end; j++ {
-			page = append(page, o.perm[nth(j)])
-		}
+		page = t.order(f.Sort).allPage(page, start, end, total, f.Desc)
 	case f.CountryCode != "" && f.StateCode == "" && f.Name == "" && len(f.Keywords) == 0:
 		// matches are the country's cities: its list in f.Sort's order.
-		sorted := matches
 		if o := t.order(f.Sort); o.byCountry != nil {
-			sorted = o.byCountry[f.CountryCode]
+			page = o.countryPage(page, f.CountryCode, start, end, total, f.Desc)
+			break
 		}
 		for j := start; j < end; j++ {
-			page = append(page, sorted[nth(j)])
+			page = append(page, matches[nth(j)])
 		}
 	default:
-		o := t.order(f.Sort)
-		ranks := getBitset(n)
-		for _, i := range matches {
-			ranks.set(o.rank[i])
-		}
-		for _, r := range ranks.slice(start, end, f.Desc) {
-			page = append(page, o.perm[r])
-		}
-		putBitset(ranks)
+		page = t.order(f.Sort).matchPage(page, matches, start, end, f.Desc)
 	}
 	out := make([]City, len(page))
 	for j, i := range page {
-		out[j] = t.recs[i]
+		out[j] = *t.rec(i)
 	}
 	touchNames(out)
 	return out, total
@@ -467,7 +448,7 @@ func (t *cityIndex) match(f cityFilter) []int32 {
 		byName
 		byWords
 	)
-	driver, size := scan, len(t.recs)
+	driver, size := scan, t.len()
 	codes, hasCode := t.codeCandidates(f)
 	if hasCode {
 		driver, size = byCode, len(codes)
@@ -482,7 +463,7 @@ func (t *cityIndex) match(f cityFilter) []int32 {
 	var words *bitset
 	if len(f.Keywords) > 0 && size > few {
 		var count int
-		words, count = t.words.matchAll(f.Keywords, len(t.recs))
+		words, count = t.words.matchAll(f.Keywords, t.len())
 		defer putBitset(words)
 		if count < size {
 			driver, size = byWords, count
@@ -529,8 +510,8 @@ func (t *cityIndex) match(f cityFilter) []int32 {
 	case byWords:
 		words.each(check)
 	default:
-		for i := range t.recs {
-			check(int32(i))
+		for i := range int32(t.len()) {
+			check(i)
 		}
 	}
 	return out
@@ -550,7 +531,7 @@ type cityChecks struct {
 
 // pass reports whether city i passes c's checks.
 func (c *cityChecks) pass(i int32) bool {
-	r := &c.t.recs[i]
+	r := c.t.rec(i)
 	switch {
 	case c.codes && ((c.f.CountryCode != "" && r.CountryCode != c.f.CountryCode) || (c.f.StateCode != "" && r.StateCode != c.f.StateCode)):
 		return false
@@ -573,11 +554,14 @@ const few = 256
 func (t *cityIndex) codeCandidates(f cityFilter) ([]int32, bool) {
 	switch {
 	case f.CountryCode != "" && f.StateCode != "":
-		return t.byBoth[f.CountryCode+"-"+f.StateCode], true
+		l, _ := t.byBoth.get(f.CountryCode + "-" + f.StateCode)
+		return l, true
 	case f.CountryCode != "":
-		return t.byCountry[f.CountryCode], true
+		l, _ := t.byCountry.get(f.CountryCode)
+		return l, true
 	case f.StateCode != "":
-		return t.byState[f.StateCode], true
+		l, _ := t.byState.get(f.StateCode)
+		return l, true
 	}
 	return nil, false
 }
@@ -618,17 +602,20 @@ func (t *cityIndex) nameCandidates(needle string) ([]int32, bool, bool) {
 	runes := utf8.RuneCountInString(needle)
 	if runes == 1 {
 		a, _ := utf8.DecodeRuneInString(needle)
-		return t.grams[unigramKey(a)], true, true
+		l, _ := t.grams.get(unigramKey(a))
+		return l, true, true
 	}
 	if runes == 2 {
 		a, n := utf8.DecodeRuneInString(needle)
 		b, _ := utf8.DecodeRuneInString(needle[n:])
-		return t.grams[bigramKey(a, b)], true, true
+		l, _ := t.grams.get(bigramKey(a, b))
+		return l, true, true
 	}
 	var lists [][]int32
 	forGrams(needle, func(g uint64) {
 		if g&bigram == 0 { // a trigram
-			lists = append(lists, t.grams[g])
+			l, _ := t.grams.get(g)
+			lists = append(lists, l)
 		}
 	})
 	if len(lists) == 1 { // three runes: the trigram's list is the answer
@@ -694,11 +681,11 @@ func step(x, y int32) int {
 // up to three runes exactly. A longer term is answered by long, the table
 // of the longer words themselves.
 type wordIndex struct {
-	ids    map[string]int32 // key -> id
-	keys   []string         // by id
-	post   [][]int32        // by id: positions of the cities with the key
-	sorted []int32          // ids of keys[:fresh] in key order
-	fresh  int              // keys[fresh:] are not in sorted yet
+	ids    cowMap[string, int32] // key -> id
+	keys   []string              // by id
+	post   cowVec[[]int32]       // by id: positions of the cities with the key
+	sorted []int32               // ids of keys[:fresh] in key order
+	fresh  int                   // keys[fresh:] are not in sorted yet
 	long   longWords
 }
 
@@ -718,22 +705,22 @@ func prefixKey(w string) (string, bool) {
 	return w, true
 }
 
-// add records that city i has word w.
-func (x *wordIndex) add(w string, i int32) {
+// add records that city i has word w, written by generation gen.
+func (x *wordIndex) add(w string, i int32, gen uint64) {
 	k, whole := prefixKey(w)
 	if !whole {
 		x.long.add(w, i)
 	}
-	id, ok := x.ids[k]
+	id, ok := x.ids.get(k)
 	if !ok {
-		id = int32(len(x.keys))
 		k = strings.Clone(k)
-		x.ids[k] = id
+		id = x.post.push(nil, gen)
+		x.ids.set(k, id, gen)
 		x.keys = append(x.keys, k)
-		x.post = append(x.post, nil)
 	}
-	if p := x.post[id]; len(p) == 0 || p[len(p)-1] != i {
-		x.post[id] = append(p, i)
+	if p := *x.post.at(id); len(p) == 0 || p[len(p)-1] != i {
+		q := x.post.mut(id, gen)
+		*q = append(p, i) // in place past every reader's length: see cow.go
 	}
 }
 
@@ -777,22 +764,22 @@ func (x *wordIndex) lookup(term string) []int32 {
 
 // wordTerm is where the cities with a word that starts with a term are
 // listed: the posting lists of ids (a term no longer than a key) or the
-// entries of long.
+// entries of long (in its base and its recent entries).
 type wordTerm struct {
 	ids  []int32
-	long []wordEntry
+	long [2][]wordEntry
 	cost int
 }
 
 // term returns where the cities with a word starting with w are listed.
 func (x *wordIndex) term(w string) wordTerm {
 	if _, whole := prefixKey(w); !whole {
-		long := x.long.prefixed(w)
-		return wordTerm{long: long, cost: len(long)}
+		base, recent := x.long.prefixed(w)
+		return wordTerm{long: [2][]wordEntry{base, recent}, cost: len(base) + len(recent)}
 	}
 	tm := wordTerm{ids: x.lookup(w)}
 	for _, id := range tm.ids {
-		tm.cost += len(x.post[id])
+		tm.cost += len(*x.post.at(id))
 	}
 	return tm
 }
@@ -801,15 +788,17 @@ func (x *wordIndex) term(w string) wordTerm {
 // tm when within is nil.
 func (x *wordIndex) fill(dst, within *bitset, tm wordTerm) {
 	for _, id := range tm.ids {
-		for _, i := range x.post[id] {
+		for _, i := range *x.post.at(id) {
 			if within == nil || within.has(i) {
 				dst.set(i)
 			}
 		}
 	}
-	for _, e := range tm.long {
-		if within == nil || within.has(e.city) {
-			dst.set(e.city)
+	for _, es := range tm.long {
+		for _, e := range es {
+			if within == nil || within.has(e.city) {
+				dst.set(e.city)
+			}
 		}
 	}
 }

@@ -21,6 +21,7 @@ var (
 	NewCountryTable  = newCountryTable
 	NewCityIndex     = newCityIndex
 	Of               = cityIndexOf
+	BuildCityIndex   = buildCityIndex
 )
 
 func (q CurrencyQuery) Filter() (CurrencyFilter, error) { return q.filter() }
@@ -45,6 +46,15 @@ func (t *CityIndex) FinishBatch()                                { t.finishBatch
 func (t *CityIndex) Clone() *CityIndex                           { return t.clone() }
 func (t *CityIndex) Freeze()                                     { t.freeze() }
 func (t *CityIndex) Len() int                                    { return t.len() }
+func (t *CityIndex) UpsertAll(cs []City)                         { t.upsertAll(cs) }
+
+// SetDeltaMax sets the changes a sort order of t (and of its clones)
+// keeps beside its base before merging them in (0: the default rule).
+func (t *CityIndex) SetDeltaMax(n int) { t.deltaMax = n }
+
+// Unclaim lets t be cloned in place once more: only for a benchmark that
+// drops every clone made of t before.
+func (t *CityIndex) Unclaim() { t.claimed.Store(false) }
 
 type Field = field
 
@@ -54,6 +64,8 @@ const (
 	FieldNative      = fieldNative
 	FieldCreatedDate = fieldCreatedDate
 	FieldTags        = fieldTags
+	FieldCountryCode = fieldCountryCode
+	FieldStateCode   = fieldStateCode
 )
 
 var (
