@@ -41,9 +41,14 @@
 //
 // # Devices
 //
-// A login carrying a [DeviceInfo] (the X-Device-* headers) registers the
-// device; [Service.RevokeDevice] revokes it with every key issued on it, and
-// [Service.CheckDevice] refuses a request whose Device-Code names it.
+// Every login registers a device: the one its [DeviceInfo] (the X-Device-*
+// headers) names, or, without a code, one of its own named from its
+// User-Agent. [Service.UserDevices] lists the devices a user is signed in
+// on, [Service.EndDevice] ends one's sessions, a brand may cap them, and
+// each device's last access is written at most once a minute.
+// [Service.RevokeDevice] revokes a device for good with every key issued
+// on it, and [Service.CheckDevice] refuses a request whose Device-Code
+// names it.
 //
 // # Events
 //
@@ -109,6 +114,8 @@ type Service struct {
 	// ResolveBrandOrLastKnown answers from it while the store is
 	// unavailable.
 	lastBrands *lastKnown
+	// access keeps the last use of each device and when it was written.
+	access *accessTracker
 
 	meters  metric.MeterProvider
 	tracers trace.TracerProvider
@@ -277,6 +284,7 @@ func NewService(store Store, opts ...Option) *Service {
 	s.brands = newCache[string, Brand](s.cacheTTL, s.cacheSize)
 	s.brands.lookups = s.tel.CacheLookups(telemetry.CacheBrand)
 	s.lastBrands = newLastKnown(s.cacheSize)
+	s.access = newAccessTracker(s.cacheSize)
 	return s
 }
 

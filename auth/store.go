@@ -102,6 +102,9 @@ type Store interface {
 	// every key pair issued on it. [ErrDeviceNotFound] if the user has no
 	// such device.
 	RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (Device, error)
+
+	// DeviceStore lists and ends the devices a user is signed in on.
+	DeviceStore
 }
 
 // KeySelector picks key pairs to revoke: a pair matches when it equals every
