@@ -10,8 +10,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/brandbase/brandbase/envelope"
 )
 
 // DeviceStore is the part of [Store] that lists and ends the devices a
@@ -271,4 +275,65 @@ func (s *Service) capDevices(ctx context.Context, brand Brand, userID, keep stri
 // deviceCap returns the device cap of a brand; 0 for none.
 func (s *Service) deviceCap(ctx context.Context, brandID string) (int, error) {
 	return 0, nil // the brand settings come with the account work
+}
+
+// mayManageDevices checks that p may see and end the devices of userID:
+// p is that user, or holds [PermUsersWrite] and the user is of p's brand.
+// KindForbidden (access_denied) when p is another user without the
+// permission, whether or not userID exists; [ErrUserNotFound] when p holds
+// it and no user of p's brand has that ID.
+func (s *Service) mayManageDevices(ctx context.Context, p Principal, userID string) error {
+	if userID != "" && p.UserID == userID {
+		return nil
+	}
+	if !p.Can(PermUsersWrite) {
+		return errAccessDenied("Only the user, or a user holding users.write, may see or end the user's devices.")
+	}
+	if !plausibleID(userID) {
+		return ErrUserNotFound
+	}
+	u, err := s.store.UserByID(ctx, userID)
+	if err == nil && u.BrandID != p.BrandID {
+		err = ErrUserNotFound
+	}
+	return err
+}
+
+// DevicesOf is UserDevices as p asks for it: p must be the user, or hold
+// [PermUsersWrite] in the user's brand. A non-nil mobile keeps only the
+// devices whose IsMobileApp is *mobile. Errors: KindForbidden
+// (access_denied), [ErrUserNotFound] (see mayManageDevices), the store's.
+func (s *Service) DevicesOf(ctx context.Context, p Principal, userID string, mobile *bool) ([]Device, error) {
+	if err := s.mayManageDevices(ctx, p, userID); err != nil {
+		return nil, err
+	}
+	devices, err := s.UserDevices(ctx, userID)
+	if err != nil || mobile == nil {
+		return devices, err
+	}
+	return slices.DeleteFunc(devices, func(d Device) bool { return d.IsMobileApp() != *mobile }), nil
+}
+
+// EndDeviceOf is EndDevice as p asks for it, with the rights of
+// DevicesOf. [ErrDeviceNotFound] when the user has no device with that
+// ID.
+func (s *Service) EndDeviceOf(ctx context.Context, p Principal, userID, deviceID string) (Device, error) {
+	if err := s.mayManageDevices(ctx, p, userID); err != nil {
+		return Device{}, err
+	}
+	if !plausibleID(deviceID) {
+		return Device{}, ErrDeviceNotFound
+	}
+	return s.EndDevice(ctx, userID, deviceID)
+}
+
+func errAccessDenied(msg string) error {
+	return envelope.New(envelope.KindForbidden, CodeAccessDenied, msg)
+}
+
+// plausibleID reports whether id could be an ID the library made (UUIDs):
+// short UTF-8 text without NUL. Anything else names nothing, and is not
+// sent to the store (PostgreSQL refuses text that is not UTF-8).
+func plausibleID(id string) bool {
+	return id != "" && len(id) <= 64 && utf8.ValidString(id) && !strings.ContainsRune(id, 0)
 }

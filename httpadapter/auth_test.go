@@ -63,6 +63,7 @@ type authData struct {
 	AuthKey        string `json:"authKey"`
 	RefreshAuthKey string `json:"refreshAuthKey"`
 	ExpiresIn      string `json:"expiresIn"`
+	DeviceCode     string `json:"deviceCode"`
 }
 
 // jsonHeaders returns the headers of a JSON request to brand, plus extra
@@ -376,6 +377,7 @@ func TestConfigWiresAuthOptions(t *testing.T) {
 	require.NoError(t, json.Unmarshal(e.Data, &d))
 	assert.Equal(t, "2026-07-01T11:00:00Z", d.ExpiresIn, "now (10:00 UTC) + AuthKeyTTL, in UTC")
 	mu.Lock()
-	assert.Equal(t, []auth.EventType{auth.EventUserAuthenticated}, events)
+	assert.Equal(t, []auth.EventType{auth.EventDeviceRegistered, auth.EventUserAuthenticated}, events,
+		"every login is a device (issue 26 item 5)")
 	mu.Unlock()
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,6 +31,7 @@ const (
 	kindGet                          // GET an integration
 	kindPut                          // PUT an integration
 	kindDoc                          // GET /openapi.json (no envelope on success)
+	kindDelete                       // DELETE a user's device
 )
 
 // hostileRoute is one mounted route and a concrete path to it.
@@ -63,6 +65,13 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.path = analyticsPath(f.analytics.ID)
 		case path == "/api/v1/app-integrations/payment-gateway/{id}":
 			r.path = gatewayPath(f.gateway.ID)
+		case pattern == "GET /api/v1/users/{userId}/devices":
+			r.path = "/api/v1/users/" + f.admin.ID + "/devices"
+		case pattern == "GET /api/v1/devices/current":
+		case pattern == "DELETE /api/v1/users/{userId}/devices/{deviceId}":
+			// A device the admin does not have: the neutral request ends
+			// nothing.
+			r.kind, r.path = kindDelete, "/api/v1/users/"+f.admin.ID+"/devices/00000000-0000-7000-8000-000000000000"
 		default:
 			t.Errorf("route %q is not classified: add it to the hostile-input test", pattern)
 			continue
@@ -87,7 +96,7 @@ var neutralBody = map[routeKind]string{
 
 // neutralStatus is the answer to a route's neutral request.
 var neutralStatus = map[routeKind]int{
-	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200,
+	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200, kindDelete: 404,
 }
 
 // hostileRequest is what an attack changes in a route's neutral request.
@@ -178,10 +187,10 @@ var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut}
 func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 
 // branded are the kinds of route that resolve Brand-URL.
-var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut}
+var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDelete}
 
 // keyed are the kinds of route that check Auth-Key.
-var keyed = []routeKind{kindLogout, kindGet, kindPut}
+var keyed = []routeKind{kindLogout, kindGet, kindPut, kindDelete}
 
 const (
 	sqlOr     = `' OR 1=1 --`
@@ -313,16 +322,16 @@ func hostileAttacks() []attack {
 		}), hit: with(onBodies(401), 400, kindPut)},
 
 		// Path ids.
-		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id LIKE percent", req: pathID("%"), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id LIKE underscores", req: pathID(strings.Repeat("_", 36)), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id NUL", req: pathID("\x00"), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id invalid UTF-8", req: pathID("\xff\xfe"), hit: on(404, kindGet, kindPut), code: "not_found"},
-		{name: "id 64 KiB", req: pathID(strings.Repeat("7", 64<<10)), hit: on(404, kindGet, kindPut), code: "not_found"},
+		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id LIKE percent", req: pathID("%"), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id LIKE underscores", req: pathID(strings.Repeat("_", 36)), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id NUL", req: pathID("\x00"), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id invalid UTF-8", req: pathID("\xff\xfe"), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id 64 KiB", req: pathID(strings.Repeat("7", 64<<10)), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
 
 		// Methods.
 		{name: "wrong method", req: func(hostileRoute) hostileRequest { return hostileRequest{method: "PATCH"} },
-			hit:  on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc),
+			hit:  on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc, kindDelete),
 			code: "method_not_allowed"},
 	}
 }
@@ -348,7 +357,7 @@ func (h hostileRequest) build(f *integFixture, r hostileRoute) *http.Request {
 	if slices.Contains(bodyKinds, r.kind) {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if r.kind == kindLogout || r.kind == kindGet || r.kind == kindPut {
+	if slices.Contains(keyed, r.kind) {
 		req.Header.Set("Auth-Key", f.keys["admin"])
 	}
 	for k, v := range h.headers {
@@ -409,6 +418,11 @@ func snapshot(t *testing.T, f *integFixture) storedState {
 	require.NoError(t, err)
 	s.Devices, err = f.app.Auth.Devices(ctx, f.admin.ID)
 	require.NoError(t, err)
+	for i := range s.Devices {
+		// Written by authenticated requests by design (once a minute at
+		// most), which hostile ones are too.
+		s.Devices[i].LastAccessAt = time.Time{}
+	}
 	s.Brands, err = f.app.Auth.Brands(ctx)
 	require.NoError(t, err)
 	cur, err := f.app.RefData.ListCurrencies(ctx, refdata.CurrencyQuery{Page: refdata.Paging{Size: 1}, DefaultCurrency: "USD"})

@@ -570,6 +570,7 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"POST /api/v1/users/auth/refresh-auth-key":          {"refresh-ip"},
 		"PUT /api/v1/app-integrations/analytics/{id}":       {"updates"},
 		"PUT /api/v1/app-integrations/payment-gateway/{id}": {"updates"},
+		"DELETE /api/v1/users/{userId}/devices/{deviceId}":  {"updates"},
 	}
 	limited := 0
 	for _, pattern := range f.handler.(*httpadapter.Handler).Routes() {
@@ -584,6 +585,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 			body = gatewayBody(f.gateway.AppIntegration.ID, nil)
 		case pattern == "POST /api/v1/users/auth":
 			body = adminLogin()
+		case strings.Contains(path, "/{deviceId}"): // as the viewer, one of the viewer's devices
+			pair := f.login(t, `{"username":"viewer","password":"viewer password"}`, jsonHeaders("shop.example.com"))
+			path = "/api/v1/users/" + f.viewer.ID + "/devices/" + deviceIDByCode(t, f.authFixture, f.viewer.ID, pair.DeviceCode)
+		case strings.Contains(path, "/{userId}/"):
+			path = strings.Replace(path, "{userId}", f.admin.ID, 1)
 		case strings.HasSuffix(path, "/refresh-auth-key"):
 			pair := f.login(t, `{"username":"analyst","password":"analyst password"}`, jsonHeaders("shop.example.com"))
 			body = `{"refreshAuthKey":"` + pair.RefreshAuthKey + `"}`
