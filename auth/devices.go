@@ -272,9 +272,11 @@ func (s *Service) capDevices(ctx context.Context, brand Brand, userID, keep stri
 	}
 }
 
-// deviceCap returns the device cap of a brand; 0 for none.
+// deviceCap returns the device cap of a brand (its MaxDevicesPerUser); 0
+// for none.
 func (s *Service) deviceCap(ctx context.Context, brandID string) (int, error) {
-	return 0, nil // the brand settings come with the account work
+	bs, err := s.BrandSettings(ctx, brandID)
+	return bs.MaxDevicesPerUser, err
 }
 
 // mayManageDevices checks that p may see and end the devices of userID:

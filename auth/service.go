@@ -108,7 +108,8 @@ type Service struct {
 	hasher     *hasher
 	keys       *cache[[32]byte, cachedKey]
 	devices    *cache[deviceKey, bool]
-	brands     *cache[string, Brand] // by normalised URL
+	brands     *cache[string, Brand]         // by normalised URL
+	settings   *cache[string, BrandSettings] // by brand ID
 	// lastBrands keeps the last record read of each brand, by normalised
 	// URL, through every cache invalidation but the brand's own change:
 	// ResolveBrandOrLastKnown answers from it while the store is
@@ -285,6 +286,7 @@ func NewService(store Store, opts ...Option) *Service {
 	s.brands.lookups = s.tel.CacheLookups(telemetry.CacheBrand)
 	s.lastBrands = newLastKnown(s.cacheSize)
 	s.access = newAccessTracker(s.cacheSize)
+	s.settings = newCache[string, BrandSettings](s.cacheTTL, s.cacheSize)
 	return s
 }
 

@@ -15,6 +15,9 @@ import (
 // cancelled context fails the
 // call with the context's error and writes nothing.
 type Store interface {
+	// AccountStore holds brand settings and password-reset tokens.
+	AccountStore
+
 	// CreateBrand stores a new brand. [ErrBrandExists] if its ID or URL is
 	// taken.
 	CreateBrand(ctx context.Context, b Brand) error

@@ -77,6 +77,7 @@ func runAuth(t *testing.T, newStore NewStore) {
 	t.Run("KeyPairs", func(t *testing.T) { runKeyPairs(t, newStore) })
 	t.Run("Devices", func(t *testing.T) { runDevices(t, newStore) })
 	t.Run("Sessions", func(t *testing.T) { runSessions(t, newStore) })
+	t.Run("Account", func(t *testing.T) { runAccount(t, newStore) })
 }
 
 // runUsers runs the auth.Store user scenarios.
