@@ -36,8 +36,9 @@ type DeviceStore interface {
 	// [ErrDeviceNotFound] if the user has no such device.
 	EndDevice(ctx context.Context, userID, deviceID string, at time.Time) (Device, error)
 	// TouchDevice sets the LastAccessAt of the device with that ID to at
-	// when it is zero or before since, and writes nothing otherwise; an
-	// unknown device is not an error.
+	// when it is zero or not after since, and writes nothing otherwise
+	// (so that several instances writing one device within the interval
+	// change it once); an unknown device is not an error.
 	TouchDevice(ctx context.Context, deviceID string, at, since time.Time) error
 }
 

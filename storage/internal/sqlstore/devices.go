@@ -60,12 +60,12 @@ func (c *Core) EndDevice(ctx context.Context, userID, deviceID string, at time.T
 }
 
 // TouchDevice implements auth.DeviceStore: one UPDATE whose condition
-// leaves the row alone when its last access is since or later, so that
+// leaves the row alone when its last access is after since, so that
 // instances writing the same device within the interval change it once.
 func (c *Core) TouchDevice(ctx context.Context, deviceID string, at, since time.Time) error {
 	return c.write(ctx, func(tx DB) error {
 		_, err := c.exec(ctx, tx, nil, nil,
-			`UPDATE devices SET last_access_at = ? WHERE id = ? AND (last_access_at IS NULL OR last_access_at < ?)`,
+			`UPDATE devices SET last_access_at = ? WHERE id = ? AND (last_access_at IS NULL OR last_access_at <= ?)`,
 			c.d.Time(at), deviceID, c.d.Time(since))
 		return err
 	})
