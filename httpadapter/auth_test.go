@@ -278,7 +278,8 @@ func TestDevicesHTTP(t *testing.T) {
 			require.Len(t, list, 2)
 			phone := list[0]
 			assert.Equal(t, auth.Device{ID: phone.ID, BrandID: f.brand.ID, UserID: f.admin.ID, Code: "PHONE-1", Token: "push-token",
-				Name: "iPhone 15", AppVersion: "4.2.0", OS: "iOS", CreatedAt: phone.CreatedAt, LastSeenAt: phone.LastSeenAt}, phone)
+				Name: "iPhone 15", AppVersion: "4.2.0", OS: "iOS", CreatedAt: phone.CreatedAt, LastSeenAt: phone.LastSeenAt,
+				LastAccessAt: phone.LastSeenAt}, phone)
 
 			withKey := func(key string, extra ...string) map[string]string {
 				return jsonHeaders("shop.example.com", append([]string{"Auth-Key", key}, extra...)...)
