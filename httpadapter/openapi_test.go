@@ -388,9 +388,9 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	forEnd := f.login(t, adminLogin(), shop)
 	adminDevices := "/api/v1/users/" + f.admin.ID + "/devices"
 	return map[string]sampleRequest{
-		"GET /api/v1/users/{userId}/devices":               {path: adminDevices + "?isMobileApp=false", headers: admin},
-		"DELETE /api/v1/users/{userId}/devices/{deviceId}": {path: adminDevices + "/" + deviceIDByCode(t, f.authFixture, f.admin.ID, forEnd.DeviceCode), headers: admin},
-		"GET /api/v1/devices/current":                      {path: "/api/v1/devices/current", headers: admin},
+		"GET /api/v1/users/{userId}/devices":                {path: adminDevices + "?isMobileApp=false", headers: admin},
+		"DELETE /api/v1/users/{userId}/devices/{deviceId}":  {path: adminDevices + "/" + deviceIDByCode(t, f.authFixture, f.admin.ID, forEnd.DeviceCode), headers: admin},
+		"GET /api/v1/devices/current":                       {path: "/api/v1/devices/current", headers: admin},
 		"GET /api/v1/currencies":                            {path: "/api/v1/currencies?PageSize=3", headers: shop},
 		"GET /api/v1/countries":                             {path: "/api/v1/countries?PageSize=3&SortDataField=name", headers: shop},
 		"GET /api/v1/cities":                                {path: "/api/v1/cities?PageSize=3&Keywords=sao", headers: shop},

@@ -111,5 +111,8 @@ func runDevices(t *testing.T, newStore NewStore) {
 		{"UpsertAndFind", testDeviceUpsertAndFind},
 		{"ListInCreationOrder", testDeviceListInCreationOrder},
 		{"Revoke", testDeviceRevoke},
+		{"SignedIn", testDeviceSignedIn},
+		{"End", testDeviceEnd},
+		{"Touch", testDeviceTouch},
 	})
 }
