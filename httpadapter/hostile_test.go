@@ -32,6 +32,7 @@ const (
 	kindPut                          // PUT an integration
 	kindDoc                          // GET /openapi.json (no envelope on success)
 	kindDelete                       // DELETE a user's device
+	kindDevices                      // GET a user's devices, or the caller's (no id last in the path)
 )
 
 // hostileRoute is one mounted route and a concrete path to it.
@@ -66,8 +67,9 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 		case path == "/api/v1/app-integrations/payment-gateway/{id}":
 			r.path = gatewayPath(f.gateway.ID)
 		case pattern == "GET /api/v1/users/{userId}/devices":
-			r.path = "/api/v1/users/" + f.admin.ID + "/devices"
+			r.kind, r.path = kindDevices, "/api/v1/users/"+f.admin.ID+"/devices"
 		case pattern == "GET /api/v1/devices/current":
+			r.kind = kindDevices
 		case pattern == "DELETE /api/v1/users/{userId}/devices/{deviceId}":
 			// A device the admin does not have: the neutral request ends
 			// nothing.
@@ -96,7 +98,7 @@ var neutralBody = map[routeKind]string{
 
 // neutralStatus is the answer to a route's neutral request.
 var neutralStatus = map[routeKind]int{
-	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200, kindDelete: 404,
+	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200, kindDelete: 404, kindDevices: 200,
 }
 
 // hostileRequest is what an attack changes in a route's neutral request.
@@ -187,10 +189,10 @@ var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut}
 func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 
 // branded are the kinds of route that resolve Brand-URL.
-var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDelete}
+var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDelete, kindDevices}
 
 // keyed are the kinds of route that check Auth-Key.
-var keyed = []routeKind{kindLogout, kindGet, kindPut, kindDelete}
+var keyed = []routeKind{kindLogout, kindGet, kindPut, kindDelete, kindDevices}
 
 const (
 	sqlOr     = `' OR 1=1 --`
@@ -331,7 +333,7 @@ func hostileAttacks() []attack {
 
 		// Methods.
 		{name: "wrong method", req: func(hostileRoute) hostileRequest { return hostileRequest{method: "PATCH"} },
-			hit:  on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc, kindDelete),
+			hit:  on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc, kindDelete, kindDevices),
 			code: "method_not_allowed"},
 	}
 }

@@ -15,9 +15,11 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 )
 
@@ -578,6 +580,18 @@ func TestOpenAPIErrorAnswersMatch(t *testing.T) {
 // documented query parameter: a value of the wrong type is a field error
 // naming it, and a text value that matches nothing empties the list or is
 // refused naming it.
+// queryUser makes a user of f's brand and logs it in, for the query
+// parameters of keyed routes; it returns its ID and authKey.
+func queryUser(t *testing.T, f *fixture) (string, string) {
+	t.Helper()
+	ctx := t.Context()
+	u, err := f.app.Auth.CreateUser(ctx, f.brand.ID, auth.NewUser{Username: "query-" + uuid.NewString(), Password: "query user password"})
+	require.NoError(t, err)
+	sess, err := f.app.Auth.Login(ctx, f.brand, auth.LoginRequest{Username: u.Username, Password: "query user password"})
+	require.NoError(t, err)
+	return u.ID, sess.AuthKey
+}
+
 func TestOpenAPIQueryParameters(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, stores["memory"], httpadapter.WithoutRateLimits())
@@ -602,7 +616,13 @@ func TestOpenAPIQueryParameters(t *testing.T) {
 				if name == "PageNumber" {
 					value = "9999999"
 				}
-				rec, e := f.do(t, op.method, op.path+"?"+url.Values{name: {value}}.Encode(), brand, "")
+				path, headers := op.path, brand
+				if strings.Contains(path, "{userId}") { // a keyed route: as a user of the brand, on its own ID
+					u, key := queryUser(t, f)
+					path = strings.Replace(path, "{userId}", u, 1)
+					headers = map[string]string{"Brand-URL": "shop.example.com", "Auth-Key": key}
+				}
+				rec, e := f.do(t, op.method, path+"?"+url.Values{name: {value}}.Encode(), headers, "")
 				if rec.Code == http.StatusOK {
 					var page struct {
 						Items []any `json:"items"`

@@ -573,6 +573,7 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"DELETE /api/v1/users/{userId}/devices/{deviceId}":  {"updates"},
 	}
 	limited := 0
+	deleteKey := ""
 	for _, pattern := range f.handler.(*httpadapter.Handler).Routes() {
 		method, path, _ := strings.Cut(pattern, " ")
 		body := ""
@@ -585,9 +586,10 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 			body = gatewayBody(f.gateway.AppIntegration.ID, nil)
 		case pattern == "POST /api/v1/users/auth":
 			body = adminLogin()
-		case strings.Contains(path, "/{deviceId}"): // as the viewer, one of the viewer's devices
+		case strings.Contains(path, "/{deviceId}"): // as the viewer, its own device
 			pair := f.login(t, `{"username":"viewer","password":"viewer password"}`, jsonHeaders("shop.example.com"))
 			path = "/api/v1/users/" + f.viewer.ID + "/devices/" + deviceIDByCode(t, f.authFixture, f.viewer.ID, pair.DeviceCode)
+			deleteKey = pair.AuthKey
 		case strings.Contains(path, "/{userId}/"):
 			path = strings.Replace(path, "{userId}", f.admin.ID, 1)
 		case strings.HasSuffix(path, "/refresh-auth-key"):
@@ -603,6 +605,9 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		key := f.keys["admin"]
 		if method == "DELETE" {
 			key = f.keys["viewer"] // logout revokes it
+		}
+		if deleteKey != "" {
+			key, deleteKey = deleteKey, "" // a key of the device it ends
 		}
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		for k, v := range jsonHeaders("shop.example.com", "Auth-Key", key) {
