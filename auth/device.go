@@ -173,16 +173,14 @@ func (s *Service) keyDeviceRevoked(ctx context.Context, k KeyPair) (bool, error)
 	if k.DeviceID == "" {
 		return false, nil
 	}
-	devices, err := s.store.ListDevices(ctx, k.UserID)
+	d, err := s.store.DeviceByID(ctx, k.UserID, k.DeviceID)
+	if errors.Is(err, ErrDeviceNotFound) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
-	for _, d := range devices {
-		if d.ID == k.DeviceID {
-			return d.Revoked(), nil
-		}
-	}
-	return false, nil
+	return d.Revoked(), nil
 }
 
 // Devices returns the devices of a user, oldest first.

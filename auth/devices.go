@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -66,42 +67,48 @@ func (d Device) IsMobileApp() bool { return !d.FromUserAgent }
 
 // accessTracker keeps, per device, when it was last used and when this
 // process last wrote that to the store; at most max devices, so that its
-// memory is bounded. It is safe for concurrent use.
+// memory is bounded. It is safe for concurrent use; a use of a device it
+// holds takes only a read lock and two atomic operations, so the warm
+// request path does not serialise on it.
 type accessTracker struct {
 	max int
 
-	mu sync.Mutex
-	m  map[string]accessEntry
+	mu sync.RWMutex
+	m  map[string]*accessEntry
 	// writes counts the background writes in flight (WaitAccessWrites).
 	writes sync.WaitGroup
 }
 
-type accessEntry struct{ seen, written time.Time }
+// accessEntry is one device's last use and last write, in Unix
+// nanoseconds.
+type accessEntry struct{ seen, written atomic.Int64 }
 
 func newAccessTracker(max int) *accessTracker {
-	return &accessTracker{max: max, m: make(map[string]accessEntry)}
+	return &accessTracker{max: max, m: make(map[string]*accessEntry)}
 }
 
 // note records a use of device id at now and reports whether its
 // LastAccessAt is due to be written: never written by this process, or
-// last written AccessWriteInterval or more before now. A due write is
-// recorded as done at now.
+// last written AccessWriteInterval or more before now. Of concurrent uses,
+// one at most finds a write due; it is recorded as done at now.
 func (t *accessTracker) note(id string, now time.Time) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	at := now.UnixNano()
+	t.mu.RLock()
 	e, ok := t.m[id]
+	t.mu.RUnlock()
 	if !ok {
-		t.makeRoom(now)
+		t.mu.Lock()
+		if e, ok = t.m[id]; !ok {
+			t.makeRoom(now)
+			e = &accessEntry{}
+			t.m[id] = e
+		}
+		t.mu.Unlock()
 	}
-	if now.After(e.seen) {
-		e.seen = now
+	for old := e.seen.Load(); old < at && !e.seen.CompareAndSwap(old, at); old = e.seen.Load() {
 	}
-	due := !ok || now.Sub(e.written) >= AccessWriteInterval
-	if due {
-		e.written = now
-	}
-	t.m[id] = e
-	return due
+	old := e.written.Load()
+	return (old == 0 || at-old >= int64(AccessWriteInterval)) && e.written.CompareAndSwap(old, at)
 }
 
 // written records that the store's LastAccessAt of device id is now (a
@@ -112,20 +119,23 @@ func (t *accessTracker) written(id string, now time.Time) {
 	if _, ok := t.m[id]; !ok {
 		t.makeRoom(now)
 	}
-	t.m[id] = accessEntry{seen: now, written: now}
+	e := &accessEntry{}
+	e.seen.Store(now.UnixNano())
+	e.written.Store(now.UnixNano())
+	t.m[id] = e
 }
 
 // makeRoom frees a place when the tracker is full: first the devices
 // whose write is due anyway (forgetting them loses nothing), else any one
 // (its next use may then write again within the interval; the store's
 // TouchDevice still changes its row at most once per interval). Called
-// with mu held.
+// with mu held for writing.
 func (t *accessTracker) makeRoom(now time.Time) {
 	if len(t.m) < t.max {
 		return
 	}
 	for id, e := range t.m {
-		if now.Sub(e.written) >= AccessWriteInterval {
+		if now.UnixNano()-e.written.Load() >= int64(AccessWriteInterval) {
 			delete(t.m, id)
 		}
 	}
@@ -140,9 +150,13 @@ func (t *accessTracker) makeRoom(now time.Time) {
 // seen returns when this process last saw device id used; zero if it does
 // not know.
 func (t *accessTracker) seen(id string) time.Time {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.m[id].seen
+	t.mu.RLock()
+	e, ok := t.m[id]
+	t.mu.RUnlock()
+	if !ok || e.seen.Load() == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, e.seen.Load())
 }
 
 // accessed records a use of device id (an authenticated request, a
