@@ -40,7 +40,10 @@ type RateLimits struct {
 	// LoginPerIdentifier limits POST /api/v1/users/auth per brand and
 	// username or email address (case-insensitive), and, apart, per user
 	// the identifier names: a user gets this many password checks
-	// whichever spellings (username, email address) the logins use.
+	// whichever spellings (username, email address) the logins use. A
+	// login from a device the user has logged in from before (its
+	// X-Device-Code) is charged to a bucket of that device instead, under
+	// this same policy: the device allowance.
 	LoginPerIdentifier ratelimit.Policy
 	// LoginPerIP limits POST /api/v1/users/auth per client IP, across
 	// brands.
