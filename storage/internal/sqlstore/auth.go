@@ -470,27 +470,11 @@ func (c *Core) ListDevices(ctx context.Context, userID string) ([]auth.Device, e
 // (ForUpdate) while it and its keys are revoked. auth.ErrDeviceNotFound if
 // the user has no such device. It notifies ChangeUser.
 func (c *Core) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
-	var d auth.Device
-	err := c.write(ctx, func(tx DB) error {
-		var err error
-		d, err = queryOne(ctx, c, tx, c.scanDevice, auth.ErrDeviceNotFound,
-			`SELECT `+DeviceColumns+` FROM devices WHERE id = ? AND user_id = ?`+c.d.ForUpdate(), deviceID, userID)
-		if err != nil {
-			return err
+	return c.closeDevice(ctx, userID, deviceID, at, func(d *auth.Device) string {
+		if d.Revoked() {
+			return ""
 		}
-		if !d.Revoked() {
-			d.RevokedAt = asStored(at)
-			if _, err := c.exec(ctx, tx, nil, nil, `UPDATE devices SET revoked_at = ? WHERE id = ?`, c.d.Time(at), deviceID); err != nil {
-				return err
-			}
-		}
-		if _, err := c.revokeKeys(ctx, tx, auth.KeySelector{DeviceID: deviceID}, at); err != nil {
-			return err
-		}
-		return c.changed(ctx, tx, ChangeUser, userID)
+		d.RevokedAt = asStored(at)
+		return "revoked_at"
 	})
-	if err != nil {
-		return auth.Device{}, err
-	}
-	return d, nil
 }

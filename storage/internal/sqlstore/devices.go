@@ -34,6 +34,21 @@ func (c *Core) SignedInDevices(ctx context.Context, userID string, now time.Time
 // auth.ErrDeviceNotFound if the user has no such device. It notifies
 // ChangeUser.
 func (c *Core) EndDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
+	return c.closeDevice(ctx, userID, deviceID, at, func(d *auth.Device) string {
+		if d.Revoked() || !d.EndedAt.IsZero() {
+			return ""
+		}
+		d.EndedAt = asStored(at)
+		return "ended_at"
+	})
+}
+
+// closeDevice is RevokeDevice and EndDevice: in one transaction it locks
+// the device of userID with that ID (ForUpdate; auth.ErrDeviceNotFound if
+// the user has none), lets mark change it and name the time column to set
+// to at ("" for none), revokes every key pair issued on it and notifies
+// ChangeUser. It returns the device as mark left it.
+func (c *Core) closeDevice(ctx context.Context, userID, deviceID string, at time.Time, mark func(*auth.Device) string) (auth.Device, error) {
 	var d auth.Device
 	err := c.write(ctx, func(tx DB) error {
 		var err error
@@ -42,9 +57,8 @@ func (c *Core) EndDevice(ctx context.Context, userID, deviceID string, at time.T
 		if err != nil {
 			return err
 		}
-		if !d.Revoked() && d.EndedAt.IsZero() {
-			d.EndedAt = asStored(at)
-			if _, err := c.exec(ctx, tx, nil, nil, `UPDATE devices SET ended_at = ? WHERE id = ?`, c.d.Time(at), deviceID); err != nil {
+		if col := mark(&d); col != "" {
+			if _, err := c.exec(ctx, tx, nil, nil, `UPDATE devices SET `+col+` = ? WHERE id = ?`, c.d.Time(at), deviceID); err != nil {
 				return err
 			}
 		}
