@@ -11,7 +11,7 @@ type ChangeKind string
 // The kinds of change a Service forgets cached answers for.
 const (
 	// ChangeBrand: a brand (Change.ID) was created or changed (its status,
-	// its URL).
+	// its URL, its settings).
 	ChangeBrand ChangeKind = "brand"
 	// ChangeUser: something of a user (Change.ID) changed that a cached
 	// answer may hold: its status or permissions, or one of its key pairs
@@ -37,9 +37,11 @@ type Change struct {
 // Forget drops the cached answers that c makes stale, so that the next
 // Authenticate, CheckDevice or ResolveBrand reads the store again:
 //
-//   - ChangeBrand: the cached brand with ID c.ID;
+//   - ChangeBrand: the cached brand with ID c.ID and its cached
+//     settings ([Service.BrandSettings]);
 //   - ChangeUser: the cached keys and device checks of user c.ID;
-//   - ChangeAll: every cached key, device check and brand, but not the
+//   - ChangeAll: every cached key, device check, brand and brand
+//     settings, but not the
 //     last known record of each brand that ResolveBrandOrLastKnown answers
 //     from while the store is unavailable (a ChangeBrand forgets that).
 //
@@ -62,6 +64,7 @@ func (s *Service) Forget(c Change) {
 	switch c.Kind {
 	case ChangeBrand:
 		s.brands.invalidate(func(_ string, b Brand) bool { return b.ID == c.ID })
+		s.settings.invalidate(func(id string, _ BrandSettings) bool { return id == c.ID })
 		s.lastBrands.forgetID(c.ID)
 	case ChangeUser:
 		s.invalidateUser(c.ID)
@@ -69,5 +72,6 @@ func (s *Service) Forget(c Change) {
 		s.keys.invalidate(nil)
 		s.devices.invalidate(nil)
 		s.brands.invalidate(nil)
+		s.settings.invalidate(nil)
 	}
 }

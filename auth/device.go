@@ -36,19 +36,37 @@ type Device struct {
 	LastSeenAt time.Time `json:"lastSeenAt"`
 	// RevokedAt is when the device was revoked; zero while it is not.
 	RevokedAt time.Time `json:"revokedAt"`
+	// LastAccessAt is when the device was last used: its latest login,
+	// refresh or authenticated request, as the store holds it (written at
+	// most once a minute per device; see [Service.UserDevices]). Zero
+	// when never written.
+	LastAccessAt time.Time `json:"lastAccessAt"`
+	// EndedAt is when the device's sessions were ended ([Service.EndDevice],
+	// or the brand's device cap); zero while they were not. A later login
+	// from the device clears it.
+	EndedAt time.Time `json:"endedAt"`
+	// FromUserAgent reports a device the server made for a login without
+	// X-Device-Code: its Code is random and its Name and OS are read from
+	// the login's User-Agent.
+	FromUserAgent bool `json:"fromUserAgent"`
 }
 
 // Revoked reports whether the device was revoked.
 func (d Device) Revoked() bool { return !d.RevokedAt.IsZero() }
 
 // DeviceInfo is what a login says about its device: its X-Device-*
-// headers. Without a Code, nothing is registered.
+// headers and User-Agent. Without a Code, the login is a device of its
+// own: the server makes a random code (returned in [Session.Device]) and
+// names the device from UserAgent.
 type DeviceInfo struct {
 	Code       string // X-Device-Code, at most 200 bytes
 	Token      string // X-Device-Token, at most 4096 bytes
 	Name       string // X-Device-Name, at most 200 bytes
 	AppVersion string // X-App-Version-Number, at most 64 bytes
 	OS         string // X-Os-Device, at most 64 bytes
+	// UserAgent is the login's User-Agent header, read only when Code is
+	// empty; never refused (only its first 512 bytes are read).
+	UserAgent string
 }
 
 // Limits of the device fields, in bytes.
@@ -89,10 +107,19 @@ func errDeviceRevoked() error {
 // registerDevice stores (or refreshes) the device of a login. A revoked
 // device stays revoked and fails the login with device_revoked.
 func (s *Service) registerDevice(ctx context.Context, user UserRecord, info DeviceInfo, now time.Time) (Device, bool, error) {
+	fromUA := info.Code == ""
+	if fromUA {
+		code, err := s.newKey()
+		if err != nil {
+			return Device{}, false, err
+		}
+		name, os := deviceNameFromUserAgent(info.UserAgent)
+		info = DeviceInfo{Code: code, Name: name, OS: os}
+	}
 	d, created, err := s.store.UpsertDevice(ctx, Device{
 		ID: uuid.Must(uuid.NewV7()).String(), BrandID: user.BrandID, UserID: user.ID,
 		Code: info.Code, Token: info.Token, Name: info.Name, AppVersion: info.AppVersion, OS: info.OS,
-		CreatedAt: now, LastSeenAt: now,
+		CreatedAt: now, LastSeenAt: now, LastAccessAt: now, FromUserAgent: fromUA,
 	})
 	if err != nil {
 		return Device{}, false, err
@@ -146,16 +173,14 @@ func (s *Service) keyDeviceRevoked(ctx context.Context, k KeyPair) (bool, error)
 	if k.DeviceID == "" {
 		return false, nil
 	}
-	devices, err := s.store.ListDevices(ctx, k.UserID)
+	d, err := s.store.DeviceByID(ctx, k.UserID, k.DeviceID)
+	if errors.Is(err, ErrDeviceNotFound) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
-	for _, d := range devices {
-		if d.ID == k.DeviceID {
-			return d.Revoked(), nil
-		}
-	}
-	return false, nil
+	return d.Revoked(), nil
 }
 
 // Devices returns the devices of a user, oldest first.

@@ -29,7 +29,8 @@ func TestDeviceRegistration(t *testing.T) {
 		d := s.Device
 		assert.NotEmpty(t, d.ID)
 		assert.Equal(t, auth.Device{ID: d.ID, BrandID: e.brand.ID, UserID: e.admin.ID, Code: "DEV-1", Token: "push-1",
-			Name: "Pixel", AppVersion: "1.2.3", OS: "Android", CreatedAt: e.clock.Now(), LastSeenAt: e.clock.Now()}, d)
+			Name: "Pixel", AppVersion: "1.2.3", OS: "Android", CreatedAt: e.clock.Now(), LastSeenAt: e.clock.Now(),
+			LastAccessAt: e.clock.Now()}, d)
 		p, err := e.svc.Authenticate(ctx, e.brand, s.AuthKey)
 		require.NoError(t, err)
 		assert.Equal(t, d.ID, p.DeviceID)
@@ -43,14 +44,31 @@ func TestDeviceRegistration(t *testing.T) {
 		assert.Equal(t, e.clock.Now(), again.Device.LastSeenAt)
 		assert.Equal(t, d.CreatedAt, again.Device.CreatedAt)
 
-		noDevice := e.login(t, func(r *auth.LoginRequest) { r.Device = auth.DeviceInfo{Token: "orphan"} })
-		assert.Empty(t, noDevice.Device.ID, "no code, no device")
+		// Issue 26 item 5: a login without X-Device-Code is a device of its
+		// own (it used to register none), named from its User-Agent.
+		browser := e.login(t, func(r *auth.LoginRequest) {
+			r.Device = auth.DeviceInfo{Token: "ignored", UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36"}
+		})
+		bd := browser.Device
+		assert.NotEmpty(t, bd.ID, "no code, a device of its own")
+		assert.Len(t, bd.Code, 43, "a server-made code: 256 random bits, base64url")
+		assert.Equal(t, "Chrome on Linux", bd.Name)
+		assert.Equal(t, "Linux", bd.OS)
+		assert.Empty(t, bd.Token, "the other device headers go with the code")
+		assert.True(t, bd.FromUserAgent)
+		assert.False(t, bd.IsMobileApp())
+		again = e.login(t, func(r *auth.LoginRequest) { r.Device = auth.DeviceInfo{Code: bd.Code} })
+		assert.Equal(t, bd.ID, again.Device.ID, "the code the server made logs in from the same device")
+		other := e.login(t)
+		assert.NotEqual(t, bd.ID, other.Device.ID, "each login without a code is a device of its own")
+		assert.Equal(t, "Unknown device", other.Device.Name)
 		e.login(t, phone("DEV-2"))
 
 		list, err := e.svc.Devices(ctx, e.admin.ID)
 		require.NoError(t, err)
-		require.Len(t, list, 2)
-		assert.Equal(t, []string{"DEV-1", "DEV-2"}, []string{list[0].Code, list[1].Code})
+		require.Len(t, list, 4)
+		assert.Equal(t, []string{"DEV-1", bd.Code, other.Device.Code, "DEV-2"},
+			[]string{list[0].Code, list[1].Code, list[2].Code, list[3].Code})
 	})
 }
 
@@ -138,9 +156,9 @@ func TestEventHooks(t *testing.T) {
 	assert.Equal(t, []auth.EventType{
 		auth.EventDeviceRegistered, auth.EventUserAuthenticated,
 		auth.EventDeviceRegistered, auth.EventUserAuthenticated,
-		auth.EventUserAuthenticated,
+		auth.EventDeviceRegistered, auth.EventUserAuthenticated, // a login without a code is a device too
 	}, types, "a failed login emits nothing")
-	require.Len(t, got, 5)
+	require.Len(t, got, 6)
 	assert.True(t, got[0].NewDevice)
 	assert.False(t, got[2].NewDevice)
 	assert.Equal(t, s.Device.ID, got[0].Device.ID)

@@ -25,3 +25,7 @@ func SetMeanHashHold(s *Service, d time.Duration) { s.hasher.meanHold.Store(int6
 // WithRandom sets the source of random bytes for keys, salts and the dummy
 // password, for tests that need repeatable keys.
 func WithRandom(r io.Reader) Option { return withRandom(r) }
+
+// WaitAccessWrites waits for the background writes of devices' last access
+// that s has started.
+func WaitAccessWrites(s *Service) { s.access.writes.Wait() }

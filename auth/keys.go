@@ -70,7 +70,9 @@ type Session struct {
 	ExpiresAt time.Time
 	// RefreshExpiresAt is when RefreshAuthKey expires, in UTC.
 	RefreshExpiresAt time.Time
-	// Device is the device the login registered; zero ID when none.
+	// Device is the device the login registered (every login registers
+	// one): a client sends its Code as X-Device-Code to log in from it
+	// again. Zero after a refresh.
 	Device Device
 }
 
@@ -153,8 +155,9 @@ type LoginRequest struct {
 	EmailAddress string
 	// Password is required.
 	Password string
-	// Device, when its Code is not empty, registers or updates the device
-	// the login comes from (the X-Device-* headers).
+	// Device registers or updates the device the login comes from (the
+	// X-Device-* headers); without a Code the login is a device of its
+	// own, named from Device.UserAgent.
 	Device DeviceInfo
 }
 
@@ -272,12 +275,11 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	}
 
 	now := s.now().UTC().Truncate(time.Microsecond)
-	var device Device
-	var newDevice bool
-	if req.Device.Code != "" {
-		if device, newDevice, err = s.registerDevice(post, user, req.Device, now); err != nil {
-			return Session{}, b.err(post, err)
-		}
+	// Every login is a device: the one its X-Device-Code names, or one of
+	// its own named from its User-Agent.
+	device, newDevice, err := s.registerDevice(post, user, req.Device, now)
+	if err != nil {
+		return Session{}, b.err(post, err)
 	}
 	pair, sess, err := s.issue(user, "", device.ID, user.SessionEpoch, now)
 	if err != nil {
@@ -286,11 +288,11 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	if err := s.store.CreateKeyPair(post, pair); err != nil {
 		return Session{}, storeSessionError(b.err(post, err), errInvalidCredentials)
 	}
+	s.access.written(device.ID, now)
+	s.capDevices(ctx, brand, user.ID, device.ID, now)
 	sess.Device = device
-	if device.ID != "" {
-		s.emit(ctx, Event{Type: EventDeviceRegistered, At: now, BrandID: brand.ID, UserID: user.ID,
-			Username: user.Username, Device: device, NewDevice: newDevice})
-	}
+	s.emit(ctx, Event{Type: EventDeviceRegistered, At: now, BrandID: brand.ID, UserID: user.ID,
+		Username: user.Username, Device: device, NewDevice: newDevice})
 	s.emit(ctx, Event{Type: EventUserAuthenticated, At: now, BrandID: brand.ID, UserID: user.ID,
 		Username: user.Username, KeyID: pair.ID, Device: device, NewDevice: newDevice})
 	return sess, nil
@@ -447,6 +449,7 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 	if err != nil {
 		return Session{}, storeSessionError(err, errRefreshRefused)
 	}
+	s.accessed(ctx, old.DeviceID, now)
 	return sess, nil
 }
 
@@ -510,6 +513,7 @@ func (s *Service) Authenticate(ctx context.Context, brand Brand, authKey string)
 		}
 		p := c.Principal
 		p.Permissions = slices.Clone(p.Permissions)
+		s.accessed(ctx, p.DeviceID, now)
 		return p, nil
 	}
 	gen := s.keys.generation()
@@ -545,6 +549,7 @@ func (s *Service) Authenticate(ctx context.Context, brand Brand, authKey string)
 		return Principal{}, errUnauthenticated()
 	}
 	p.Permissions = slices.Clone(p.Permissions)
+	s.accessed(ctx, p.DeviceID, now)
 	return p, nil
 }
 

@@ -28,7 +28,8 @@ func TestAuthenticate(t *testing.T) {
 			p, err := e.svc.Authenticate(ctx, e.brand, s.AuthKey)
 			require.NoError(t, err, "attempt %d", i)
 			assert.Equal(t, auth.Principal{UserID: e.admin.ID, BrandID: e.brand.ID, Username: "Admin",
-				Permissions: []auth.Permission{auth.PermAll}, KeyID: s.KeyID, ExpiresAt: s.ExpiresAt}, p)
+				Permissions: []auth.Permission{auth.PermAll}, KeyID: s.KeyID, DeviceID: s.Device.ID, ExpiresAt: s.ExpiresAt}, p)
+			assert.NotEmpty(t, p.DeviceID, "every login is a device")
 			assert.True(t, p.Can(auth.PermAnalyticsWrite))
 			p.Permissions[0] = "tampered"
 		}

@@ -12,6 +12,9 @@ type Permission string
 const (
 	PermAnalyticsWrite      Permission = "integrations.analytics.write"
 	PermPaymentGatewayWrite Permission = "integrations.payment-gateway.write"
+	// PermUsersWrite lets a user manage the other users of its brand: list
+	// and end their devices.
+	PermUsersWrite Permission = "users.write"
 	// PermAll grants every permission.
 	PermAll Permission = "*"
 )

@@ -41,9 +41,14 @@
 //
 // # Devices
 //
-// A login carrying a [DeviceInfo] (the X-Device-* headers) registers the
-// device; [Service.RevokeDevice] revokes it with every key issued on it, and
-// [Service.CheckDevice] refuses a request whose Device-Code names it.
+// Every login registers a device: the one its [DeviceInfo] (the X-Device-*
+// headers) names, or, without a code, one of its own named from its
+// User-Agent. [Service.UserDevices] lists the devices a user is signed in
+// on, [Service.EndDevice] ends one's sessions, a brand may cap them, and
+// each device's last access is written at most once a minute.
+// [Service.RevokeDevice] revokes a device for good with every key issued
+// on it, and [Service.CheckDevice] refuses a request whose Device-Code
+// names it.
 //
 // # Events
 //
@@ -103,12 +108,15 @@ type Service struct {
 	hasher     *hasher
 	keys       *cache[[32]byte, cachedKey]
 	devices    *cache[deviceKey, bool]
-	brands     *cache[string, Brand] // by normalised URL
+	brands     *cache[string, Brand]         // by normalised URL
+	settings   *cache[string, BrandSettings] // by brand ID
 	// lastBrands keeps the last record read of each brand, by normalised
 	// URL, through every cache invalidation but the brand's own change:
 	// ResolveBrandOrLastKnown answers from it while the store is
 	// unavailable.
 	lastBrands *lastKnown
+	// access keeps the last use of each device and when it was written.
+	access *accessTracker
 
 	meters  metric.MeterProvider
 	tracers trace.TracerProvider
@@ -281,6 +289,8 @@ func NewService(store Store, opts ...Option) *Service {
 	s.brands = newCache[string, Brand](s.cacheTTL, s.cacheSize)
 	s.brands.lookups = s.tel.CacheLookups(telemetry.CacheBrand)
 	s.lastBrands = newLastKnown(s.cacheSize)
+	s.access = newAccessTracker(s.cacheSize)
+	s.settings = newCache[string, BrandSettings](s.cacheTTL, s.cacheSize)
 	return s
 }
 

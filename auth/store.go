@@ -15,6 +15,9 @@ import (
 // cancelled context fails the
 // call with the context's error and writes nothing.
 type Store interface {
+	// AccountStore holds brand settings and password-reset tokens.
+	AccountStore
+
 	// CreateBrand stores a new brand. [ErrBrandExists] if its ID or URL is
 	// taken.
 	CreateBrand(ctx context.Context, b Brand) error
@@ -102,6 +105,9 @@ type Store interface {
 	// every key pair issued on it. [ErrDeviceNotFound] if the user has no
 	// such device.
 	RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (Device, error)
+
+	// DeviceStore lists and ends the devices a user is signed in on.
+	DeviceStore
 }
 
 // KeySelector picks key pairs to revoke: a pair matches when it equals every

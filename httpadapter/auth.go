@@ -31,12 +31,18 @@ type AuthResult struct {
 	RefreshAuthKey string `json:"refreshAuthKey"`
 	// ExpiresIn is when authKey expires: RFC 3339 in UTC ("Z").
 	ExpiresIn string `json:"expiresIn"`
+	// DeviceCode is the code of the login's device: its X-Device-Code, or
+	// the one the server made for a login without it. Sent as
+	// X-Device-Code on a later login, it logs in from the same device and
+	// gets that device's login allowance. Empty after a refresh.
+	DeviceCode string `json:"deviceCode"`
 }
 
 func authResult(s auth.Session) AuthResult {
 	return AuthResult{
 		ID: s.User.ID, Username: s.User.Username, EmailAddress: s.User.EmailAddress, PhoneNumber: s.User.PhoneNumber,
 		AuthKey: s.AuthKey, RefreshAuthKey: s.RefreshAuthKey, ExpiresIn: s.ExpiresAt.UTC().Format(time.RFC3339),
+		DeviceCode: s.Device.Code,
 	}
 }
 
@@ -59,7 +65,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) {
 		Device: auth.DeviceInfo{
 			Code: r.Header.Get("X-Device-Code"), Token: r.Header.Get("X-Device-Token"),
 			Name: r.Header.Get("X-Device-Name"), AppVersion: r.Header.Get("X-App-Version-Number"),
-			OS: r.Header.Get("X-Os-Device"),
+			OS: r.Header.Get("X-Os-Device"), UserAgent: r.UserAgent(),
 		},
 	}
 	if !h.limitLogin(w, r, req) {

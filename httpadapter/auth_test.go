@@ -63,6 +63,7 @@ type authData struct {
 	AuthKey        string `json:"authKey"`
 	RefreshAuthKey string `json:"refreshAuthKey"`
 	ExpiresIn      string `json:"expiresIn"`
+	DeviceCode     string `json:"deviceCode"`
 }
 
 // jsonHeaders returns the headers of a JSON request to brand, plus extra
@@ -277,7 +278,8 @@ func TestDevicesHTTP(t *testing.T) {
 			require.Len(t, list, 2)
 			phone := list[0]
 			assert.Equal(t, auth.Device{ID: phone.ID, BrandID: f.brand.ID, UserID: f.admin.ID, Code: "PHONE-1", Token: "push-token",
-				Name: "iPhone 15", AppVersion: "4.2.0", OS: "iOS", CreatedAt: phone.CreatedAt, LastSeenAt: phone.LastSeenAt}, phone)
+				Name: "iPhone 15", AppVersion: "4.2.0", OS: "iOS", CreatedAt: phone.CreatedAt, LastSeenAt: phone.LastSeenAt,
+				LastAccessAt: phone.LastSeenAt}, phone)
 
 			withKey := func(key string, extra ...string) map[string]string {
 				return jsonHeaders("shop.example.com", append([]string{"Auth-Key", key}, extra...)...)
@@ -376,6 +378,7 @@ func TestConfigWiresAuthOptions(t *testing.T) {
 	require.NoError(t, json.Unmarshal(e.Data, &d))
 	assert.Equal(t, "2026-07-01T11:00:00Z", d.ExpiresIn, "now (10:00 UTC) + AuthKeyTTL, in UTC")
 	mu.Lock()
-	assert.Equal(t, []auth.EventType{auth.EventUserAuthenticated}, events)
+	assert.Equal(t, []auth.EventType{auth.EventDeviceRegistered, auth.EventUserAuthenticated}, events,
+		"every login is a device (issue 26 item 5)")
 	mu.Unlock()
 }

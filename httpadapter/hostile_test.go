@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,7 +34,8 @@ const (
 	kindBareList                       // GET states, timezones, languages (Brand-URL only, no paging)
 	kindKeyedList                      // GET app-integrations and the configuration lists (Auth-Key)
 	kindCreate                         // POST a configuration
-	kindDelete                         // DELETE a configuration (of an ID no record has: nothing is deleted)
+	kindDelete                         // DELETE a configuration or a user's device (of an ID no record has: nothing is deleted)
+	kindDevices                        // GET a user's devices, or the caller's (no id last in the path)
 )
 
 // hostileRoute is one mounted route and a concrete path to it.
@@ -75,6 +77,14 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.path = analyticsPath(f.analytics.ID)
 		case path == "/api/v1/app-integrations/payment-gateway/{id}":
 			r.path = gatewayPath(f.gateway.ID)
+		case pattern == "GET /api/v1/users/{userId}/devices":
+			r.kind, r.path = kindDevices, "/api/v1/users/"+f.admin.ID+"/devices"
+		case pattern == "GET /api/v1/devices/current":
+			r.kind = kindDevices
+		case pattern == "DELETE /api/v1/users/{userId}/devices/{deviceId}":
+			// A device the admin does not have: the neutral request ends
+			// nothing.
+			r.kind, r.path = kindDelete, "/api/v1/users/"+f.admin.ID+"/devices/00000000-0000-7000-8000-000000000000"
 		default:
 			t.Errorf("route %q is not classified: add it to the hostile-input test", pattern)
 			continue
@@ -101,7 +111,7 @@ var neutralBody = map[routeKind]string{
 // neutralStatus is the answer to a route's neutral request.
 var neutralStatus = map[routeKind]int{
 	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200,
-	kindBareList: 200, kindKeyedList: 200, kindCreate: 400, kindDelete: 404,
+	kindBareList: 200, kindKeyedList: 200, kindCreate: 400, kindDelete: 404, kindDevices: 200,
 }
 
 // hostileRequest is what an attack changes in a route's neutral request.
@@ -197,10 +207,10 @@ func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 
 // branded are the kinds of route that resolve Brand-URL.
 var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut,
-	kindBareList, kindKeyedList, kindCreate, kindDelete}
+	kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices}
 
 // keyed are the kinds of route that check Auth-Key.
-var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete}
+var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete, kindDevices}
 
 const (
 	sqlOr     = `' OR 1=1 --`
@@ -342,7 +352,7 @@ func hostileAttacks() []attack {
 		// Methods.
 		{name: "wrong method", req: func(hostileRoute) hostileRequest { return hostileRequest{method: "PATCH"} },
 			hit: on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc,
-				kindBareList, kindKeyedList, kindCreate, kindDelete),
+				kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices),
 			code: "method_not_allowed"},
 	}
 }
@@ -429,6 +439,11 @@ func snapshot(t *testing.T, f *integFixture) storedState {
 	require.NoError(t, err)
 	s.Devices, err = f.app.Auth.Devices(ctx, f.admin.ID)
 	require.NoError(t, err)
+	for i := range s.Devices {
+		// Written by authenticated requests by design (once a minute at
+		// most), which hostile ones are too.
+		s.Devices[i].LastAccessAt = time.Time{}
+	}
 	s.Brands, err = f.app.Auth.Brands(ctx)
 	require.NoError(t, err)
 	cur, err := f.app.RefData.ListCurrencies(ctx, refdata.CurrencyQuery{Page: refdata.Paging{Size: 1}, DefaultCurrency: "USD"})

@@ -42,6 +42,7 @@ var enumTypes = map[reflect.Type][]string{
 	reflect.TypeFor[auth.Status]():         {string(auth.StatusActive), string(auth.StatusInactive)},
 	reflect.TypeFor[integrations.Status](): {string(integrations.StatusActive), string(integrations.StatusInactive)},
 	reflect.TypeFor[integrations.Type]():   {string(integrations.TypeAnalytics), string(integrations.TypePaymentGateway)},
+	reflect.TypeFor[UserDeviceStatus]():    {string(DeviceOnline), string(DeviceOffline)},
 }
 
 // fieldDocs describe fields whose meaning their name and type do not carry,
@@ -51,6 +52,7 @@ var fieldDocs = map[string]map[string]string{
 		"authKey":        "Send it as Auth-Key. 256 random bits, base64url.",
 		"refreshAuthKey": "Exchange it for a new pair at /api/v1/users/auth/refresh-auth-key; it works once.",
 		"expiresIn":      "When authKey expires: RFC 3339 in UTC.",
+		"deviceCode":     "The code of the login's device (X-Device-Code, or one the server made); sent as X-Device-Code on a later login, it logs in from the same device and gets its login allowance. Empty after a refresh.",
 	},
 	"Analytics": {
 		"apiKey":      "Masked: all but the last 4 characters are * (a value shorter than 8 is masked whole).",
@@ -73,6 +75,13 @@ var fieldDocs = map[string]map[string]string{
 		"privateKey": "Not sent, or sent back masked: kept; empty: cleared.",
 		"authKey":    "Optional: an authKey of the acting user, valid in the acting brand; authorizes the update in place of Auth-Key (which still authenticates).",
 		"brandUrl":   "Optional: the acting brand, as Brand-URL names it; the integration is looked up in it.",
+	},
+	"DeviceUser": {
+		"code":             "The device's X-Device-Code, or the code the server made for a login without one (send it as X-Device-Code to log in from this device again).",
+		"isMobileApp":      "true: registered from the X-Device-* headers (an app); false: named from a browser's User-Agent.",
+		"userDeviceStatus": "Online when used within the last 5 minutes, else Offline.",
+		"lastAccessAt":     "When the device was last used (login, refresh or request); written at most once a minute. RFC 3339 with a numeric offset.",
+		"createdDate":      "When the device first logged in. RFC 3339 with a numeric offset.",
 	},
 	"ErrorItem": {
 		"code":    "A stable machine-readable code: the rule broken for a field error, else the condition.",

@@ -15,9 +15,11 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 )
 
@@ -386,7 +388,12 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	forRefresh := f.login(t, adminLogin(), shop)
 	forLogout := f.login(t, adminLogin(), shop)
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETE samples' own records
+	forEnd := f.login(t, adminLogin(), shop)
+	adminDevices := "/api/v1/users/" + f.admin.ID + "/devices"
 	return map[string]sampleRequest{
+		"GET /api/v1/users/{userId}/devices":                   {path: adminDevices + "?isMobileApp=false", headers: admin},
+		"DELETE /api/v1/users/{userId}/devices/{deviceId}":     {path: adminDevices + "/" + deviceIDByCode(t, f.authFixture, f.admin.ID, forEnd.DeviceCode), headers: admin},
+		"GET /api/v1/devices/current":                          {path: "/api/v1/devices/current", headers: admin},
 		"GET /api/v1/currencies":                               {path: "/api/v1/currencies?PageSize=3", headers: shop},
 		"GET /api/v1/countries":                                {path: "/api/v1/countries?PageSize=3&SortDataField=name", headers: shop},
 		"GET /api/v1/cities":                                   {path: "/api/v1/cities?PageSize=3&Keywords=sao", headers: shop},
@@ -584,6 +591,18 @@ func TestOpenAPIErrorAnswersMatch(t *testing.T) {
 	}
 }
 
+// queryUser makes a user of f's brand and logs it in, for the query
+// parameters of keyed routes; it returns its ID and authKey.
+func queryUser(t *testing.T, f *fixture) (string, string) {
+	t.Helper()
+	ctx := t.Context()
+	u, err := f.app.Auth.CreateUser(ctx, f.brand.ID, auth.NewUser{Username: "query-" + uuid.NewString(), Password: "query user password"})
+	require.NoError(t, err)
+	sess, err := f.app.Auth.Login(ctx, f.brand, auth.LoginRequest{Username: u.Username, Password: "query user password"})
+	require.NoError(t, err)
+	return u.ID, sess.AuthKey
+}
+
 // TestOpenAPIQueryParameters checks that the handler reads every
 // documented query parameter: a value of the wrong type is a field error
 // naming it, and a text value that matches nothing empties the list or is
@@ -611,11 +630,16 @@ func TestOpenAPIQueryParameters(t *testing.T) {
 				if name == "PageNumber" {
 					value = "9999999"
 				}
-				headers := map[string]string{"Brand-URL": "shop.example.com"}
+				path, headers := op.path, map[string]string{"Brand-URL": "shop.example.com"}
 				if strings.Contains(fmt.Sprint(op.op["security"]), "AuthKey") {
 					headers["Auth-Key"] = f.keys["admin"]
 				}
-				rec, e := f.do(t, op.method, op.path+"?"+url.Values{name: {value}}.Encode(), headers, "")
+				if strings.Contains(path, "{userId}") { // a keyed route: as a user of the brand, on its own ID
+					u, key := queryUser(t, f.fixture)
+					path = strings.Replace(path, "{userId}", u, 1)
+					headers = map[string]string{"Brand-URL": "shop.example.com", "Auth-Key": key}
+				}
+				rec, e := f.do(t, op.method, path+"?"+url.Values{name: {value}}.Encode(), headers, "")
 				if rec.Code == http.StatusOK {
 					var page struct {
 						Items []any `json:"items"`

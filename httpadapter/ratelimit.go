@@ -40,7 +40,10 @@ type RateLimits struct {
 	// LoginPerIdentifier limits POST /api/v1/users/auth per brand and
 	// username or email address (case-insensitive), and, apart, per user
 	// the identifier names: a user gets this many password checks
-	// whichever spellings (username, email address) the logins use.
+	// whichever spellings (username, email address) the logins use. A
+	// login from a device the user has logged in from before (its
+	// X-Device-Code) is charged to a bucket of that device instead, under
+	// this same policy: the device allowance.
 	LoginPerIdentifier ratelimit.Policy
 	// LoginPerIP limits POST /api/v1/users/auth per client IP, across
 	// brands.
@@ -286,8 +289,12 @@ func (h *Handler) limitKey(scope limitScope, r *http.Request) string {
 // a user (auth.Service.LoginUserID, one store lookup, no hashing), keyed on
 // the user. Both are charged before Login checks the password, so a user
 // gets at most the policy's password checks whichever spellings the logins
-// use, concurrent ones included. It answers 429 and returns false when the
-// request is refused; the login handler calls it once the body is decoded:
+// use, concurrent ones included. A login whose X-Device-Code names a
+// device the user has logged in from before (auth.Service.KnownLoginDevice)
+// is charged to a bucket of that device instead, and to neither of the
+// others: its allowance of its own (docs/authentication.md). It answers
+// 429 and returns false when the request is refused; the login handler
+// calls it once the body is decoded:
 //
 //	if !h.limitLogin(w, r, req) {
 //		return
@@ -303,10 +310,33 @@ func (h *Handler) limitLogin(w http.ResponseWriter, r *http.Request, req auth.Lo
 	}
 	ctx := r.Context()
 	brand := brandFrom(ctx)
+	var userID string
+	var err error
+	looked := false
+	if code := strings.TrimSpace(req.Device.Code); code != "" {
+		// The device allowance: a login from a device the user has logged
+		// in from before is charged to that device's bucket only, so that
+		// guesses from elsewhere, which exhaust the identifier's and the
+		// user's buckets, do not lock the owner out.
+		userID, err = h.svc.Auth.LoginUserID(ctx, brand, req)
+		looked = err == nil
+		known := false
+		if err == nil && userID != "" {
+			known, err = h.svc.Auth.KnownLoginDevice(ctx, userID, code)
+		}
+		if err != nil {
+			h.log.Log(ctx, faultLevel(err), "login device lookup failed, device allowance skipped", "error", err)
+		}
+		if known {
+			return h.limit(w, r, p, loginDeviceKey(userID, code))
+		}
+	}
 	if !h.limit(w, r, p, loginKey(brand.ID, req)) {
 		return false
 	}
-	userID, err := h.svc.Auth.LoginUserID(ctx, brand, req)
+	if !looked {
+		userID, err = h.svc.Auth.LoginUserID(ctx, brand, req)
+	}
 	if err != nil {
 		h.log.Log(ctx, faultLevel(err), "login user lookup failed, per-user limit skipped", "error", err)
 		return true
@@ -315,6 +345,13 @@ func (h *Handler) limitLogin(w http.ResponseWriter, r *http.Request, req auth.Lo
 		return true
 	}
 	return h.limit(w, r, p, loginUserKey(userID))
+}
+
+// loginDeviceKey is the LoginPerIdentifier bucket key of a user's known
+// device: the user and a digest of the device's code.
+func loginDeviceKey(userID, code string) string {
+	sum := sha256.Sum256([]byte(code))
+	return "device " + userID + " " + base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
 // loginUserKey is the LoginPerIdentifier bucket key of a user: user IDs are

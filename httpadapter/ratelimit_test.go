@@ -577,9 +577,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"GET /api/v1/states":                                   {"lists"},
 		"GET /api/v1/timezones":                                {"lists"},
 		"GET /api/v1/languages":                                {"lists"},
+		"DELETE /api/v1/users/{userId}/devices/{deviceId}":     {"updates"},
 	}
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
 	limited := 0
+	deleteKey := ""
 	for _, pattern := range f.handler.(*httpadapter.Handler).Routes() {
 		method, path, _ := strings.Cut(pattern, " ")
 		body := ""
@@ -600,6 +602,12 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 			body = gatewayBody(f.gateway.AppIntegration.ID, nil)
 		case pattern == "POST /api/v1/users/auth":
 			body = adminLogin()
+		case strings.Contains(path, "/{deviceId}"): // as the viewer, its own device
+			pair := f.login(t, `{"username":"viewer","password":"viewer password"}`, jsonHeaders("shop.example.com"))
+			path = "/api/v1/users/" + f.viewer.ID + "/devices/" + deviceIDByCode(t, f.authFixture, f.viewer.ID, pair.DeviceCode)
+			deleteKey = pair.AuthKey
+		case strings.Contains(path, "/{userId}/"):
+			path = strings.Replace(path, "{userId}", f.admin.ID, 1)
 		case strings.HasSuffix(path, "/refresh-auth-key"):
 			pair := f.login(t, `{"username":"analyst","password":"analyst password"}`, jsonHeaders("shop.example.com"))
 			body = `{"refreshAuthKey":"` + pair.RefreshAuthKey + `"}`
@@ -613,6 +621,9 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		key := f.keys["admin"]
 		if pattern == "DELETE /api/v1/users/auth" {
 			key = f.keys["viewer"] // logout revokes it
+		}
+		if deleteKey != "" {
+			key, deleteKey = deleteKey, "" // a key of the device it ends
 		}
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		for k, v := range jsonHeaders("shop.example.com", "Auth-Key", key) {

@@ -150,6 +150,44 @@ var specRoutes = []route{
 		access:      accessAuthKey,
 		serve:       func(h *Handler) http.HandlerFunc { return h.logout },
 	},
+	// Devices: the sessions a user sees (docs/authentication.md, "Devices").
+	{
+		pattern: "GET /api/v1/users/{userId}/devices", id: "getDevicesFromUser", tag: tagAuth,
+		summary: "List a user's devices",
+		description: "The devices the user is signed in on (every login is one), oldest first. Open to the user themself, " +
+			"or to a user holding users.write in the brand. isMobileApp=true keeps the devices registered from X-Device-* headers, " +
+			"false those named from a browser's User-Agent.",
+		access: accessAuthKey, query: []refdata.Param{{Name: "isMobileApp", Type: reflect.TypeFor[bool](),
+			Doc: "true or false: keep only the devices whose isMobileApp is this."}},
+		data: reflect.TypeFor[[]DeviceUser](),
+		errors: map[int][]string{
+			400: {"invalid_type"},
+			403: {auth.CodeAccessDenied},
+			404: {"not_found"},
+		},
+		serve: func(h *Handler) http.HandlerFunc { return h.listUserDevices },
+	},
+	{
+		pattern: "DELETE /api/v1/users/{userId}/devices/{deviceId}", id: "removeDeviceFromUser", tag: tagAuth,
+		summary: "End a device's sessions",
+		description: "Revokes every key pair of the device (refused on every instance within 1 s) and removes it from the list; " +
+			"it may log in again with the password. Open to the user themself, or to a user holding users.write in the brand. " +
+			"data is true.",
+		access: accessAuthKey, data: reflect.TypeFor[bool](), limit: limitUpdates,
+		errors: map[int][]string{
+			403: {auth.CodeAccessDenied},
+			404: {"not_found"},
+		},
+		serve: func(h *Handler) http.HandlerFunc { return h.deleteUserDevice },
+	},
+	{
+		pattern: "GET /api/v1/devices/current", id: "getCurrentDevice", tag: tagAuth,
+		summary:     "The caller's device",
+		description: "The device the Auth-Key was issued on.",
+		access:      accessAuthKey, data: reflect.TypeFor[DeviceUser](),
+		errors: map[int][]string{404: {"not_found"}},
+		serve:  func(h *Handler) http.HandlerFunc { return h.currentDevice },
+	},
 	{
 		pattern: "GET /api/v1/app-integrations/analytics/{id}", id: "getAnalytics", tag: tagIntegrations,
 		summary:     "Read an analytics integration",

@@ -94,6 +94,9 @@ func assertNothingWritten(t *testing.T, s storage.Storage, c cancelled, revision
 	got, err := s.BrandByID(live, c.b.ID)
 	require.NoError(t, err)
 	assert.Equal(t, c.b, got, "a cancelled UpdateBrand wrote nothing")
+	settings, err := s.BrandSettings(live, c.b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, auth.BrandSettings{}, settings, "a cancelled SetBrandSettings wrote nothing")
 	gotUser, err := s.UserByID(live, c.u.ID)
 	require.NoError(t, err)
 	assert.Equal(t, c.u, gotUser, "a cancelled UpdateUser wrote nothing")
@@ -142,6 +145,7 @@ func cancellableCalls(s storage.Storage, c cancelled) map[string]func(ctx contex
 	}
 	maps.Copy(calls, refdataCalls(s))
 	maps.Copy(calls, authCalls(s, c))
+	maps.Copy(calls, accountCalls(s, c))
 	return calls
 }
 

@@ -79,6 +79,7 @@ func runAuth(t *testing.T, newStore NewStore) {
 	t.Run("KeyPairs", func(t *testing.T) { runKeyPairs(t, newStore) })
 	t.Run("Devices", func(t *testing.T) { runDevices(t, newStore) })
 	t.Run("Sessions", func(t *testing.T) { runSessions(t, newStore) })
+	t.Run("Account", func(t *testing.T) { runAccount(t, newStore) })
 }
 
 // runUsers runs the auth.Store user scenarios.
@@ -112,5 +113,8 @@ func runDevices(t *testing.T, newStore NewStore) {
 		{"UpsertAndFind", testDeviceUpsertAndFind},
 		{"ListInCreationOrder", testDeviceListInCreationOrder},
 		{"Revoke", testDeviceRevoke},
+		{"SignedIn", testDeviceSignedIn},
+		{"End", testDeviceEnd},
+		{"Touch", testDeviceTouch},
 	})
 }

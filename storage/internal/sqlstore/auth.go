@@ -394,7 +394,8 @@ func asStored(t time.Time) time.Time {
 func (c *Core) scanDevice(row Scanner) (auth.Device, error) {
 	var d auth.Device
 	if err := row.Scan(&d.ID, &d.BrandID, &d.UserID, &d.Code, &d.Token, &d.Name, &d.AppVersion, &d.OS,
-		c.d.ScanTime(&d.CreatedAt), c.d.ScanTime(&d.LastSeenAt), c.d.ScanTime(&d.RevokedAt)); err != nil {
+		c.d.ScanTime(&d.CreatedAt), c.d.ScanTime(&d.LastSeenAt), c.d.ScanTime(&d.RevokedAt),
+		c.d.ScanTime(&d.LastAccessAt), c.d.ScanTime(&d.EndedAt), &d.FromUserAgent); err != nil {
 		return auth.Device{}, err
 	}
 	return d, nil
@@ -422,20 +423,24 @@ func (c *Core) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, bo
 			case err == nil:
 				stored = old
 				stored.Token, stored.Name, stored.AppVersion, stored.OS, stored.LastSeenAt = d.Token, d.Name, d.AppVersion, d.OS, d.LastSeenAt
+				// A login from an ended device signs it in again.
 				_, err = c.exec(ctx, tx, nil, nil, `UPDATE devices SET token = ?, name = ?, app_version = ?, os = ?,
-					last_seen_at = ? WHERE id = ?`, d.Token, d.Name, d.AppVersion, d.OS, c.d.Time(d.LastSeenAt), old.ID)
-				stored.LastSeenAt = asStored(d.LastSeenAt)
+					last_seen_at = ?, last_access_at = ?, ended_at = NULL WHERE id = ?`,
+					d.Token, d.Name, d.AppVersion, d.OS, c.d.Time(d.LastSeenAt), c.nullTime(d.LastAccessAt), old.ID)
+				stored.LastSeenAt, stored.LastAccessAt, stored.EndedAt = asStored(d.LastSeenAt), asStored(d.LastAccessAt), time.Time{}
 				return err
 			case !errors.Is(err, auth.ErrDeviceNotFound):
 				return err
 			}
 			n, err := c.exec(ctx, tx, auth.ErrDeviceExists, auth.ErrUserNotFound, `INSERT INTO devices (`+DeviceColumns+seqCol+`)
-				VALUES (`+placeholders(11)+seqVal+`) ON CONFLICT (user_id, code) DO NOTHING`,
+				VALUES (`+placeholders(14)+seqVal+`) ON CONFLICT (user_id, code) DO NOTHING`,
 				d.ID, d.BrandID, d.UserID, d.Code, d.Token, d.Name, d.AppVersion, d.OS,
-				c.d.Time(d.CreatedAt), c.d.Time(d.LastSeenAt), c.nullTime(d.RevokedAt))
+				c.d.Time(d.CreatedAt), c.d.Time(d.LastSeenAt), c.nullTime(d.RevokedAt),
+				c.nullTime(d.LastAccessAt), c.nullTime(d.EndedAt), d.FromUserAgent)
 			if err != nil || n == 1 {
 				stored, created = d, true
 				stored.CreatedAt, stored.LastSeenAt, stored.RevokedAt = asStored(d.CreatedAt), asStored(d.LastSeenAt), asStored(d.RevokedAt)
+				stored.LastAccessAt, stored.EndedAt = asStored(d.LastAccessAt), asStored(d.EndedAt)
 				return err
 			}
 		}
@@ -465,27 +470,11 @@ func (c *Core) ListDevices(ctx context.Context, userID string) ([]auth.Device, e
 // (ForUpdate) while it and its keys are revoked. auth.ErrDeviceNotFound if
 // the user has no such device. It notifies ChangeUser.
 func (c *Core) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
-	var d auth.Device
-	err := c.write(ctx, func(tx DB) error {
-		var err error
-		d, err = queryOne(ctx, c, tx, c.scanDevice, auth.ErrDeviceNotFound,
-			`SELECT `+DeviceColumns+` FROM devices WHERE id = ? AND user_id = ?`+c.d.ForUpdate(), deviceID, userID)
-		if err != nil {
-			return err
+	return c.closeDevice(ctx, userID, deviceID, at, func(d *auth.Device) string {
+		if d.Revoked() {
+			return ""
 		}
-		if !d.Revoked() {
-			d.RevokedAt = asStored(at)
-			if _, err := c.exec(ctx, tx, nil, nil, `UPDATE devices SET revoked_at = ? WHERE id = ?`, c.d.Time(at), deviceID); err != nil {
-				return err
-			}
-		}
-		if _, err := c.revokeKeys(ctx, tx, auth.KeySelector{DeviceID: deviceID}, at); err != nil {
-			return err
-		}
-		return c.changed(ctx, tx, ChangeUser, userID)
+		d.RevokedAt = asStored(at)
+		return "revoked_at"
 	})
-	if err != nil {
-		return auth.Device{}, err
-	}
-	return d, nil
 }

@@ -13,7 +13,8 @@ const (
 	// BrandColumns are the columns of a brand.
 	BrandColumns = `id, url, name, status, default_currency, created_at`
 	// DeviceColumns are the columns of a device.
-	DeviceColumns = `id, brand_id, user_id, code, token, name, app_version, os, created_at, last_seen_at, revoked_at`
+	DeviceColumns = `id, brand_id, user_id, code, token, name, app_version, os, created_at, last_seen_at, revoked_at,
+	last_access_at, ended_at, from_user_agent`
 	// AppColumns are the columns of an app integration.
 	AppColumns = `id, brand_id, type, name, domain, description, logo_url, status, version, created_at, updated_at`
 	// ConfigColumns are the columns of a configuration record.
