@@ -33,6 +33,12 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[RefreshRequest]():              {required: []string{"refreshAuthKey"}},
 	reflect.TypeFor[AnalyticsUpdateRequest]():      {required: []string{"appIntegrationId", "trackingId", "apiKey"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
 	reflect.TypeFor[PaymentGatewayUpdateRequest](): {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
+	reflect.TypeFor[CheckAuthKeyRequest]():         {required: []string{"authKey"}},
+	reflect.TypeFor[RegisterRequest]():             {required: []string{"password"}, oneOf: []string{"username", "emailAddress"}},
+	reflect.TypeFor[ChangePasswordRequest]():       {required: []string{"oldPassword", "newPassword"}},
+	reflect.TypeFor[SetPasswordRequest]():          {required: []string{"newPassword"}},
+	reflect.TypeFor[ForgotPasswordRequest]():       {required: []string{"emailAddress", "resetPasswordLink"}},
+	reflect.TypeFor[ResetPasswordRequest]():        {required: []string{"emailAddress", "token", "newPassword"}},
 }
 
 // enumTypes are the string types with a closed set of values.
@@ -95,11 +101,13 @@ var headerDocs = map[string]string{
 // statusDocs describe each status the adapter answers with.
 var statusDocs = map[int]string{
 	200: "OK.",
+	201: "Created.",
 	304: "Not modified: the If-None-Match ETag still matches.",
 	400: "Invalid request.",
 	401: "Not authenticated.",
 	403: "Forbidden.",
 	404: "Not found.",
+	409: "Conflict.",
 	408: "Request timeout: the request body did not arrive before the server's read timeout.",
 	412: "Precondition failed: the If-Match ETag is stale.",
 	413: "Request body over " + strconv.Itoa(MaxBodyBytes) + " bytes.",
@@ -314,7 +322,11 @@ func (s *schemas) responses(op route) map[string]any {
 	} else {
 		ok["content"] = jsonContent(s.successEnvelope(op.data))
 	}
-	responses := map[string]any{"200": ok}
+	success := "200"
+	if op.created {
+		success = "201"
+	}
+	responses := map[string]any{success: ok}
 	if op.etag == etagRead {
 		responses["304"] = map[string]any{"description": statusDocs[304]}
 	}
@@ -355,6 +367,9 @@ func (s *schemas) successEnvelope(data reflect.Type) map[string]any {
 		dataSchema = s.ref(data, modeResponse)
 		ref, _ := dataSchema["$ref"].(string)
 		name = strings.TrimPrefix(ref, componentRefStart) + "Envelope"
+		if ref == "" { // a bare value: BoolEnvelope, StringEnvelope, ...
+			name = strings.ToUpper(data.Kind().String()[:1]) + data.Kind().String()[1:] + "Envelope"
+		}
 	}
 	if _, ok := s.components[name]; !ok {
 		s.components[name] = map[string]any{

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 )
 
@@ -385,7 +386,16 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	admin := jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"])
 	forRefresh := f.login(t, adminLogin(), shop)
 	forLogout := f.login(t, adminLogin(), shop)
+	a := accountSamples(t, f)
 	return map[string]sampleRequest{
+		"GET /api/v1/users/me":                              {path: "/api/v1/users/me", headers: admin},
+		"POST /api/v1/users/check-auth-key-available":       {path: "/api/v1/users/check-auth-key-available", headers: shop, body: `{"authKey":"` + f.keys["admin"] + `"}`},
+		"POST /api/v1/users/register":                       {path: "/api/v1/users/register", headers: shop, body: `{"username":"signup","emailAddress":"signup@shop.example.com","password":"a long new password","firstName":"Sign","lastName":"Up","nickName":"su","phoneNumber":"+1 555"}`},
+		"PUT /api/v1/users/change-password":                 {path: "/api/v1/users/change-password", headers: jsonHeaders("shop.example.com", "Auth-Key", a.changerKey), body: `{"oldPassword":"changer password","newPassword":"a fresh passphrase","confirmPassword":"a fresh passphrase"}`},
+		"PUT /api/v1/users/{id}/change-password":            {path: "/api/v1/users/" + a.targetID + "/change-password", headers: admin, body: `{"newPassword":"set by the admin","confirmPassword":"set by the admin"}`},
+		"POST /api/v1/users/forgot-password":                {path: "/api/v1/users/forgot-password", headers: shop, body: `{"emailAddress":"nobody@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`},
+		"POST /api/v1/users/reset-password":                 {path: "/api/v1/users/reset-password", headers: shop, body: `{"emailAddress":"resetter@shop.example.com","token":"` + a.resetToken + `","newPassword":"reset passphrase"}`},
+		"GET /api/v1/brands/by-url":                         {path: "/api/v1/brands/by-url", headers: shop},
 		"GET /api/v1/currencies":                            {path: "/api/v1/currencies?PageSize=3", headers: shop},
 		"GET /api/v1/countries":                             {path: "/api/v1/countries?PageSize=3&SortDataField=name", headers: shop},
 		"GET /api/v1/cities":                                {path: "/api/v1/cities?PageSize=3&Keywords=sao", headers: shop},
@@ -398,6 +408,37 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 		"PUT /api/v1/app-integrations/payment-gateway/{id}": {path: gatewayPath(f.gateway.ID), headers: admin, body: gatewayBody(f.gateway.AppIntegration.ID, map[string]any{"privateKey": "sk_live_new_999999", "description": "EU", "notes": "n"})},
 		"GET " + httpadapter.OpenAPIPath:                    {path: httpadapter.OpenAPIPath},
 	}
+}
+
+// accountRecords are what the account samples act on.
+type accountRecords struct {
+	changerKey, targetID, resetToken string
+}
+
+// accountSamples opens sign-up in shop.example.com and makes users of
+// their own for the account samples that end sessions: one that changes
+// its password (changerKey), one whose password the admin sets
+// (targetID), and a reset token of a third (resetToken).
+func accountSamples(t *testing.T, f *integFixture) accountRecords {
+	t.Helper()
+	ctx := t.Context()
+	a := f.app.Auth
+	require.NoError(t, a.SetBrandSettings(ctx, f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+	for _, name := range []string{"changer", "target", "resetter"} {
+		_, err := a.CreateUser(ctx, f.brand.ID, auth.NewUser{Username: name, EmailAddress: name + "@shop.example.com", Password: name + " password"})
+		require.NoError(t, err)
+	}
+	var r accountRecords
+	r.changerKey = f.login(t, `{"username":"changer","password":"changer password"}`, jsonHeaders("shop.example.com")).AuthKey
+	target, err := a.UserByUsername(ctx, f.brand.ID, "target")
+	require.NoError(t, err)
+	r.targetID = target.ID
+	require.NoError(t, a.RequestPasswordReset(ctx, f.brand, auth.PasswordResetRequest{
+		EmailAddress: "resetter@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
+	link, err := url.Parse(f.mail.next(t).Link)
+	require.NoError(t, err)
+	r.resetToken = link.Query().Get("token")
+	return r
 }
 
 // serve sends one request of method to h and returns the answer.
@@ -455,10 +496,14 @@ func TestOpenAPIAnswersMatchSchemas(t *testing.T) {
 						assert.Empty(t, doc.check("request", decodeAny(t, []byte(s.body)), sch, true), "the sample body fits the documented body")
 					}
 					rec := serve(f.handler, op.method, s)
-					require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-					assert.Empty(t, doc.check("answer", decodeAny(t, rec.Body.Bytes()), doc.responseSchema(t, op, 200), true))
+					success := http.StatusOK
+					if _, ok := op.op["responses"].(map[string]any)["201"]; ok {
+						success = http.StatusCreated
+					}
+					require.Equal(t, success, rec.Code, rec.Body.String())
+					assert.Empty(t, doc.check("answer", decodeAny(t, rec.Body.Bytes()), doc.responseSchema(t, op, success), true))
 
-					resp := op.op["responses"].(map[string]any)["200"].(map[string]any)
+					resp := op.op["responses"].(map[string]any)[fmt.Sprint(success)].(map[string]any)
 					documented, _ := resp["headers"].(map[string]any)
 					for name := range documented {
 						assert.NotEmpty(t, rec.Header().Get(name), "documented header %s", name)
@@ -691,5 +736,5 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 			assert.Contains(t, r["headers"], "Retry-After")
 		}
 	}
-	assert.Equal(t, 4, bodies, "login, refresh and both PUTs read a body")
+	assert.Equal(t, 10, bodies, "login, refresh, both PUTs and the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) read a body")
 }

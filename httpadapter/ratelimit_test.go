@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -570,7 +571,19 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"POST /api/v1/users/auth/refresh-auth-key":          {"refresh-ip"},
 		"PUT /api/v1/app-integrations/analytics/{id}":       {"updates"},
 		"PUT /api/v1/app-integrations/payment-gateway/{id}": {"updates"},
+		"POST /api/v1/users/check-auth-key-available":       {"refresh-ip"},
+		"POST /api/v1/users/register":                       {"register-ip"},
+		"PUT /api/v1/users/change-password":                 {"login-ip", "login-identifier"},
+		"PUT /api/v1/users/{id}/change-password":            {"updates"},
+		"POST /api/v1/users/forgot-password":                {"password-reset-ip"},
+		"POST /api/v1/users/reset-password":                 {"password-reset-ip"},
+		"GET /api/v1/brands/by-url":                         {"lists"},
 	}
+	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+	require.NoError(t, f.app.Auth.RequestPasswordReset(t.Context(), f.brand, auth.PasswordResetRequest{
+		EmailAddress: "admin@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
+	resetLink, err := url.Parse(f.mail.next(t).Link)
+	require.NoError(t, err)
 	limited := 0
 	for _, pattern := range f.handler.(*httpadapter.Handler).Routes() {
 		method, path, _ := strings.Cut(pattern, " ")
@@ -587,6 +600,19 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		case strings.HasSuffix(path, "/refresh-auth-key"):
 			pair := f.login(t, `{"username":"analyst","password":"analyst password"}`, jsonHeaders("shop.example.com"))
 			body = `{"refreshAuthKey":"` + pair.RefreshAuthKey + `"}`
+		case path == "/api/v1/users/check-auth-key-available":
+			body = `{"authKey":"` + f.keys["viewer"] + `"}`
+		case path == "/api/v1/users/register":
+			body = `{"username":"limited","password":"a long new password"}`
+		case path == "/api/v1/users/change-password":
+			body = `{"oldPassword":"analyst password","newPassword":"a fresh passphrase","confirmPassword":"a fresh passphrase"}`
+		case path == "/api/v1/users/{id}/change-password":
+			path = "/api/v1/users/" + f.viewer.ID + "/change-password"
+			body = `{"newPassword":"set by the admin"}`
+		case path == "/api/v1/users/forgot-password":
+			body = `{"emailAddress":"nobody@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`
+		case path == "/api/v1/users/reset-password": // last of the admin's routes: it ends the admin's sessions
+			body = `{"emailAddress":"admin@shop.example.com","token":"` + resetLink.Query().Get("token") + `","newPassword":"reset passphrase"}`
 		}
 		if method != "PUT" && method != "POST" {
 			body = ""
@@ -597,6 +623,9 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		key := f.keys["admin"]
 		if method == "DELETE" {
 			key = f.keys["viewer"] // logout revokes it
+		}
+		if pattern == "PUT /api/v1/users/change-password" {
+			key = f.keys["analyst"] // it ends the caller's other sessions
 		}
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		for k, v := range jsonHeaders("shop.example.com", "Auth-Key", key) {
