@@ -121,14 +121,12 @@ type PasswordResetRequest struct {
 // victim's token), KindNotFound without a MessageSender, and the store's
 // errors.
 func (s *Service) RequestPasswordReset(ctx context.Context, brand Brand, req PasswordResetRequest) error {
-	if s.sender == nil {
-		return errNoSender
-	}
 	var v envelope.Validation
-	email := strings.TrimSpace(req.EmailAddress)
-	if email == "" {
-		v.Add("emailAddress", "required", "The emailAddress is required.")
-	} else {
+	email, err := s.resetEmail(&v, req.EmailAddress)
+	if err != nil {
+		return err
+	}
+	if email != "" {
 		validateEmail(&v, "emailAddress", email)
 	}
 	link, linkErr := s.resetLinkBase(ctx, brand, req.ResetPasswordLink)
@@ -186,6 +184,19 @@ func (s *Service) deliver(t ResetToken, m Message) {
 			s.log.WarnContext(ctx, "auth: send a password-reset message", "user", m.UserID, "error", err)
 		}
 	}()
+}
+
+// resetEmail is the start of both reset calls: errNoSender without a
+// sender, else the address trimmed (a required error on v when empty).
+func (s *Service) resetEmail(v *envelope.Validation, raw string) (string, error) {
+	if s.sender == nil {
+		return "", errNoSender
+	}
+	email := strings.TrimSpace(raw)
+	if email == "" {
+		v.Add("emailAddress", "required", "The emailAddress is required.")
+	}
+	return email, nil
 }
 
 // resetLinkBase parses and checks a resetPasswordLink: an absolute http
@@ -254,13 +265,10 @@ type PasswordReset struct {
 // brand, or made for another address. KindNotFound without a
 // MessageSender; the store's errors.
 func (s *Service) ResetPassword(ctx context.Context, brand Brand, req PasswordReset) error {
-	if s.sender == nil {
-		return errNoSender
-	}
 	var v envelope.Validation
-	email := strings.TrimSpace(req.EmailAddress)
-	if email == "" {
-		v.Add("emailAddress", "required", "The emailAddress is required.")
+	email, err := s.resetEmail(&v, req.EmailAddress)
+	if err != nil {
+		return err
 	}
 	if req.Token == "" {
 		v.Add("token", "required", "The token is required.")
