@@ -269,7 +269,7 @@ func (a *App) WarmUp(ctx context.Context) error {
 // When the store is a [SharedLimiter] (storage/postgres), the limits that
 // guard accounts and keys (the policies named as in
 // httpadapter.DefaultRateLimits: LoginPerIdentifier, per identifier and per
-// user, LoginPerIP and Refresh) keep their buckets in it, so that they hold
+// user, LoginPerIP, Refresh, Register and PasswordReset) keep their buckets in it, so that they hold
 // across every instance sharing the store; the list and update limits stay
 // in this instance's memory. An httpadapter.WithLimiter among opts
 // replaces both. The handler logs to Config.Logger unless opts set
@@ -280,7 +280,7 @@ func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) 
 	if shared, ok := a.Store.(SharedLimiter); ok {
 		d := httpadapter.DefaultRateLimits()
 		opts = append([]httpadapter.Option{httpadapter.WithSharedLimiter(shared,
-			d.LoginPerIdentifier.Name, d.LoginPerIP.Name, d.Refresh.Name)}, opts...)
+			d.LoginPerIdentifier.Name, d.LoginPerIP.Name, d.Refresh.Name, d.Register.Name, d.PasswordReset.Name)}, opts...)
 	}
 	if a.clock != nil {
 		opts = append([]httpadapter.Option{httpadapter.WithClock(a.clock)}, opts...)

@@ -1,10 +1,14 @@
 package auth
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // AccountStore is the part of [Store] that the account routes need beyond
-// brands, users and keys: each brand's [BrandSettings]. Its methods follow
-// the contract of Store.
+// brands, users and keys: each brand's [BrandSettings] and the users'
+// password-reset tokens ([ResetToken]). Its methods follow the contract of
+// Store.
 type AccountStore interface {
 	// BrandSettings returns the settings of the brand with that ID: the
 	// zero BrandSettings when none were stored. [ErrBrandNotFound] if the
@@ -15,4 +19,30 @@ type AccountStore interface {
 	// does not exist. A store shared by several processes tells them that
 	// the brand changed.
 	SetBrandSettings(ctx context.Context, brandID string, bs BrandSettings) error
+
+	// PutResetToken stores t as its user's reset token, replacing any
+	// other of the user. [ErrUserNotFound] if t.UserID names no user;
+	// [ErrKeyHashSize] if t.Hash is not 32 bytes.
+	PutResetToken(ctx context.Context, t ResetToken) error
+	// UseResetToken, in one transaction, finds the token whose Hash is
+	// hash and that has not expired at time at, applies fn to its user as
+	// UpdateUser does (notifying the change of the user) and deletes the
+	// token, so that it works once. [ErrResetTokenInvalid] (and nothing
+	// written) when no such token exists or it has expired; an error from
+	// fn aborts the whole and is returned as is: the token stays.
+	UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*UserRecord) error) (UserRecord, error)
+}
+
+// ResetToken is a password-reset token as stored: only its SHA-256. A user
+// has at most one; a newer one replaces it.
+type ResetToken struct {
+	// UserID is the user whose password the token resets.
+	UserID string
+	// BrandID is the user's brand.
+	BrandID string
+	// Hash is the SHA-256 of the token (32 bytes).
+	Hash []byte
+	// CreatedAt and ExpiresAt bound when the token works.
+	CreatedAt time.Time
+	ExpiresAt time.Time
 }

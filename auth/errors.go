@@ -41,4 +41,10 @@ var (
 	// while the login or refresh ran), or its user is not active (it was
 	// deactivated meanwhile).
 	ErrKeysRevoked = envelope.Conflict("The user's keys were revoked meanwhile.")
+	// ErrResetTokenInvalid: no password-reset token has that hash, or it
+	// has expired. Its code, invalid_token, is the one the API answers
+	// with.
+	ErrResetTokenInvalid = &envelope.Error{Kind: envelope.KindInvalid, Code: CodeInvalidToken,
+		Message: "The reset token is not valid: it is unknown, used or expired.",
+		Fields:  []envelope.ErrorItem{envelope.Field("token", CodeInvalidToken, "The token is unknown, used or expired.")}}
 )

@@ -32,11 +32,11 @@ func TestServiceReturnsStoreSentinels(t *testing.T) {
 				return err
 			}},
 			{"CreateUser in a missing brand", auth.ErrBrandNotFound, func(ctx context.Context) error {
-				_, err := e.svc.CreateUser(ctx, "missing", auth.NewUser{Username: "x", Password: "password1"})
+				_, err := e.svc.CreateUser(ctx, "missing", auth.NewUser{Username: "x", Password: "pass word one"})
 				return err
 			}},
 			{"CreateUser taken username", auth.ErrUserExists, func(ctx context.Context) error {
-				_, err := e.svc.CreateUser(ctx, e.brand.ID, auth.NewUser{Username: "Viewer", Password: "password1"})
+				_, err := e.svc.CreateUser(ctx, e.brand.ID, auth.NewUser{Username: "Viewer", Password: "pass word one"})
 				return err
 			}},
 			{"UpdateUser to a taken username", auth.ErrUserExists, func(ctx context.Context) error {
@@ -45,7 +45,7 @@ func TestServiceReturnsStoreSentinels(t *testing.T) {
 			}},
 			{"User missing", auth.ErrUserNotFound, func(ctx context.Context) error { _, err := e.svc.User(ctx, "missing"); return err }},
 			{"SetPassword missing", auth.ErrUserNotFound, func(ctx context.Context) error {
-				return e.svc.SetPassword(ctx, "missing", "password1")
+				return e.svc.SetPassword(ctx, "missing", "pass word one")
 			}},
 			{"RevokeDevice missing", auth.ErrDeviceNotFound, func(ctx context.Context) error {
 				_, err := e.svc.RevokeDevice(ctx, e.admin.ID, "missing")

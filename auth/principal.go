@@ -13,7 +13,8 @@ const (
 	PermAnalyticsWrite      Permission = "integrations.analytics.write"
 	PermPaymentGatewayWrite Permission = "integrations.payment-gateway.write"
 	// PermUsersWrite lets a user manage the other users of its brand: list
-	// and end their devices.
+	// and end their devices, change their password. It is the permission
+	// of user management: a user's own account and devices need none.
 	PermUsersWrite Permission = "users.write"
 	// PermAll grants every permission.
 	PermAll Permission = "*"

@@ -97,6 +97,10 @@ type Service struct {
 	rand  io.Reader
 	log   *slog.Logger
 	hooks []func(context.Context, Event)
+	// sender delivers password-reset links (WithMessageSender); sends
+	// bounds the deliveries in flight.
+	sender MessageSender
+	sends  chan struct{}
 
 	argon2     Argon2Params
 	maxHashes  int
@@ -279,6 +283,7 @@ func NewService(store Store, opts ...Option) *Service {
 		o(s)
 	}
 	s.tel = telemetry.NewAuth(s.meters, s.tracers)
+	s.sends = make(chan struct{}, maxPendingSends)
 	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand, s.log)
 	s.hasher.maxWait = s.hashWait
 	s.hasher.tel = s.tel

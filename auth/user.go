@@ -31,6 +31,11 @@ type User struct {
 	EmailAddress string `json:"emailAddress"`
 	// PhoneNumber is free-form and optional.
 	PhoneNumber string `json:"phoneNumber"`
+	// FirstName, LastName and NickName are optional display names, at
+	// most 100 characters each.
+	FirstName string `json:"firstName"`
+	LastName  string `json:"lastName"`
+	NickName  string `json:"nickName"`
 	// Permissions are sorted and distinct; nil when the user holds none.
 	Permissions []Permission `json:"permissions"`
 	// Status is Active or Inactive; an inactive user cannot log in and its
@@ -76,6 +81,9 @@ type NewUser struct {
 	EmailAddress string
 	// PhoneNumber is optional: digits, spaces and + - ( ) ., at most 32.
 	PhoneNumber string
+	// FirstName, LastName and NickName are optional: at most 100
+	// characters each. Surrounding space is trimmed.
+	FirstName, LastName, NickName string
 	// Password is required unless PasswordHash is given: at least
 	// MinPasswordLen characters and at most MaxPasswordBytes bytes.
 	Password string
@@ -140,6 +148,21 @@ func validateEmail(v *envelope.Validation, field, s string) {
 	}
 }
 
+// validateName checks an optional display name and returns it trimmed.
+func validateName(v *envelope.Validation, field, s string) string {
+	s = strings.TrimSpace(s)
+	switch {
+	case utf8.RuneCountInString(s) > maxNameLen:
+		v.Add(field, "too_long", "A name must be at most 100 characters.")
+	case s != "":
+		v.Text(field, s)
+	}
+	return s
+}
+
+// maxNameLen bounds a display name, in characters.
+const maxNameLen = 100
+
 func validatePhone(v *envelope.Validation, field, s string) {
 	if len(s) > 32 {
 		v.Add(field, "too_long", "The phone number must be at most 32 characters.")
@@ -153,7 +176,8 @@ func validatePhone(v *envelope.Validation, field, s string) {
 	}
 }
 
-// validatePassword checks a new password.
+// validatePassword checks a new password: at least MinPasswordLen
+// characters, at most MaxPasswordBytes bytes, and not a common password.
 func validatePassword(v *envelope.Validation, field, pw string) {
 	switch {
 	case pw == "":
@@ -162,8 +186,14 @@ func validatePassword(v *envelope.Validation, field, pw string) {
 		v.Add(field, "too_short", "The password must be at least 8 characters.")
 	case len(pw) > MaxPasswordBytes:
 		v.Add(field, "too_long", "The password must be at most 1024 bytes.")
+	case IsCommonPassword(pw):
+		v.Add(field, CodeTooCommon, "The password is one of the 10,000 most common passwords; choose another.")
 	}
 }
+
+// CodeTooCommon is the field error code of a new password that is one of
+// the most common ones ([IsCommonPassword]).
+const CodeTooCommon = "too_common"
 
 // normalizePermissions validates perms and returns them sorted and distinct
 // (nil when empty). A permission is 1 to 100 characters without space,
@@ -202,6 +232,9 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 		validateEmail(&v, "emailAddress", nu.EmailAddress)
 	}
 	validatePhone(&v, "phoneNumber", nu.PhoneNumber)
+	nu.FirstName = validateName(&v, "firstName", nu.FirstName)
+	nu.LastName = validateName(&v, "lastName", nu.LastName)
+	nu.NickName = validateName(&v, "nickName", nu.NickName)
 	if nu.PasswordHash != "" {
 		s.hasher.validateImport(&v, "passwordHash", nu.PasswordHash)
 	} else {
@@ -234,7 +267,7 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 		User: User{
 			ID: uuid.Must(uuid.NewV7()).String(), BrandID: brandID,
 			Username: nu.Username, EmailAddress: nu.EmailAddress, PhoneNumber: nu.PhoneNumber,
-			Permissions: perms, Status: status, CreatedAt: now, UpdatedAt: now,
+			FirstName: nu.FirstName, LastName: nu.LastName, NickName: nu.NickName, Permissions: perms, Status: status, CreatedAt: now, UpdatedAt: now,
 		},
 		UsernameKey: FoldKey(nu.Username), EmailKey: FoldKey(nu.EmailAddress), PasswordHash: hash,
 	}

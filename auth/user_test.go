@@ -66,11 +66,11 @@ func TestCreateUserUniquenessPerBrand(t *testing.T) {
 			nu   auth.NewUser
 			kind envelope.Kind
 		}{
-			{"same username other case", auth.NewUser{Username: " ADMIN ", Password: "password1"}, envelope.KindConflict},
-			{"same email other case", auth.NewUser{Username: "x", EmailAddress: "Admin@Shop.Example.COM", Password: "password1"}, envelope.KindConflict},
-			{"unicode case folding", auth.NewUser{Username: "ÉMILE", Password: "password1"}, ""},
-			{"folded twin", auth.NewUser{Username: "émile", Password: "password1"}, envelope.KindConflict},
-			{"new user", auth.NewUser{Username: "fresh", EmailAddress: "fresh@shop.example.com", Password: "password1"}, ""},
+			{"same username other case", auth.NewUser{Username: " ADMIN ", Password: "pass word one"}, envelope.KindConflict},
+			{"same email other case", auth.NewUser{Username: "x", EmailAddress: "Admin@Shop.Example.COM", Password: "pass word one"}, envelope.KindConflict},
+			{"unicode case folding", auth.NewUser{Username: "ÉMILE", Password: "pass word one"}, ""},
+			{"folded twin", auth.NewUser{Username: "émile", Password: "pass word one"}, envelope.KindConflict},
+			{"new user", auth.NewUser{Username: "fresh", EmailAddress: "fresh@shop.example.com", Password: "pass word one"}, ""},
 		}
 		for _, tt := range tests {
 			_, err := e.svc.CreateUser(ctx, e.brand.ID, tt.nu)
@@ -79,7 +79,7 @@ func TestCreateUserUniquenessPerBrand(t *testing.T) {
 				assert.Equal(t, "user_exists", envelope.CodeOf(err))
 			}
 		}
-		_, err := e.svc.CreateUser(ctx, "no-such-brand", auth.NewUser{Username: "x", Password: "password1"})
+		_, err := e.svc.CreateUser(ctx, "no-such-brand", auth.NewUser{Username: "x", Password: "pass word one"})
 		assert.Equal(t, envelope.KindNotFound, envelope.KindOf(err))
 
 		users, err := e.svc.Users(ctx, e.brand.ID)

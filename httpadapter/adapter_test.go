@@ -43,6 +43,9 @@ type fixture struct {
 	handler http.Handler
 	brand   auth.Brand
 	logs    *bytes.Buffer
+	// mail receives the messages the auth service sends (password-reset
+	// links).
+	mail *mailbox
 }
 
 // stores are the backends every HTTP scenario runs on.
@@ -54,7 +57,9 @@ func newFixture(t testing.TB, newStore func(t testing.TB) storage.Storage, opts 
 	t.Helper()
 	store := newStore(t)
 	t.Cleanup(func() { store.Close() })
-	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), AuthOptions: []auth.Option{auth.WithArgon2Params(testArgon2)}})
+	mail := newMailbox()
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(),
+		AuthOptions: []auth.Option{auth.WithArgon2Params(testArgon2), auth.WithMessageSender(mail)}})
 	require.NoError(t, err)
 	ctx := t.Context()
 	b, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop", DefaultCurrency: "EUR"})
@@ -64,7 +69,7 @@ func newFixture(t testing.TB, newStore func(t testing.TB) storage.Storage, opts 
 	logs := &bytes.Buffer{}
 	h, err := app.Handler(append([]httpadapter.Option{withTestLogger(logs)}, opts...)...)
 	require.NoError(t, err)
-	return &fixture{app: app, handler: h, brand: b, logs: logs}
+	return &fixture{app: app, handler: h, brand: b, logs: logs, mail: mail}
 }
 
 // do serves one request and decodes its envelope, checking the invariants

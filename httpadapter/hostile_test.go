@@ -24,18 +24,22 @@ import (
 type routeKind int
 
 const (
-	kindList      routeKind = iota + 1 // GET currencies, countries, cities
-	kindLogin                          // POST /users/auth
-	kindRefresh                        // POST /users/auth/refresh-auth-key
-	kindLogout                         // DELETE /users/auth
-	kindGet                            // GET an integration
-	kindPut                            // PUT an integration
-	kindDoc                            // GET /openapi.json (no envelope on success)
-	kindBareList                       // GET states, timezones, languages (Brand-URL only, no paging)
-	kindKeyedList                      // GET app-integrations and the configuration lists (Auth-Key)
-	kindCreate                         // POST a configuration
-	kindDelete                         // DELETE a configuration or a user's device (of an ID no record has: nothing is deleted)
-	kindDevices                        // GET a user's devices, or the caller's (no id last in the path)
+	kindList         routeKind = iota + 1 // GET currencies, countries, cities
+	kindLogin                             // POST /users/auth
+	kindRefresh                           // POST /users/auth/refresh-auth-key
+	kindLogout                            // DELETE /users/auth
+	kindGet                               // GET an integration
+	kindPut                               // PUT an integration
+	kindDoc                               // GET /openapi.json (no envelope on success)
+	kindBareList                          // GET states, timezones, languages (Brand-URL only, no paging)
+	kindKeyedList                         // GET app-integrations and the configuration lists (Auth-Key)
+	kindCreate                            // POST a configuration
+	kindDelete                            // DELETE a configuration or a user's device (of an ID no record has: nothing is deleted)
+	kindDevices                           // GET a user's devices, or the caller's (no id last in the path)
+	kindMe                                // GET /users/me
+	kindBrand                             // GET /brands/by-url
+	kindAccountOpen                       // POST check-auth-key-available, register, forgot- and reset-password
+	kindAccountKeyed                      // PUT change-password, of the caller or of a user
 )
 
 // hostileRoute is one mounted route and a concrete path to it.
@@ -50,6 +54,9 @@ type hostileRoute struct {
 // test does not know fails it, so that a new route gets hostile input too.
 func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 	t.Helper()
+	// Sign-up open, so that a hostile body reaches the rules of a sign-up
+	// rather than the closed door.
+	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	var out []hostileRoute
 	for _, pattern := range f.handler.(interface{ Routes() []string }).Routes() {
 		method, path, _ := strings.Cut(pattern, " ")
@@ -73,6 +80,17 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.kind = kindCreate
 		case method == "DELETE" && strings.HasPrefix(path, "/api/v1/app-integrations/"):
 			r.kind, r.path = kindDelete, strings.TrimSuffix(path, "{id}")+"0190f3d4-0000-7000-8000-000000000000"
+		case pattern == "GET /api/v1/users/me":
+			r.kind = kindMe
+		case pattern == "GET /api/v1/brands/by-url":
+			r.kind = kindBrand
+		case slices.Contains([]string{"/api/v1/users/check-auth-key-available", "/api/v1/users/register",
+			"/api/v1/users/forgot-password", "/api/v1/users/reset-password"}, path):
+			r.kind = kindAccountOpen
+		case pattern == "PUT /api/v1/users/change-password":
+			r.kind = kindAccountKeyed
+		case pattern == "PUT /api/v1/users/{id}/change-password":
+			r.kind, r.path = kindAccountKeyed, "/api/v1/users/"+f.viewer.ID+"/change-password"
 		case path == "/api/v1/app-integrations/analytics/{id}":
 			r.path = analyticsPath(f.analytics.ID)
 		case path == "/api/v1/app-integrations/payment-gateway/{id}":
@@ -106,12 +124,24 @@ var neutralBody = map[routeKind]string{
 	kindRefresh: `{"refreshAuthKey":"unknown-refresh-key"}`,
 	kindPut:     `{}`,
 	kindCreate:  `{}`,
+	// Every account route refuses an empty object (a required field).
+	kindAccountOpen:  `{}`,
+	kindAccountKeyed: `{}`,
 }
 
 // neutralStatus is the answer to a route's neutral request.
 var neutralStatus = map[routeKind]int{
 	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200,
 	kindBareList: 200, kindKeyedList: 200, kindCreate: 400, kindDelete: 404, kindDevices: 200,
+	kindMe: 200, kindBrand: 200, kindAccountOpen: 400, kindAccountKeyed: 400,
+}
+
+// accountBody is a hostile body for the account routes: fields of every
+// account body, so that each route reads some, and a confirmPassword
+// that matches nothing, so that none can succeed.
+func accountBody(value string) string {
+	return `{"password":` + value + `,"newPassword":` + value + `,"emailAddress":` + value + `,"token":` + value +
+		`,"confirmPassword":"mismatch"}`
 }
 
 // hostileRequest is what an attack changes in a route's neutral request.
@@ -201,16 +231,16 @@ func pathID(id string) func(hostileRoute) hostileRequest {
 }
 
 // bodyKinds are the routes that read a JSON body.
-var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate}
+var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed}
 
 func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 
 // branded are the kinds of route that resolve Brand-URL.
 var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut,
-	kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices}
+	kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed}
 
 // keyed are the kinds of route that check Auth-Key.
-var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete, kindDevices}
+var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindAccountKeyed}
 
 const (
 	sqlOr     = `' OR 1=1 --`
@@ -268,34 +298,46 @@ func hostileAttacks() []attack {
 
 		// Bodies.
 		{name: "wrong types", req: bodies(map[routeKind]string{
-			kindLogin:   `{"username":12,"password":true}`,
-			kindRefresh: `{"refreshAuthKey":["x"]}`,
-			kindPut:     `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no"}`,
+			kindLogin:        `{"username":12,"password":true}`,
+			kindRefresh:      `{"refreshAuthKey":["x"]}`,
+			kindPut:          `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no"}`,
+			kindAccountOpen:  `{"authKey":12,"password":true,"newPassword":{},"emailAddress":[1]}`,
+			kindAccountKeyed: `{"oldPassword":12,"newPassword":true}`,
 		}), hit: onBodies(400), code: "invalid_type"},
 		{name: "huge float for a string", req: bodies(map[routeKind]string{
-			kindLogin:   `{"username":"admin","password":` + hugeFloat + `}`,
-			kindRefresh: `{"refreshAuthKey":` + hugeFloat + `}`,
-			kindPut:     `{"status":` + hugeFloat + `}`,
+			kindLogin:        `{"username":"admin","password":` + hugeFloat + `}`,
+			kindRefresh:      `{"refreshAuthKey":` + hugeFloat + `}`,
+			kindPut:          `{"status":` + hugeFloat + `}`,
+			kindAccountOpen:  `{"authKey":` + hugeFloat + `,"password":` + hugeFloat + `,"newPassword":` + hugeFloat + `,"emailAddress":` + hugeFloat + `}`,
+			kindAccountKeyed: `{"newPassword":` + hugeFloat + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
 		{name: "huge integer for a string or bool", req: bodies(map[routeKind]string{
-			kindLogin:   `{"username":` + hugeInt + `,"password":"x"}`,
-			kindRefresh: `{"refreshAuthKey":` + hugeInt + `}`,
-			kindPut:     `{"isDefault":` + hugeInt + `}`,
+			kindLogin:        `{"username":` + hugeInt + `,"password":"x"}`,
+			kindRefresh:      `{"refreshAuthKey":` + hugeInt + `}`,
+			kindPut:          `{"isDefault":` + hugeInt + `}`,
+			kindAccountOpen:  `{"authKey":` + hugeInt + `,"password":` + hugeInt + `,"newPassword":` + hugeInt + `,"emailAddress":` + hugeInt + `}`,
+			kindAccountKeyed: `{"newPassword":` + hugeInt + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
 		{name: "NUL in strings", req: bodies(map[routeKind]string{
-			kindLogin:   `{"username":"ad\u0000min","password":"` + adminPassword + `"}`,
-			kindRefresh: `{"refreshAuthKey":"\u0000"}`,
-			kindPut:     `{"appIntegrationId":"\u0000","trackingId":"\u0000","apiKey":"\u0000","name":"\u0000"}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
+			kindLogin:        `{"username":"ad\u0000min","password":"` + adminPassword + `"}`,
+			kindRefresh:      `{"refreshAuthKey":"\u0000"}`,
+			kindPut:          `{"appIntegrationId":"\u0000","trackingId":"\u0000","apiKey":"\u0000","name":"\u0000"}`,
+			kindAccountOpen:  accountBody(`"\u0000"`),
+			kindAccountKeyed: accountBody(`"\u0000"`),
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
 		{name: "invalid UTF-8 in strings", req: bodies(map[routeKind]string{
-			kindLogin:   "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
-			kindRefresh: "{\"refreshAuthKey\":\"\xff\xfe\"}",
-			kindPut:     "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\"}",
+			kindLogin:        "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
+			kindRefresh:      "{\"refreshAuthKey\":\"\xff\xfe\"}",
+			kindPut:          "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\"}",
+			kindAccountOpen:  "{\"authKey\":\"\xff\",\"password\":\"\xff\",\"newPassword\":\"\xff\",\"emailAddress\":\"\xff\"}",
+			kindAccountKeyed: "{\"newPassword\":\"\xff\"}",
 		}), hit: onBodies(400), code: "invalid_format"},
 		{name: "lone surrogates in strings", req: bodies(map[routeKind]string{
-			kindLogin:   `{"username":"admin","password":"\ud800"}`,
-			kindRefresh: `{"refreshAuthKey":"\udc00"}`,
-			kindPut:     `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x"}`,
+			kindLogin:        `{"username":"admin","password":"\ud800"}`,
+			kindRefresh:      `{"refreshAuthKey":"\udc00"}`,
+			kindPut:          `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x"}`,
+			kindAccountOpen:  `{"authKey":"\ud800","password":"\ud800","newPassword":"\ud800","emailAddress":"\ud800"}`,
+			kindAccountKeyed: `{"newPassword":"\ud800"}`,
 		}), hit: onBodies(400), code: "invalid_format"},
 		{name: "2 MiB body", req: sameBody(twoMiB), hit: onBodies(413), code: "body_too_large"},
 		{name: "wrong content type", req: func(r hostileRoute) hostileRequest {
@@ -312,34 +354,44 @@ func hostileAttacks() []attack {
 		}, hit: onBodies(415), code: "unsupported_media_type"},
 		{name: "nested past the decoder's limit", req: sameBody(deep(20000)), hit: onBodies(400), code: "malformed_json"},
 		{name: "deeply nested unknown field", req: bodies(map[routeKind]string{
-			kindLogin:   `{"x":` + deep(5000) + `,"username":"admin","password":"wrong"}`,
-			kindRefresh: `{"x":` + deep(5000) + `,"refreshAuthKey":"nope"}`,
-			kindPut:     `{"x":` + deep(5000) + `}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
+			kindLogin:        `{"x":` + deep(5000) + `,"username":"admin","password":"wrong"}`,
+			kindRefresh:      `{"x":` + deep(5000) + `,"refreshAuthKey":"nope"}`,
+			kindPut:          `{"x":` + deep(5000) + `}`,
+			kindAccountOpen:  `{"x":` + deep(5000) + `}`,
+			kindAccountKeyed: `{"x":` + deep(5000) + `}`,
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
 		{name: "not an object", req: sameBody(`[1,2]`), hit: onBodies(400), code: "malformed_json"},
 		{name: "two values", req: bodies(map[routeKind]string{
-			kindLogin:   `{"username":"admin","password":"` + adminPassword + `"}{"x":1}`,
-			kindRefresh: `{"refreshAuthKey":"nope"} 1`,
-			kindPut:     `{} {}`,
+			kindLogin:        `{"username":"admin","password":"` + adminPassword + `"}{"x":1}`,
+			kindRefresh:      `{"refreshAuthKey":"nope"} 1`,
+			kindPut:          `{} {}`,
+			kindAccountOpen:  `{} {}`,
+			kindAccountKeyed: `{} {}`,
 		}), hit: onBodies(400), code: "malformed_json"},
 		{name: "truncated", req: sameBody(`{"username":"adm`), hit: onBodies(400), code: "malformed_json"},
 		{name: "SQL in strings", req: bodies(map[routeKind]string{
-			kindLogin:   `{"username":"admin' --","emailAddress":"` + sqlOr + `","password":"` + sqlOr + `"}`,
-			kindRefresh: `{"refreshAuthKey":"` + sqlOr + `"}`,
-			kindPut:     `{"appIntegrationId":"` + sqlOr + `","trackingId":"x\"; DROP TABLE analytics; --","apiKey":"x","name":"` + sqlOr + `"}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
+			kindLogin:        `{"username":"admin' --","emailAddress":"` + sqlOr + `","password":"` + sqlOr + `"}`,
+			kindRefresh:      `{"refreshAuthKey":"` + sqlOr + `"}`,
+			kindPut:          `{"appIntegrationId":"` + sqlOr + `","trackingId":"x\"; DROP TABLE analytics; --","apiKey":"x","name":"` + sqlOr + `"}`,
+			kindAccountOpen:  accountBody(`"` + sqlOr + `"`),
+			kindAccountKeyed: accountBody(`"` + sqlOr + `"`),
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
 		// With the right password, a lookup that treated _ or % as a
 		// wildcard would log in.
 		{name: "LIKE underscore username", req: bodies(map[routeKind]string{
-			kindLogin:   `{"username":"_____","password":"` + adminPassword + `"}`,
-			kindRefresh: `{"refreshAuthKey":"` + strings.Repeat("_", 43) + `"}`,
-			kindPut:     `{"appIntegrationId":"` + strings.Repeat("_", 36) + `","trackingId":"_","apiKey":"_","name":"_"}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
+			kindLogin:        `{"username":"_____","password":"` + adminPassword + `"}`,
+			kindRefresh:      `{"refreshAuthKey":"` + strings.Repeat("_", 43) + `"}`,
+			kindPut:          `{"appIntegrationId":"` + strings.Repeat("_", 36) + `","trackingId":"_","apiKey":"_","name":"_"}`,
+			kindAccountOpen:  accountBody(`"_____"`),
+			kindAccountKeyed: accountBody(`"_____"`),
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
 		{name: "LIKE percent email", req: bodies(map[routeKind]string{
-			kindLogin:   `{"emailAddress":"%@%","password":"` + adminPassword + `"}`,
-			kindRefresh: `{"refreshAuthKey":"%"}`,
-			kindPut:     `{"appIntegrationId":"%","trackingId":"%","apiKey":"%","name":"%"}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate)},
+			kindLogin:        `{"emailAddress":"%@%","password":"` + adminPassword + `"}`,
+			kindRefresh:      `{"refreshAuthKey":"%"}`,
+			kindPut:          `{"appIntegrationId":"%","trackingId":"%","apiKey":"%","name":"%"}`,
+			kindAccountOpen:  accountBody(`"%@%"`),
+			kindAccountKeyed: accountBody(`"%@%"`),
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
 
 		// Path ids.
 		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
@@ -352,7 +404,7 @@ func hostileAttacks() []attack {
 		// Methods.
 		{name: "wrong method", req: func(hostileRoute) hostileRequest { return hostileRequest{method: "PATCH"} },
 			hit: on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc,
-				kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices),
+				kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed),
 			code: "method_not_allowed"},
 	}
 }

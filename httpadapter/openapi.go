@@ -35,6 +35,12 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[PaymentGatewayUpdateRequest]():      {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
 	reflect.TypeFor[integrations.AnalyticsInput]():      {required: []string{"appIntegrationId", "trackingId", "apiKey"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
 	reflect.TypeFor[integrations.PaymentGatewayInput](): {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
+	reflect.TypeFor[CheckAuthKeyRequest]():              {required: []string{"authKey"}},
+	reflect.TypeFor[RegisterRequest]():                  {required: []string{"password"}, oneOf: []string{"username", "emailAddress"}},
+	reflect.TypeFor[ChangePasswordRequest]():            {required: []string{"oldPassword", "newPassword"}},
+	reflect.TypeFor[SetPasswordRequest]():               {required: []string{"newPassword"}},
+	reflect.TypeFor[ForgotPasswordRequest]():            {required: []string{"emailAddress", "resetPasswordLink"}},
+	reflect.TypeFor[ResetPasswordRequest]():             {required: []string{"emailAddress", "token", "newPassword"}},
 }
 
 // enumTypes are the string types with a closed set of values.
@@ -112,6 +118,7 @@ var statusDocs = map[int]string{
 	401: "Not authenticated.",
 	403: "Forbidden.",
 	404: "Not found.",
+	409: "Conflict.",
 	408: "Request timeout: the request body did not arrive before the server's read timeout.",
 	412: "Precondition failed: the If-Match ETag is stale.",
 	413: "Request body over " + strconv.Itoa(MaxBodyBytes) + " bytes.",

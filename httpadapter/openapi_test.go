@@ -390,7 +390,16 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETE samples' own records
 	forEnd := f.login(t, adminLogin(), shop)
 	adminDevices := "/api/v1/users/" + f.admin.ID + "/devices"
+	a := accountSamples(t, f)
 	return map[string]sampleRequest{
+		"GET /api/v1/users/me":                                 {path: "/api/v1/users/me", headers: admin},
+		"POST /api/v1/users/check-auth-key-available":          {path: "/api/v1/users/check-auth-key-available", headers: shop, body: `{"authKey":"` + f.keys["admin"] + `"}`},
+		"POST /api/v1/users/register":                          {path: "/api/v1/users/register", headers: shop, body: `{"username":"signup","emailAddress":"signup@shop.example.com","password":"a long new password","firstName":"Sign","lastName":"Up","nickName":"su","phoneNumber":"+1 555"}`},
+		"PUT /api/v1/users/change-password":                    {path: "/api/v1/users/change-password", headers: jsonHeaders("shop.example.com", "Auth-Key", a.changerKey), body: `{"oldPassword":"changer password","newPassword":"a fresh passphrase","confirmPassword":"a fresh passphrase"}`},
+		"PUT /api/v1/users/{id}/change-password":               {path: "/api/v1/users/" + a.targetID + "/change-password", headers: admin, body: `{"newPassword":"set by the admin","confirmPassword":"set by the admin"}`},
+		"POST /api/v1/users/forgot-password":                   {path: "/api/v1/users/forgot-password", headers: shop, body: `{"emailAddress":"nobody@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`},
+		"POST /api/v1/users/reset-password":                    {path: "/api/v1/users/reset-password", headers: shop, body: `{"emailAddress":"resetter@shop.example.com","token":"` + a.resetToken + `","newPassword":"reset passphrase"}`},
+		"GET /api/v1/brands/by-url":                            {path: "/api/v1/brands/by-url", headers: shop},
 		"GET /api/v1/users/{userId}/devices":                   {path: adminDevices + "?isMobileApp=false", headers: admin},
 		"DELETE /api/v1/users/{userId}/devices/{deviceId}":     {path: adminDevices + "/" + deviceIDByCode(t, f.authFixture, f.admin.ID, forEnd.DeviceCode), headers: admin},
 		"GET /api/v1/devices/current":                          {path: "/api/v1/devices/current", headers: admin},
@@ -416,6 +425,37 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 		"GET /api/v1/timezones":                                {path: "/api/v1/timezones", headers: shop},
 		"GET /api/v1/languages":                                {path: "/api/v1/languages", headers: shop},
 	}
+}
+
+// accountRecords are what the account samples act on.
+type accountRecords struct {
+	changerKey, targetID, resetToken string
+}
+
+// accountSamples opens sign-up in shop.example.com and makes users of
+// their own for the account samples that end sessions: one that changes
+// its password (changerKey), one whose password the admin sets
+// (targetID), and a reset token of a third (resetToken).
+func accountSamples(t *testing.T, f *integFixture) accountRecords {
+	t.Helper()
+	ctx := t.Context()
+	a := f.app.Auth
+	require.NoError(t, a.SetBrandSettings(ctx, f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+	for _, name := range []string{"changer", "target", "resetter"} {
+		_, err := a.CreateUser(ctx, f.brand.ID, auth.NewUser{Username: name, EmailAddress: name + "@shop.example.com", Password: name + " password"})
+		require.NoError(t, err)
+	}
+	var r accountRecords
+	r.changerKey = f.login(t, `{"username":"changer","password":"changer password"}`, jsonHeaders("shop.example.com")).AuthKey
+	target, err := a.UserByUsername(ctx, f.brand.ID, "target")
+	require.NoError(t, err)
+	r.targetID = target.ID
+	require.NoError(t, a.RequestPasswordReset(ctx, f.brand, auth.PasswordResetRequest{
+		EmailAddress: "resetter@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
+	link, err := url.Parse(f.mail.next(t).Link)
+	require.NoError(t, err)
+	r.resetToken = link.Query().Get("token")
+	return r
 }
 
 // serve sends one request of method to h and returns the answer.
@@ -737,5 +777,5 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 			assert.Contains(t, r["headers"], "Retry-After")
 		}
 	}
-	assert.Equal(t, 6, bodies, "login, refresh, both PUTs and both POSTs read a body")
+	assert.Equal(t, 12, bodies, "login, refresh, both PUTs, both POSTs and the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) read a body")
 }

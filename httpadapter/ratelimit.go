@@ -57,13 +57,21 @@ type RateLimits struct {
 	// Updates limits the integration updates (the PUT routes) per
 	// authenticated user.
 	Updates ratelimit.Policy
+	// Register limits POST /api/v1/users/register per client IP, across
+	// brands.
+	Register ratelimit.Policy
+	// PasswordReset limits POST /api/v1/users/forgot-password and
+	// reset-password together, per client IP, across brands.
+	PasswordReset ratelimit.Policy
 }
 
 // DefaultRateLimits returns the policies the adapter applies unless told
 // otherwise (docs/rate-limits.md): login 10 per minute per (brand, identifier), per
 // user and 30 per minute per client IP; refresh 30 per minute per client
 // IP; lists 50 per second with bursts of 100 per
-// (brand, client IP); updates 5 per second per user.
+// (brand, client IP); updates 5 per second per user; sign-up 10 an hour
+// per client IP; password-reset requests and resets, together, 10 an hour
+// per client IP.
 func DefaultRateLimits() RateLimits {
 	return RateLimits{
 		LoginPerIdentifier: ratelimit.Policy{Name: "login-identifier", Limit: 10, Per: time.Minute},
@@ -71,6 +79,8 @@ func DefaultRateLimits() RateLimits {
 		Refresh:            ratelimit.Policy{Name: "refresh-ip", Limit: 30, Per: time.Minute},
 		Lists:              ratelimit.Policy{Name: "lists", Limit: 50, Per: time.Second, Burst: 100},
 		Updates:            ratelimit.Policy{Name: "updates", Limit: 5, Per: time.Second},
+		Register:           ratelimit.Policy{Name: "register-ip", Limit: 10, Per: time.Hour},
+		PasswordReset:      ratelimit.Policy{Name: "password-reset-ip", Limit: 10, Per: time.Hour},
 	}
 }
 
@@ -83,6 +93,8 @@ func (l *RateLimits) all() []namedPolicy {
 		{&l.Refresh, d.Refresh.Name},
 		{&l.Lists, d.Lists.Name},
 		{&l.Updates, d.Updates.Name},
+		{&l.Register, d.Register.Name},
+		{&l.PasswordReset, d.PasswordReset.Name},
 	}
 }
 
@@ -239,6 +251,17 @@ const (
 	limitUpdates
 	// limitRefreshIP: the Refresh policy per client IP.
 	limitRefreshIP
+	// limitCheckKeyIP: the Refresh policy per client IP, in buckets of
+	// its own (checking keys does not spend the refresh budget).
+	limitCheckKeyIP
+	// limitRegisterIP: the Register policy per client IP.
+	limitRegisterIP
+	// limitResetIP: the PasswordReset policy per client IP.
+	limitResetIP
+	// limitPasswordChange: the login limits, charged by the handler once
+	// it knows the user (limitPasswordCheck); documented, not applied by
+	// rateLimited.
+	limitPasswordChange
 )
 
 // rateLimited wraps the handler of a route with the limit of scope. When
@@ -254,8 +277,12 @@ func (h *Handler) rateLimited(scope limitScope, next http.HandlerFunc) http.Hand
 		p = h.rl.limits.LoginPerIP
 	case limitUpdates:
 		p = h.rl.limits.Updates
-	case limitRefreshIP:
+	case limitRefreshIP, limitCheckKeyIP:
 		p = h.rl.limits.Refresh
+	case limitRegisterIP:
+		p = h.rl.limits.Register
+	case limitResetIP:
+		p = h.rl.limits.PasswordReset
 	}
 	if p.IsZero() {
 		return next
@@ -276,8 +303,11 @@ func (h *Handler) limitKey(scope limitScope, r *http.Request) string {
 		}
 	}
 	ip := h.rl.clientIP(r)
-	if scope == limitLoginIP || scope == limitRefreshIP {
+	switch scope {
+	case limitLoginIP, limitRefreshIP, limitRegisterIP, limitResetIP:
 		return ip
+	case limitCheckKeyIP:
+		return "check-auth-key " + ip
 	}
 	return brandFrom(ctx).ID + " " + ip
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -578,8 +579,20 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"GET /api/v1/timezones":                                {"lists"},
 		"GET /api/v1/languages":                                {"lists"},
 		"DELETE /api/v1/users/{userId}/devices/{deviceId}":     {"updates"},
+		"POST /api/v1/users/check-auth-key-available":          {"refresh-ip"},
+		"POST /api/v1/users/register":                          {"register-ip"},
+		"PUT /api/v1/users/change-password":                    {"login-ip", "login-identifier"},
+		"PUT /api/v1/users/{id}/change-password":               {"updates"},
+		"POST /api/v1/users/forgot-password":                   {"password-reset-ip"},
+		"POST /api/v1/users/reset-password":                    {"password-reset-ip"},
+		"GET /api/v1/brands/by-url":                            {"lists"},
 	}
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
+	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+	require.NoError(t, f.app.Auth.RequestPasswordReset(t.Context(), f.brand, auth.PasswordResetRequest{
+		EmailAddress: "admin@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
+	resetLink, err := url.Parse(f.mail.next(t).Link)
+	require.NoError(t, err)
 	limited := 0
 	deleteKey := ""
 	for _, pattern := range f.handler.(*httpadapter.Handler).Routes() {
@@ -611,6 +624,19 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		case strings.HasSuffix(path, "/refresh-auth-key"):
 			pair := f.login(t, `{"username":"analyst","password":"analyst password"}`, jsonHeaders("shop.example.com"))
 			body = `{"refreshAuthKey":"` + pair.RefreshAuthKey + `"}`
+		case path == "/api/v1/users/check-auth-key-available":
+			body = `{"authKey":"` + f.keys["viewer"] + `"}`
+		case path == "/api/v1/users/register":
+			body = `{"username":"limited","password":"a long new password"}`
+		case path == "/api/v1/users/change-password":
+			body = `{"oldPassword":"analyst password","newPassword":"a fresh passphrase","confirmPassword":"a fresh passphrase"}`
+		case path == "/api/v1/users/{id}/change-password":
+			path = "/api/v1/users/" + f.viewer.ID + "/change-password"
+			body = `{"newPassword":"set by the admin"}`
+		case path == "/api/v1/users/forgot-password":
+			body = `{"emailAddress":"nobody@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`
+		case path == "/api/v1/users/reset-password": // last of the admin's routes: it ends the admin's sessions
+			body = `{"emailAddress":"admin@shop.example.com","token":"` + resetLink.Query().Get("token") + `","newPassword":"reset passphrase"}`
 		}
 		if method != "PUT" && method != "POST" {
 			body = ""
@@ -622,8 +648,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		if pattern == "DELETE /api/v1/users/auth" {
 			key = f.keys["viewer"] // logout revokes it
 		}
-		if deleteKey != "" {
+		switch {
+		case deleteKey != "":
 			key, deleteKey = deleteKey, "" // a key of the device it ends
+		case pattern == "PUT /api/v1/users/change-password":
+			key = f.keys["analyst"] // it ends the caller's other sessions
 		}
 		req := httptest.NewRequest(method, path, strings.NewReader(body))
 		for k, v := range jsonHeaders("shop.example.com", "Auth-Key", key) {

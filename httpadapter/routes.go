@@ -49,6 +49,9 @@ type route struct {
 	lastKnownBrand bool
 	// integrations: the route exists only when Services.Integrations is set.
 	integrations bool
+	// sender: the route exists only when the auth service has a message
+	// sender (auth.Service.SendsMessages).
+	sender bool
 	// query are the query parameters, as the refdata query type declares
 	// them.
 	query []refdata.Param
@@ -79,6 +82,7 @@ const (
 	tagRefData      = "Reference data"
 	tagAuth         = "Authentication"
 	tagIntegrations = "Integrations"
+	tagAccount      = "Account"
 	tagMeta         = "Meta"
 )
 
@@ -235,6 +239,89 @@ var specRoutes = []route{
 		},
 		serve: putPaymentGateway,
 	},
+	// The account routes (httpadapter/account.go), in jfw-js's paths.
+	{
+		pattern: "GET /api/v1/users/me", id: "getCurrentUser", tag: tagAccount,
+		summary:     "The current user",
+		description: "The user the Auth-Key belongs to, with the permissions it holds.",
+		access:      accessAuthKey, data: reflect.TypeFor[UserResult](),
+		serve: func(h *Handler) http.HandlerFunc { return h.getMe },
+	},
+	{
+		pattern: "POST /api/v1/users/check-auth-key-available", id: "checkAuthKeyAvailable", tag: tagAccount,
+		summary:     "Check an Auth-Key",
+		description: "true when authKey works in this brand now; false when it is unknown, expired, revoked or of another brand (never 401). Limited as refresh is.",
+		access:      accessBrand, body: reflect.TypeFor[CheckAuthKeyRequest](), data: reflect.TypeFor[bool](), limit: limitCheckKeyIP,
+		errors: map[int][]string{400: {"required"}},
+		serve:  func(h *Handler) http.HandlerFunc { return h.checkAuthKey },
+	},
+	{
+		pattern: "POST /api/v1/users/register", id: "registerUser", tag: tagAccount,
+		summary: "Sign up",
+		description: "Creates an active user without any permission and answers 201 with it, when the brand opens sign-up " +
+			"(a brand setting; closed by default: 403 registration_closed). A username or an emailAddress is required " +
+			"(the address is the username when none is given). Passwords: 8 characters to 1024 bytes, not one of the " +
+			"10,000 most common. A taken username or emailAddress is 409 user_exists with the field. Limited per client IP.",
+		access: accessBrand, body: reflect.TypeFor[RegisterRequest](), data: reflect.TypeFor[UserResult](), created: true, limit: limitRegisterIP,
+		errors: map[int][]string{
+			400: {"required", "too_short", "too_long", auth.CodeTooCommon, "invalid_email", "invalid_phone"},
+			403: {auth.CodeRegistrationClosed},
+			409: {"user_exists"},
+		},
+		serve: func(h *Handler) http.HandlerFunc { return h.register },
+	},
+	{
+		pattern: "PUT /api/v1/users/change-password", id: "changePassword", tag: tagAccount,
+		summary: "Change the caller's password",
+		description: "Checks oldPassword (limited as a login is), sets newPassword, ends every other session of the user " +
+			"on every instance, and answers a new key pair for the caller, which stays signed in.",
+		access: accessAuthKey, body: reflect.TypeFor[ChangePasswordRequest](), data: reflect.TypeFor[AuthResult](), limit: limitPasswordChange,
+		errors: map[int][]string{
+			400: {"required", "too_short", "too_long", auth.CodeTooCommon, auth.CodeMismatch, auth.CodeIncorrectPassword},
+			503: {"unavailable"},
+		},
+		serve: func(h *Handler) http.HandlerFunc { return h.changePassword },
+	},
+	{
+		pattern: "PUT /api/v1/users/{id}/change-password", id: "changePasswordOfUser", tag: tagAccount,
+		summary:     "Set another user's password",
+		description: "Needs users.write. Sets the password of a user of the caller's brand and ends every session of that user. Answers true.",
+		access:      accessAuthKey, body: reflect.TypeFor[SetPasswordRequest](), data: reflect.TypeFor[bool](), limit: limitUpdates,
+		errors: map[int][]string{
+			400: {"required", "too_short", "too_long", auth.CodeTooCommon, auth.CodeMismatch},
+			403: {"access_denied"},
+			404: {"not_found"},
+		},
+		serve: func(h *Handler) http.HandlerFunc { return h.setPassword },
+	},
+	{
+		pattern: "POST /api/v1/users/forgot-password", id: "forgotPassword", tag: tagAccount,
+		summary: "Ask for a password-reset link",
+		description: "Answers true, the same and in the same time, whether the address is known or not. For a known one it makes a " +
+			"single-use token (one hour) and hands the host resetPasswordLink with token and emailAddress added as query parameters. " +
+			"The link's origin must be https:// and the brand's own URL, or one the brand allows: otherwise 400 origin_not_allowed. " +
+			"Mounted only when the host has a message sender.",
+		access: accessBrand, sender: true, body: reflect.TypeFor[ForgotPasswordRequest](), data: reflect.TypeFor[bool](), limit: limitResetIP,
+		errors: map[int][]string{400: {"required", "invalid_email", "invalid_url", auth.CodeOriginNotAllowed}},
+		serve:  func(h *Handler) http.HandlerFunc { return h.forgotPassword },
+	},
+	{
+		pattern: "POST /api/v1/users/reset-password", id: "resetPassword", tag: tagAccount,
+		summary: "Reset a password with a token",
+		description: "Sets newPassword with the token of a reset link and ends every session of the user; the token works once. " +
+			"A used, expired or unknown token is 400 invalid_token; a new password the rules refuse is a field error and leaves the token usable. " +
+			"Mounted only when the host has a message sender.",
+		access: accessBrand, sender: true, body: reflect.TypeFor[ResetPasswordRequest](), data: reflect.TypeFor[bool](), limit: limitResetIP,
+		errors: map[int][]string{400: {"required", "too_short", "too_long", auth.CodeTooCommon, auth.CodeInvalidToken}, 503: {"unavailable"}},
+		serve:  func(h *Handler) http.HandlerFunc { return h.resetPassword },
+	},
+	{
+		pattern: "GET /api/v1/brands/by-url", id: "getBrandByURL", tag: tagAccount,
+		summary:     "The brand of Brand-URL",
+		description: "The brand's public face: id, url, name, status, defaultCurrency and whether sign-up is open.",
+		access:      accessBrand, data: reflect.TypeFor[BrandResult](), etag: etagRead, limit: limitLists,
+		serve: func(h *Handler) http.HandlerFunc { return h.brandByURL },
+	},
 	{
 		pattern: "GET " + OpenAPIPath, id: "getOpenAPI", tag: tagMeta,
 		summary:     "This document",
@@ -245,9 +332,9 @@ var specRoutes = []route{
 }
 
 // serves reports whether h mounts rt: the integration routes need an
-// integrations service.
+// integrations service, the password-reset routes a message sender.
 func (h *Handler) serves(rt route) bool {
-	return !rt.integrations || h.svc.Integrations != nil
+	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages())
 }
 
 // mount registers every route of the table on h's mux, each behind the

@@ -2,6 +2,7 @@ package storecalls
 
 import (
 	"context"
+	"time"
 
 	"github.com/brandbase/brandbase/auth"
 )
@@ -17,5 +18,15 @@ func (s *store) BrandSettings(ctx context.Context, brandID string) (auth.BrandSe
 func (s *store) SetBrandSettings(ctx context.Context, brandID string, bs auth.BrandSettings) error {
 	return call0(ctx, s.rec, "SetBrandSettings", func(ctx context.Context) error {
 		return s.b.SetBrandSettings(ctx, brandID, bs)
+	})
+}
+
+func (s *store) PutResetToken(ctx context.Context, t auth.ResetToken) error {
+	return call0(ctx, s.rec, "PutResetToken", func(ctx context.Context) error { return s.b.PutResetToken(ctx, t) })
+}
+
+func (s *store) UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
+	return call(ctx, s.rec, "UseResetToken", func(ctx context.Context) (auth.UserRecord, error) {
+		return s.b.UseResetToken(ctx, hash, at, fn)
 	})
 }

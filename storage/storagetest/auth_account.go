@@ -2,7 +2,9 @@ package storagetest
 
 import (
 	"context"
+	"crypto/sha256"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -20,7 +22,101 @@ func runAccount(t *testing.T, newStore NewStore) {
 		{"SettingsDefault", testSettingsDefault},
 		{"SettingsSetAndReplace", testSettingsSetAndReplace},
 		{"SettingsUnknownBrand", testSettingsUnknownBrand},
+		{"ResetTokenWorksOnce", testResetTokenWorksOnce},
+		{"ResetTokenReplacedAndExpires", testResetTokenReplacedAndExpires},
+		{"ResetTokenRefusedKeepsIt", testResetTokenRefusedKeepsIt},
+		{"ResetTokenErrors", testResetTokenErrors},
 	})
+}
+
+// resetToken returns a reset token of u with a random hash, made at t0,
+// expiring an hour later.
+func resetToken(u auth.UserRecord) auth.ResetToken {
+	h := sha256.Sum256([]byte(uuid.NewString()))
+	return auth.ResetToken{UserID: u.ID, BrandID: u.BrandID, Hash: h[:], CreatedAt: t0, ExpiresAt: t0.Add(time.Hour)}
+}
+
+// newPassword is a UseResetToken function that sets the hash to hash and
+// moves the session epoch.
+func newPassword(hash string) func(*auth.UserRecord) error {
+	return func(r *auth.UserRecord) error {
+		r.PasswordHash = hash
+		r.SessionEpoch++
+		return nil
+	}
+}
+
+// testResetTokenWorksOnce checks that a token applies its function to its
+// user once, atomically with its deletion.
+func testResetTokenWorksOnce(t *testing.T, newStore NewStore) {
+	s, _, u := openWithUser(t, newStore, "reset")
+	ctx := t.Context()
+	tok := resetToken(u)
+	require.NoError(t, s.PutResetToken(ctx, tok))
+	got, err := s.UseResetToken(ctx, tok.Hash, t0.Add(time.Minute), newPassword("new-hash"))
+	require.NoError(t, err)
+	assert.Equal(t, "new-hash", got.PasswordHash)
+	assert.Equal(t, u.SessionEpoch+1, got.SessionEpoch)
+	stored, err := s.UserByID(ctx, u.ID)
+	require.NoError(t, err)
+	assert.Equal(t, got, stored)
+	_, err = s.UseResetToken(ctx, tok.Hash, t0.Add(time.Minute), newPassword("again"))
+	assert.ErrorIs(t, err, auth.ErrResetTokenInvalid, "a token works once")
+	stored, err = s.UserByID(ctx, u.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "new-hash", stored.PasswordHash)
+}
+
+// testResetTokenReplacedAndExpires checks that a newer token replaces the
+// older one of its user, and that a token is refused from its expiry on.
+func testResetTokenReplacedAndExpires(t *testing.T, newStore NewStore) {
+	s, _, u := openWithUser(t, newStore, "replace")
+	ctx := t.Context()
+	older, newer := resetToken(u), resetToken(u)
+	require.NoError(t, s.PutResetToken(ctx, older))
+	require.NoError(t, s.PutResetToken(ctx, newer))
+	_, err := s.UseResetToken(ctx, older.Hash, t0, newPassword("x"))
+	assert.ErrorIs(t, err, auth.ErrResetTokenInvalid, "replaced by the newer one")
+	_, err = s.UseResetToken(ctx, newer.Hash, newer.ExpiresAt, newPassword("x"))
+	assert.ErrorIs(t, err, auth.ErrResetTokenInvalid, "expired at its expiry")
+	_, err = s.UseResetToken(ctx, newer.Hash, newer.ExpiresAt.Add(-time.Microsecond), newPassword("x"))
+	assert.NoError(t, err, "works until then")
+}
+
+// testResetTokenRefusedKeepsIt checks that an error of the function aborts
+// the whole: the user is unchanged and the token still works.
+func testResetTokenRefusedKeepsIt(t *testing.T, newStore NewStore) {
+	s, _, u := openWithUser(t, newStore, "keep")
+	ctx := t.Context()
+	tok := resetToken(u)
+	require.NoError(t, s.PutResetToken(ctx, tok))
+	refused := envelope.Invalid("no")
+	_, err := s.UseResetToken(ctx, tok.Hash, t0, func(r *auth.UserRecord) error {
+		r.PasswordHash = "half-written"
+		return refused
+	})
+	assert.ErrorIs(t, err, refused)
+	stored, err := s.UserByID(ctx, u.ID)
+	require.NoError(t, err)
+	assert.Equal(t, u, stored, "nothing written")
+	_, err = s.UseResetToken(ctx, tok.Hash, t0, newPassword("after"))
+	assert.NoError(t, err, "the token still works")
+}
+
+// testResetTokenErrors checks the errors of PutResetToken and
+// UseResetToken.
+func testResetTokenErrors(t *testing.T, newStore NewStore) {
+	s, _, u := openWithUser(t, newStore, "errs")
+	ctx := t.Context()
+	ghost := resetToken(u)
+	ghost.UserID = uuid.NewString()
+	assert.ErrorIs(t, s.PutResetToken(ctx, ghost), auth.ErrUserNotFound)
+	short := resetToken(u)
+	short.Hash = short.Hash[:16]
+	assert.ErrorIs(t, s.PutResetToken(ctx, short), auth.ErrKeyHashSize)
+	_, err := s.UseResetToken(ctx, make([]byte, 32), t0, newPassword("x"))
+	assert.ErrorIs(t, err, auth.ErrResetTokenInvalid)
+	assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err))
 }
 
 // accountCalls returns one call of every auth.AccountStore method, named,
@@ -30,6 +126,11 @@ func accountCalls(s storage.Storage, c cancelled) map[string]func(ctx context.Co
 		"BrandSettings": func(ctx context.Context) error { _, err := s.BrandSettings(ctx, c.b.ID); return err },
 		"SetBrandSettings": func(ctx context.Context) error {
 			return s.SetBrandSettings(ctx, c.b.ID, auth.BrandSettings{RegistrationOpen: true})
+		},
+		"PutResetToken": func(ctx context.Context) error { return s.PutResetToken(ctx, resetToken(c.u)) },
+		"UseResetToken": func(ctx context.Context) error {
+			_, err := s.UseResetToken(ctx, make([]byte, 32), t0, newPassword("x"))
+			return err
 		},
 	}
 }

@@ -60,3 +60,51 @@ func (c *Core) SetBrandSettings(ctx context.Context, brandID string, bs auth.Bra
 		return c.changed(ctx, tx, ChangeBrand, brandID)
 	})
 }
+
+// PutResetToken implements auth.AccountStore: it stores t as its user's
+// token, replacing the user's earlier one; auth.ErrUserNotFound if the
+// user does not exist, auth.ErrKeyHashSize for a hash that is not 32
+// bytes.
+func (c *Core) PutResetToken(ctx context.Context, t auth.ResetToken) error {
+	if len(t.Hash) != 32 {
+		return auth.ErrKeyHashSize
+	}
+	return c.write(ctx, func(tx DB) error {
+		_, err := c.exec(ctx, tx, nil, auth.ErrUserNotFound, `INSERT INTO password_reset_tokens
+			(user_id, brand_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (user_id) DO UPDATE SET brand_id = excluded.brand_id, token_hash = excluded.token_hash,
+			created_at = excluded.created_at, expires_at = excluded.expires_at`,
+			t.UserID, t.BrandID, t.Hash, c.d.Time(t.CreatedAt), c.d.Time(t.ExpiresAt))
+		return err
+	})
+}
+
+// UseResetToken implements auth.AccountStore: the token's row is locked
+// (ForUpdate), so of two concurrent uses one finds it gone;
+// auth.ErrResetTokenInvalid when no unexpired token has the hash. The
+// user is updated as UpdateUser does (it notifies ChangeUser) and the
+// token deleted, in one transaction.
+func (c *Core) UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
+	var u auth.UserRecord
+	err := c.write(ctx, func(tx DB) error {
+		var userID string
+		var expires time.Time
+		err := tx.QueryRow(ctx, c.bind(`SELECT user_id, expires_at FROM password_reset_tokens WHERE token_hash = ?`+
+			c.d.ForUpdate()), hash).Scan(&userID, c.d.ScanTime(&expires))
+		if err != nil {
+			return c.missing(ctx, err, auth.ErrResetTokenInvalid)
+		}
+		if !at.Before(expires) {
+			return auth.ErrResetTokenInvalid
+		}
+		if u, err = c.updateUserIn(ctx, tx, userID, fn); err != nil {
+			return err
+		}
+		_, err = c.exec(ctx, tx, nil, nil, `DELETE FROM password_reset_tokens WHERE user_id = ?`, userID)
+		return err
+	})
+	if err != nil {
+		return auth.UserRecord{}, err
+	}
+	return u, nil
+}

@@ -94,7 +94,7 @@ func (c *Core) scanUser(row Scanner) (auth.UserRecord, error) {
 	var status string
 	if err := row.Scan(&u.ID, &u.BrandID, &u.Username, &u.UsernameKey, &u.EmailAddress, &emailKey, &u.PhoneNumber,
 		&u.PasswordHash, c.d.ScanList(&perms), &status, c.d.ScanTime(&u.CreatedAt), c.d.ScanTime(&u.UpdatedAt),
-		&u.SessionEpoch); err != nil {
+		&u.SessionEpoch, &u.FirstName, &u.LastName, &u.NickName); err != nil {
 		return auth.UserRecord{}, err
 	}
 	if emailKey != nil {
@@ -113,10 +113,10 @@ func (c *Core) CreateUser(ctx context.Context, u auth.UserRecord) error {
 	seqCol, seqVal := c.seq("users")
 	return c.write(ctx, func(tx DB) error {
 		_, err := c.exec(ctx, tx, auth.ErrUserExists, auth.ErrBrandNotFound, `INSERT INTO users (`+UserColumns+seqCol+`)
-			VALUES (`+placeholders(13)+seqVal+`)`,
+			VALUES (`+placeholders(16)+seqVal+`)`,
 			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
 			u.PasswordHash, c.d.List(permissionList(u.Permissions)), string(u.Status), c.d.Time(u.CreatedAt),
-			c.d.Time(u.UpdatedAt), u.SessionEpoch)
+			c.d.Time(u.UpdatedAt), u.SessionEpoch, u.FirstName, u.LastName, u.NickName)
 		return err
 	})
 }
@@ -128,30 +128,39 @@ func (c *Core) CreateUser(ctx context.Context, u auth.UserRecord) error {
 func (c *Core) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
 	var u auth.UserRecord
 	err := c.write(ctx, func(tx DB) error {
-		old, err := queryOne(ctx, c, tx, c.scanUser, auth.ErrUserNotFound,
-			`SELECT `+UserColumns+` FROM users WHERE id = ?`+c.d.ForUpdate(), id)
-		if err != nil {
-			return err
-		}
-		u = old
-		u.Permissions = append([]auth.Permission(nil), old.Permissions...)
-		if err := fn(&u); err != nil {
-			return err
-		}
-		u.ID, u.BrandID, u.CreatedAt = old.ID, old.BrandID, old.CreatedAt
-		if _, err := c.exec(ctx, tx, auth.ErrUserExists, nil, `UPDATE users SET username = ?, username_key = ?,
-			email_address = ?, email_key = ?, phone_number = ?, password_hash = ?, permissions = ?, status = ?,
-			updated_at = ?, session_epoch = ? WHERE id = ?`,
-			u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber, u.PasswordHash,
-			c.d.List(permissionList(u.Permissions)), string(u.Status), c.d.Time(u.UpdatedAt), u.SessionEpoch, id); err != nil {
-			return err
-		}
-		return c.changed(ctx, tx, ChangeUser, id)
+		var err error
+		u, err = c.updateUserIn(ctx, tx, id, fn)
+		return err
 	})
 	if err != nil {
 		return auth.UserRecord{}, err
 	}
 	return u, nil
+}
+
+// updateUserIn is UpdateUser inside tx: it locks the user's row, applies
+// fn, writes the result and notifies ChangeUser.
+func (c *Core) updateUserIn(ctx context.Context, tx DB, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
+	old, err := queryOne(ctx, c, tx, c.scanUser, auth.ErrUserNotFound,
+		`SELECT `+UserColumns+` FROM users WHERE id = ?`+c.d.ForUpdate(), id)
+	if err != nil {
+		return auth.UserRecord{}, err
+	}
+	u := old
+	u.Permissions = append([]auth.Permission(nil), old.Permissions...)
+	if err := fn(&u); err != nil {
+		return auth.UserRecord{}, err
+	}
+	u.ID, u.BrandID, u.CreatedAt = old.ID, old.BrandID, old.CreatedAt
+	if _, err := c.exec(ctx, tx, auth.ErrUserExists, nil, `UPDATE users SET username = ?, username_key = ?,
+		email_address = ?, email_key = ?, phone_number = ?, password_hash = ?, permissions = ?, status = ?,
+		updated_at = ?, session_epoch = ?, first_name = ?, last_name = ?, nick_name = ? WHERE id = ?`,
+		u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber, u.PasswordHash,
+		c.d.List(permissionList(u.Permissions)), string(u.Status), c.d.Time(u.UpdatedAt), u.SessionEpoch,
+		u.FirstName, u.LastName, u.NickName, id); err != nil {
+		return auth.UserRecord{}, err
+	}
+	return u, c.changed(ctx, tx, ChangeUser, id)
 }
 
 // userWhere returns the one user the condition finds.

@@ -9,7 +9,7 @@ const (
 	auth_expires_at, refresh_expires_at, revoked_at, replaced_by, session_epoch`
 	// UserColumns are the columns of a user.
 	UserColumns = `id, brand_id, username, username_key, email_address, email_key, phone_number,
-	password_hash, permissions, status, created_at, updated_at, session_epoch`
+	password_hash, permissions, status, created_at, updated_at, session_epoch, first_name, last_name, nick_name`
 	// BrandColumns are the columns of a brand.
 	BrandColumns = `id, url, name, status, default_currency, created_at`
 	// DeviceColumns are the columns of a device.

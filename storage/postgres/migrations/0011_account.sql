@@ -16,3 +16,9 @@ CREATE TABLE password_reset_tokens (
     created_at timestamptz NOT NULL,
     expires_at timestamptz NOT NULL
 );
+
+-- A user's display names (auth.User.FirstName, LastName, NickName), which
+-- sign-up takes.
+ALTER TABLE users ADD COLUMN first_name text NOT NULL DEFAULT '';
+ALTER TABLE users ADD COLUMN last_name text NOT NULL DEFAULT '';
+ALTER TABLE users ADD COLUMN nick_name text NOT NULL DEFAULT '';

@@ -17,3 +17,9 @@ CREATE TABLE password_reset_tokens (
     created_at INTEGER NOT NULL,
     expires_at INTEGER NOT NULL
 ) STRICT;
+
+-- A user's display names (auth.User.FirstName, LastName, NickName), which
+-- sign-up takes.
+ALTER TABLE users ADD COLUMN first_name TEXT NOT NULL DEFAULT '';
+ALTER TABLE users ADD COLUMN last_name TEXT NOT NULL DEFAULT '';
+ALTER TABLE users ADD COLUMN nick_name TEXT NOT NULL DEFAULT '';

@@ -1,0 +1,190 @@
+package auth_test
+
+import (
+	"context"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/storage"
+)
+
+func TestCommonPasswordList(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, auth.CommonPasswordCount, auth.CommonPasswordsLen(), "the whole list, header left out")
+	for _, pw := range []string{"password", "PASSWORD", " 123456 ", "iloveyou", "qwertyuiop", "trustno1", "eyphed", "pic\\'s"} {
+		assert.True(t, auth.IsCommonPassword(pw), pw)
+	}
+	for _, pw := range []string{"correct horse battery", "# The 10,000 most common passwords, one a line, as published.", ""} {
+		assert.False(t, auth.IsCommonPassword(pw), pw)
+	}
+}
+
+// TestEveryPasswordPathRefusesCommonOnes: the same rule wherever a
+// password is set.
+func TestEveryPasswordPathRefusesCommonOnes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, stores["memory"])
+	ctx := t.Context()
+	require.NoError(t, e.svc.SetBrandSettings(ctx, e.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+	field := func(err error) string {
+		require.Equal(t, envelope.KindInvalid, envelope.KindOf(err), "%v", err)
+		f := envelope.As(err).Fields
+		require.NotEmpty(t, f)
+		return f[0].Field + ":" + f[0].Code
+	}
+	_, err := e.svc.CreateUser(ctx, e.brand.ID, auth.NewUser{Username: "c", Password: "baseball"})
+	assert.Equal(t, "password:too_common", field(err))
+	assert.Equal(t, "password:too_common", field(e.svc.SetPassword(ctx, e.viewer.ID, "Football")))
+	_, err = e.svc.Register(ctx, e.brand, auth.Registration{Username: "r", Password: "superman"})
+	assert.Equal(t, "password:too_common", field(err))
+	p := login(t, e, "admin", adminPassword)
+	_, err = e.svc.ChangePassword(ctx, p, auth.PasswordChange{OldPassword: adminPassword, NewPassword: "starwars", ConfirmPassword: "starwars"})
+	assert.Equal(t, "newPassword:too_common", field(err))
+	assert.Equal(t, "newPassword:too_common", field(e.svc.SetUserPassword(ctx, p, e.viewer.ID, "princess", "")))
+}
+
+// login logs username in through the service and authenticates the key.
+func login(t *testing.T, e *env, username, password string) auth.Principal {
+	t.Helper()
+	s, err := e.svc.Login(t.Context(), e.brand, auth.LoginRequest{Username: username, Password: password})
+	require.NoError(t, err)
+	p, err := e.svc.Authenticate(t.Context(), e.brand, s.AuthKey)
+	require.NoError(t, err)
+	return p
+}
+
+// gatedStore is a real store whose PutResetToken waits for a gate, and
+// which counts the reads of a password-reset request.
+type gatedStore struct {
+	storage.Storage
+	gate chan struct{}
+
+	mu    sync.Mutex
+	reads int
+	puts  int
+}
+
+func (g *gatedStore) UserByEmail(ctx context.Context, brandID, key string) (auth.UserRecord, error) {
+	g.mu.Lock()
+	g.reads++
+	g.mu.Unlock()
+	return g.Storage.UserByEmail(ctx, brandID, key)
+}
+
+func (g *gatedStore) PutResetToken(ctx context.Context, t auth.ResetToken) error {
+	<-g.gate
+	g.mu.Lock()
+	g.puts++
+	g.mu.Unlock()
+	return g.Storage.PutResetToken(ctx, t)
+}
+
+// chanSender hands every message to a channel.
+type chanSender chan auth.Message
+
+func (c chanSender) Send(_ context.Context, m auth.Message) error {
+	c <- m
+	return nil
+}
+
+// TestPasswordResetSameWorkKnownOrNot holds the "same time" promise by
+// structure: a request for a known address and one for an unknown address
+// do the same store reads and return before the token is stored or sent
+// (the store write waits at a gate that opens only after both returned).
+func TestPasswordResetSameWorkKnownOrNot(t *testing.T) {
+	t.Parallel()
+	real := stores["sqlite"](t)
+	t.Cleanup(func() { real.Close() })
+	g := &gatedStore{Storage: real, gate: make(chan struct{})}
+	sent := make(chanSender, 4)
+	c := newClock()
+	svc := auth.NewService(g, auth.WithClock(c.Now), auth.WithArgon2Params(fastArgon2), auth.WithMessageSender(sent))
+	ctx := t.Context()
+	brand, err := svc.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
+	require.NoError(t, err)
+	_, err = svc.CreateUser(ctx, brand.ID, auth.NewUser{Username: "ann", EmailAddress: "ann@shop.example.com", Password: adminPassword})
+	require.NoError(t, err)
+
+	for _, email := range []string{"ann@shop.example.com", "nobody@shop.example.com"} {
+		done := make(chan error, 1)
+		go func() {
+			done <- svc.RequestPasswordReset(ctx, brand, auth.PasswordResetRequest{EmailAddress: email, ResetPasswordLink: "https://shop.example.com/r"})
+		}()
+		select {
+		case err := <-done:
+			require.NoError(t, err, email)
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: the request waited for the token's store write", email)
+		}
+	}
+	g.mu.Lock()
+	assert.Equal(t, 2, g.reads, "one lookup each, known or not")
+	assert.Equal(t, 0, g.puts, "no store write on the request's path")
+	g.mu.Unlock()
+	close(g.gate)
+	select {
+	case m := <-sent:
+		assert.Equal(t, "ann@shop.example.com", m.To)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the known address got no message")
+	}
+	assert.Empty(t, sent, "the unknown address got none")
+}
+
+// TestResetTokenExpiresAfterAnHour uses the service's clock.
+func TestResetTokenExpiresAfterAnHour(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		sent := make(chanSender, 4)
+		svc := auth.NewService(e.store, auth.WithClock(e.clock.Now), auth.WithArgon2Params(fastArgon2), auth.WithMessageSender(sent))
+		ctx := t.Context()
+		token := func() string {
+			require.NoError(t, svc.RequestPasswordReset(ctx, e.brand, auth.PasswordResetRequest{
+				EmailAddress: "admin@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
+			select {
+			case m := <-sent:
+				u, err := url.Parse(m.Link)
+				require.NoError(t, err)
+				assert.Equal(t, e.clock.Now().Add(auth.ResetTokenTTL).UTC(), m.ExpiresAt.UTC())
+				return u.Query().Get("token")
+			case <-time.After(5 * time.Second):
+				t.Fatal("no message")
+				return ""
+			}
+		}
+		tok := token()
+		e.clock.Add(auth.ResetTokenTTL)
+		err := svc.ResetPassword(ctx, e.brand, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
+		assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err), "expired after an hour")
+		tok = token()
+		e.clock.Add(auth.ResetTokenTTL - time.Second)
+		assert.NoError(t, svc.ResetPassword(ctx, e.brand, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"}))
+		err = svc.ResetPassword(ctx, e.other, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
+		assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err))
+	})
+}
+
+// TestResetOfAnotherBrandRefused: a token works only in its brand, and
+// leaves the token usable there.
+func TestResetOfAnotherBrandRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, stores["memory"])
+	sent := make(chanSender, 4)
+	svc := auth.NewService(e.store, auth.WithClock(e.clock.Now), auth.WithArgon2Params(fastArgon2), auth.WithMessageSender(sent))
+	ctx := t.Context()
+	require.NoError(t, svc.RequestPasswordReset(ctx, e.brand, auth.PasswordResetRequest{
+		EmailAddress: "admin@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
+	m := <-sent
+	u, err := url.Parse(m.Link)
+	require.NoError(t, err)
+	req := auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: u.Query().Get("token"), NewPassword: "reset passphrase"}
+	assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(svc.ResetPassword(ctx, e.other, req)))
+	assert.NoError(t, svc.ResetPassword(ctx, e.brand, req), "still usable in its brand")
+}

@@ -1,0 +1,304 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/brandbase/brandbase/envelope"
+)
+
+// MessageKind says what a [Message] is for.
+type MessageKind string
+
+// The kinds of message the service hands its [MessageSender].
+const (
+	// MessagePasswordReset carries a password-reset link.
+	MessagePasswordReset MessageKind = "password_reset"
+)
+
+// Message is one message the service asks the host to deliver (the library
+// sends no mail itself): its kind, its addressee and the link it carries.
+type Message struct {
+	// Kind says what the message is for.
+	Kind MessageKind `json:"kind"`
+	// To is the user's email address.
+	To string `json:"to"`
+	// Link is the link to send: for MessagePasswordReset, the link the
+	// client gave with the token and emailAddress query parameters added.
+	// It holds a secret: log it nowhere a third party reads.
+	Link string `json:"link"`
+	// BrandURL is the brand's normalised URL (its domain), BrandID its ID.
+	BrandURL string `json:"brandUrl"`
+	BrandID  string `json:"brandId"`
+	// UserID is the addressee's ID.
+	UserID string `json:"userId"`
+	// ExpiresAt is when the link stops working.
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// MessageSender delivers the messages of the service (a host's mailer, a
+// queue). Send is called on a goroutine of its own, with a context that
+// ends after [DefaultSendTimeout], never on the request that caused it;
+// an error is logged. It must be safe for concurrent use.
+type MessageSender interface {
+	Send(ctx context.Context, m Message) error
+}
+
+// MessageSenderFunc adapts a function to [MessageSender].
+type MessageSenderFunc func(ctx context.Context, m Message) error
+
+// Send calls f.
+func (f MessageSenderFunc) Send(ctx context.Context, m Message) error { return f(ctx, m) }
+
+// Password-reset settings.
+const (
+	// ResetTokenTTL is how long a password-reset token works.
+	ResetTokenTTL = time.Hour
+	// DefaultSendTimeout bounds one delivery: the store write of the token
+	// and the call of MessageSender.Send.
+	DefaultSendTimeout = 30 * time.Second
+	// maxPendingSends bounds the deliveries in flight; a request past it
+	// sends nothing (and logs it), so that a flood of requests cannot
+	// pile up goroutines.
+	maxPendingSends = 64
+	// maxLinkLen bounds a resetPasswordLink, in bytes.
+	maxLinkLen = 2048
+)
+
+// Codes of the account errors (docs/http-api.md gives their statuses).
+const (
+	CodeInvalidToken       = "invalid_token"
+	CodeRegistrationClosed = "registration_closed"
+	CodeOriginNotAllowed   = "origin_not_allowed"
+	CodeMismatch           = "mismatch"
+	CodeIncorrectPassword  = "incorrect_password"
+	CodeTaken              = "taken"
+)
+
+// WithMessageSender makes the service hand password-reset links to s.
+// Without it (or with nil) [Service.RequestPasswordReset] and
+// [Service.ResetPassword] fail with KindNotFound, and the HTTP adapter does
+// not mount their routes ([Service.SendsMessages]).
+func WithMessageSender(s MessageSender) Option {
+	return func(svc *Service) { svc.sender = s }
+}
+
+// SendsMessages reports whether the service has a [MessageSender]: the
+// password-reset calls work only then.
+func (s *Service) SendsMessages() bool { return s.sender != nil }
+
+var errNoSender = envelope.New(envelope.KindNotFound, "not_found", "Password reset is not available.")
+
+// PasswordResetRequest asks for a password-reset link
+// ([Service.RequestPasswordReset]).
+type PasswordResetRequest struct {
+	// EmailAddress is the user's address; required.
+	EmailAddress string
+	// ResetPasswordLink is the page of the client that takes the token:
+	// an absolute http or https URL whose origin the brand allows
+	// ([Service.AllowedResetOrigin]); required.
+	ResetPasswordLink string
+}
+
+// RequestPasswordReset makes a password-reset token for the user of brand
+// whose email address is req.EmailAddress, and hands the host the link
+// through the [MessageSender]: req.ResetPasswordLink with the token and
+// emailAddress query parameters added. The token is 256 random bits,
+// stored only as its SHA-256, works once, for [ResetTokenTTL]; a newer one
+// replaces it.
+//
+// It answers the same, and in the same time, whether the address is known
+// or not: both do one store read and make a token and a link; the store
+// write and the delivery happen afterwards on a goroutine of their own.
+//
+// It fails with KindInvalid for a missing or malformed address or link,
+// code origin_not_allowed (field resetPasswordLink) when the link's origin
+// is not one the brand allows (an attacker who chose it would receive the
+// victim's token), KindNotFound without a MessageSender, and the store's
+// errors.
+func (s *Service) RequestPasswordReset(ctx context.Context, brand Brand, req PasswordResetRequest) error {
+	var v envelope.Validation
+	email, err := s.resetEmail(&v, req.EmailAddress)
+	if err != nil {
+		return err
+	}
+	if email != "" {
+		validateEmail(&v, "emailAddress", email)
+	}
+	link, linkErr := s.resetLinkBase(ctx, brand, req.ResetPasswordLink)
+	if linkErr != nil && !v.Merge(linkErr) {
+		return linkErr
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	user, err := s.store.UserByEmail(ctx, brand.ID, FoldKey(email))
+	known := err == nil && user.BrandID == brand.ID && user.Status == StatusActive
+	if err != nil && !errors.Is(err, ErrUserNotFound) {
+		return err
+	}
+	// Known or not, the same work: a token, its hash and the link.
+	token, err := s.newKey()
+	if err != nil {
+		return err
+	}
+	h := hashKey(token)
+	q := link.Query()
+	q.Set("token", token)
+	q.Set("emailAddress", email)
+	link.RawQuery = q.Encode()
+	now := s.now().UTC().Truncate(time.Microsecond)
+	if !known {
+		return nil
+	}
+	t := ResetToken{UserID: user.ID, BrandID: brand.ID, Hash: h[:], CreatedAt: now, ExpiresAt: now.Add(ResetTokenTTL)}
+	m := Message{Kind: MessagePasswordReset, To: user.EmailAddress, Link: link.String(), BrandURL: brand.URL,
+		BrandID: brand.ID, UserID: user.ID, ExpiresAt: t.ExpiresAt}
+	s.deliver(t, m)
+	return nil
+}
+
+// deliver stores t and sends m on a goroutine of its own, bounded by
+// DefaultSendTimeout; at most maxPendingSends run at once (one more is
+// dropped and logged).
+func (s *Service) deliver(t ResetToken, m Message) {
+	select {
+	case s.sends <- struct{}{}:
+	default:
+		s.log.Warn("auth: too many password-reset messages in flight; one dropped", "user", m.UserID)
+		return
+	}
+	go func() {
+		defer func() { <-s.sends }()
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultSendTimeout)
+		defer cancel()
+		if err := s.store.PutResetToken(ctx, t); err != nil {
+			s.log.WarnContext(ctx, "auth: store a password-reset token", "user", t.UserID, "error", err)
+			return
+		}
+		if err := s.sender.Send(ctx, m); err != nil {
+			s.log.WarnContext(ctx, "auth: send a password-reset message", "user", m.UserID, "error", err)
+		}
+	}()
+}
+
+// resetEmail is the start of both reset calls: errNoSender without a
+// sender, else the address trimmed (a required error on v when empty).
+func (s *Service) resetEmail(v *envelope.Validation, raw string) (string, error) {
+	if s.sender == nil {
+		return "", errNoSender
+	}
+	email := strings.TrimSpace(raw)
+	if email == "" {
+		v.Add("emailAddress", "required", "The emailAddress is required.")
+	}
+	return email, nil
+}
+
+// resetLinkBase parses and checks a resetPasswordLink: an absolute http
+// or https URL without user info, whose origin brand allows.
+func (s *Service) resetLinkBase(ctx context.Context, brand Brand, raw string) (*url.URL, error) {
+	const field = "resetPasswordLink"
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return nil, envelope.Invalid("The resetPasswordLink is required.",
+			envelope.Field(field, "required", "The resetPasswordLink is required."))
+	}
+	u, err := url.Parse(raw)
+	if err != nil || len(raw) > maxLinkLen || !u.IsAbs() || u.Host == "" || u.User != nil ||
+		(!strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https")) {
+		return nil, envelope.Invalid("The resetPasswordLink is not valid.",
+			envelope.Field(field, "invalid_url", "The resetPasswordLink must be an absolute http or https URL."))
+	}
+	ok, err := s.AllowedResetOrigin(ctx, brand, u.Scheme+"://"+u.Host)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, envelope.Invalid("The resetPasswordLink points elsewhere.",
+			envelope.Field(field, CodeOriginNotAllowed,
+				"The resetPasswordLink must point to https:// and the brand's own URL, or to an origin the brand allows."))
+	}
+	return u, nil
+}
+
+// AllowedResetOrigin reports whether a password-reset link may point to
+// origin (scheme://host[:port]): https:// and the brand's own URL always,
+// and the origins of its settings' ResetLinkOrigins. It fails with the
+// errors of [Service.BrandSettings].
+func (s *Service) AllowedResetOrigin(ctx context.Context, brand Brand, origin string) (bool, error) {
+	o, ok := NormalizeOrigin(origin)
+	if !ok {
+		return false, nil
+	}
+	if o == "https://"+brand.URL {
+		return true, nil
+	}
+	bs, err := s.BrandSettings(ctx, brand.ID)
+	if err != nil {
+		return false, err
+	}
+	return slices.Contains(bs.ResetLinkOrigins, o), nil
+}
+
+// PasswordReset sets a new password with a reset token
+// ([Service.ResetPassword]).
+type PasswordReset struct {
+	// EmailAddress is the address the token was sent to; required.
+	EmailAddress string
+	// Token is the token of the link; required.
+	Token string
+	// NewPassword is the new password, under the rules of [NewUser].
+	NewPassword string
+}
+
+// ResetPassword sets the password of the user a reset token was made for
+// and ends every session of the user; the token works once.
+//
+// It fails with KindInvalid: field errors for a missing address or token,
+// or a new password the rules refuse (the token stays usable); code
+// invalid_token when the token is unknown, used, expired, of another
+// brand, or made for another address. KindNotFound without a
+// MessageSender; the store's errors.
+func (s *Service) ResetPassword(ctx context.Context, brand Brand, req PasswordReset) error {
+	var v envelope.Validation
+	email, err := s.resetEmail(&v, req.EmailAddress)
+	if err != nil {
+		return err
+	}
+	if req.Token == "" {
+		v.Add("token", "required", "The token is required.")
+	}
+	validatePassword(&v, "newPassword", req.NewPassword)
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if len(req.Token) > maxKeyLen {
+		return ErrResetTokenInvalid
+	}
+	hash, err := s.hasher.hash(ctx, req.NewPassword) // bounded like a login's: the route is open to anyone
+	if err != nil {
+		return err
+	}
+	h := hashKey(req.Token)
+	now := s.now().UTC().Truncate(time.Microsecond)
+	u, err := s.store.UseResetToken(ctx, h[:], now, func(r *UserRecord) error {
+		if r.BrandID != brand.ID || r.EmailKey != FoldKey(email) {
+			return ErrResetTokenInvalid
+		}
+		r.PasswordHash = hash
+		r.SessionEpoch++
+		r.UpdatedAt = now
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.invalidateUser(u.ID)
+	_, err = s.revokeKeys(ctx, KeySelector{UserID: u.ID})
+	return err
+}
