@@ -237,17 +237,19 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	if err := s.hasher.admit(ctx); err != nil {
 		return Session{}, err
 	}
+	// The dummy hash is made by the first login, whoever it is for, so
+	// that making it does not single out the first unknown user. Its wait
+	// for a slot is bounded as any; its hash is outside the login's budget
+	// (once a process, the first login hashes twice).
+	dummy, err := s.hasher.dummyHash(ctx)
+	if err != nil {
+		return Session{}, err
+	}
 	// The whole login takes at most the wait bound plus its hash: its work
 	// before the hash runs under pre, its work after under post.
 	b := loginBudget{h: s.hasher, parent: ctx, start: time.Now()}
 	pre, cancelPre := b.until(0)
 	defer cancelPre()
-	// The dummy hash is made by the first login, whoever it is for, so
-	// that making it does not single out the first unknown user.
-	dummy, err := s.hasher.dummyHash(pre)
-	if err != nil {
-		return Session{}, b.err(pre, err)
-	}
 	var found bool
 	user, err := s.loginUser(pre, brand.ID, username, email)
 	switch {
@@ -268,11 +270,11 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	if user.Status != StatusActive {
 		return Session{}, envelope.New(envelope.KindForbidden, CodeUserInactive, "This user is inactive.")
 	}
+	if rehash {
+		held += s.rehash(b, held, user, req.Password)
+	}
 	post, cancelPost := b.until(held)
 	defer cancelPost()
-	if rehash {
-		s.rehash(post, user, req.Password)
-	}
 
 	now := s.now().UTC().Truncate(time.Microsecond)
 	// Every login is a device: the one its X-Device-Code names, or one of
@@ -343,15 +345,22 @@ func storeSessionError(err error, refused func() error) error {
 }
 
 // rehash replaces user's hash with one of the current parameters, unless the
-// password changed meanwhile. It is skipped when no hashing slot is free
-// at once (a second hash must not make a login wait: the user's next login
-// tries again). A failure is logged, not returned: the login it follows
-// has succeeded.
-func (s *Service) rehash(ctx context.Context, user UserRecord, password string) {
-	hash, ok, err := s.hasher.hashIfFree(ctx, password)
+// password changed meanwhile, and returns how long its hash took, which
+// the login's budget b (whose work so far took held besides the wait bound)
+// grants it: a login that rehashes takes two hashes, once per user after
+// a change of parameters. It is skipped when no hashing slot is free at
+// once (the second hash makes no login wait: the user's next login tries
+// again). A failure is logged, not returned: the login it follows has
+// succeeded.
+func (s *Service) rehash(b loginBudget, held time.Duration, user UserRecord, password string) time.Duration {
+	start := time.Now()
+	hash, ok, err := s.hasher.hashIfFree(b.parent, password)
 	if err == nil && !ok {
-		return
+		return 0
 	}
+	took := time.Since(start)
+	ctx, cancel := b.until(held + took)
+	defer cancel()
 	if err == nil {
 		_, err = s.store.UpdateUser(ctx, user.ID, func(r *UserRecord) error {
 			if r.PasswordHash == user.PasswordHash {
@@ -363,6 +372,7 @@ func (s *Service) rehash(ctx context.Context, user UserRecord, password string) 
 	if err != nil {
 		s.log.WarnContext(ctx, "auth: rehash password", "user", user.ID, "error", err)
 	}
+	return took
 }
 
 // RefreshRequest is a refresh: the refresh key of the pair to rotate and,

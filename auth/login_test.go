@@ -253,7 +253,10 @@ func TestConcurrentLogins(t *testing.T) {
 	for name, newStore := range stores {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, newStore, auth.WithMaxConcurrentHashes(2))
+			// A wait bound no load reaches: the test is about concurrent
+			// logins, not about shedding them (a loaded machine under
+			// -race makes 16 logins on 2 slots wait longer than 1 s).
+			e := newEnv(t, newStore, auth.WithMaxConcurrentHashes(2), auth.WithMaxHashWait(time.Minute))
 			const n = 16
 			keys := make(chan string, n)
 			var wg sync.WaitGroup

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -57,8 +58,11 @@ func newFixture(t testing.TB, newStore func(t testing.TB) storage.Storage, opts 
 	t.Helper()
 	store := newStore(t)
 	t.Cleanup(func() { store.Close() })
+	// A hash wait bound no load reaches: the tests of this fixture are
+	// not about shedding logins (a loaded machine under -race would shed
+	// some at the default 1 s); the shedding tests build their own App.
 	mail := newMailbox()
-	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(),
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), MaxHashWait: time.Minute,
 		AuthOptions: []auth.Option{auth.WithArgon2Params(testArgon2), auth.WithMessageSender(mail)}})
 	require.NoError(t, err)
 	ctx := t.Context()
