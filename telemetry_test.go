@@ -61,7 +61,7 @@ func newObservedOn(t *testing.T, path string, cfg brandbase.Config, opts ...http
 	tp, spans := telemetrytest.TracerProvider(t)
 	cfg.SecretKeys = integrations.EphemeralKeyRing()
 	cfg.MeterProvider, cfg.TracerProvider = mp, tp
-	store, err := storeurl.Open(ctx, path, storeurl.Options{MeterProvider: cfg.MeterProvider, TracerProvider: cfg.TracerProvider})
+	store, err := storeurl.Open(ctx, path, storeurl.Options{MeterProvider: cfg.MeterProvider})
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
 	app, err := brandbase.New(store, cfg)

@@ -47,7 +47,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
@@ -88,7 +87,6 @@ type options struct {
 	connectTimeout time.Duration
 	queryTimeout   time.Duration
 	log            *slog.Logger
-	tracerProvider trace.TracerProvider // telemetry.go
 	meterProvider  metric.MeterProvider
 }
 
@@ -190,7 +188,6 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	for _, fn := range o.pool {
 		fn(cfg)
 	}
-	traceStatements(cfg, o.tracerProvider)
 	s := &Store{log: o.log, timeout: o.queryTimeout,
 		outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2}}
 	watchCalls(cfg, serverMargin(o.queryTimeout), s.outage)

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
@@ -29,10 +28,10 @@ const MemoryPath = ":memory:"
 // PostgreSQL store; the others have no logger or telemetry of their own).
 // The zero value is usable.
 type Options struct {
-	// MeterProvider and TracerProvider receive the PostgreSQL store's
-	// pool and listener metrics and its statement spans; none when nil.
-	MeterProvider  metric.MeterProvider
-	TracerProvider trace.TracerProvider
+	// MeterProvider receives the PostgreSQL store's pool and listener
+	// metrics; none when nil. (Store calls are traced and timed by the
+	// services' one recorder, brandbase.Config's providers.)
+	MeterProvider metric.MeterProvider
 	// Logger receives the PostgreSQL store's own lines (outages, its
 	// listener); slog.Default() when nil.
 	Logger *slog.Logger
@@ -50,7 +49,7 @@ func Open(ctx context.Context, path string, o Options) (storage.Storage, error) 
 	case path == MemoryPath:
 		return memory.New(ctx)
 	case IsPostgresURL(path):
-		opts := []postgres.Option{postgres.WithMeterProvider(o.MeterProvider), postgres.WithTracerProvider(o.TracerProvider)}
+		opts := []postgres.Option{postgres.WithMeterProvider(o.MeterProvider)}
 		if o.Logger != nil {
 			opts = append(opts, postgres.WithLogger(o.Logger))
 		}
