@@ -144,8 +144,8 @@ func TestLoginHTTP(t *testing.T) {
 				assert.Equal(t, "no-store", rec.Header().Get("Cache-Control"))
 				var data map[string]any
 				require.NoError(t, json.Unmarshal(e.Data, &data))
-				assert.ElementsMatch(t, []string{"id", "username", "emailAddress", "phoneNumber", "authKey", "refreshAuthKey", "expiresIn"},
-					keysOf(data), "the fields of a login answer")
+				assert.ElementsMatch(t, []string{"id", "username", "emailAddress", "phoneNumber", "authKey", "refreshAuthKey", "expiresIn",
+					"deviceCode"}, keysOf(data), "the fields of a login answer (deviceCode: issue 26 item 5)")
 				var d authData
 				require.NoError(t, json.Unmarshal(e.Data, &d))
 				assert.Len(t, d.AuthKey, 43)
@@ -172,7 +172,8 @@ func TestLoginResultFields(t *testing.T) {
 	f := newAuthFixture(t, stores["memory"])
 	d := f.login(t, adminLogin(), jsonHeaders("shop.example.com"))
 	assert.Equal(t, authData{ID: f.admin.ID, Username: "admin", EmailAddress: "admin@shop.example.com", PhoneNumber: "+1 555 0100",
-		AuthKey: d.AuthKey, RefreshAuthKey: d.RefreshAuthKey, ExpiresIn: d.ExpiresIn}, d)
+		AuthKey: d.AuthKey, RefreshAuthKey: d.RefreshAuthKey, ExpiresIn: d.ExpiresIn, DeviceCode: d.DeviceCode}, d)
+	assert.Len(t, d.DeviceCode, 43, "a login without X-Device-Code answers the code the server made")
 	assert.NotEqual(t, d.AuthKey, d.RefreshAuthKey)
 }
 
