@@ -136,6 +136,10 @@ func TestSeveralInstancesAccount(t *testing.T) {
 	t.Run("sign-up opened on A is open on B", func(t *testing.T) {
 		body := `{"username":"newcomer","password":"a long new password"}`
 		require.NoError(t, a.app.Auth.SetBrandSettings(ctx, brand.ID, auth.BrandSettings{}))
+		within(t, time.Now(), "sign-up closed, seen on B", func() bool {
+			bs, err := b.app.Auth.BrandSettings(ctx, brand.ID)
+			return err == nil && !bs.RegistrationOpen
+		})
 		require.Equal(t, http.StatusForbidden, b.do(t, "POST", "/api/v1/users/register", shop, "", body).status, "B caches closed")
 		start := time.Now()
 		require.NoError(t, a.app.Auth.SetBrandSettings(ctx, brand.ID, auth.BrandSettings{RegistrationOpen: true}))

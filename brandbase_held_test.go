@@ -56,7 +56,7 @@ func (c *testClock) Add(d time.Duration) {
 // snapshot, because reading the changes since it failed once, is not
 // filed as the answer of the store's new revision: once the store answers
 // again, HTTP lists what the in-process list does, with a new ETag, and
-// the old ETag no longer gets 304 (issue 27, item 3).
+// the old ETag no longer gets 304.
 func TestHeldListIsNotCachedAsCurrent(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()

@@ -44,7 +44,7 @@ func TestDeviceRegistration(t *testing.T) {
 		assert.Equal(t, e.clock.Now(), again.Device.LastSeenAt)
 		assert.Equal(t, d.CreatedAt, again.Device.CreatedAt)
 
-		// Issue 26 item 5: a login without X-Device-Code is a device of its
+		// A login without X-Device-Code is a device of its
 		// own (it used to register none), named from its User-Agent.
 		browser := e.login(t, func(r *auth.LoginRequest) {
 			r.Device = auth.DeviceInfo{Token: "ignored", UserAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36"}

@@ -145,7 +145,7 @@ func TestLoginHTTP(t *testing.T) {
 				var data map[string]any
 				require.NoError(t, json.Unmarshal(e.Data, &data))
 				assert.ElementsMatch(t, []string{"id", "username", "emailAddress", "phoneNumber", "authKey", "refreshAuthKey", "expiresIn",
-					"deviceCode"}, keysOf(data), "the fields of a login answer (deviceCode: issue 26 item 5)")
+					"deviceCode"}, keysOf(data), "the fields of a login answer (deviceCode: every login is a device, docs/authentication.md)")
 				var d authData
 				require.NoError(t, json.Unmarshal(e.Data, &d))
 				assert.Len(t, d.AuthKey, 43)
@@ -380,6 +380,6 @@ func TestConfigWiresAuthOptions(t *testing.T) {
 	assert.Equal(t, "2026-07-01T11:00:00Z", d.ExpiresIn, "now (10:00 UTC) + AuthKeyTTL, in UTC")
 	mu.Lock()
 	assert.Equal(t, []auth.EventType{auth.EventDeviceRegistered, auth.EventUserAuthenticated}, events,
-		"every login is a device (issue 26 item 5)")
+		"every login is a device")
 	mu.Unlock()
 }

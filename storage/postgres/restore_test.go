@@ -104,7 +104,7 @@ func libpqURL(t *testing.T, dbURL string) string {
 // notification is sent). Within 2 s every instance lists what the
 // database holds; then writes move the revision past where it was, and
 // every instance lists those writes and not the cities the restore took
-// away (issue 27, item 4).
+// away.
 func TestRestoreReachesEveryInstance(t *testing.T) {
 	t.Parallel()
 	dbURL, bin := restoreDatabase(t)

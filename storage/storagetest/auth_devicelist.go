@@ -13,7 +13,7 @@ import (
 )
 
 // The auth.DeviceStore scenarios: the devices a user is signed in on,
-// ending one, and the last access of each (issue 26 item 5).
+// ending one, and the last access of each.
 
 // testDeviceSignedIn checks that SignedInDevices lists the user's devices
 // holding a live key pair, in creation order, and none that is revoked,
