@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
@@ -77,6 +78,11 @@ func loadOrSeedDemo(ctx context.Context, app *brandbase.App, seeded bool, path s
 		if err := json.Unmarshal(b, &d); err != nil {
 			return demoInfo{}, fmt.Errorf("read %s: %w", path, err)
 		}
+		// Settings on every start: a database seeded by an older demo
+		// gets them too (setting them again changes nothing).
+		if err := applyDemoSettings(ctx, app, d); err != nil {
+			return d, err
+		}
 		changed, err := resetDemoPasswords(ctx, app, &d, pw)
 		if err != nil || !changed {
 			return d, err
@@ -87,7 +93,41 @@ func loadOrSeedDemo(ctx context.Context, app *brandbase.App, seeded bool, path s
 	if err != nil {
 		return demoInfo{}, err
 	}
+	if err := applyDemoSettings(ctx, app, d); err != nil {
+		return demoInfo{}, err
+	}
 	return d, saveDemo(path, d)
+}
+
+// demoResetOrigins are the origins besides the demo brand's own URL that
+// its password-reset links may point to: a front end under development
+// (Vite's default port).
+var demoResetOrigins = []string{"http://localhost:5173", "http://127.0.0.1:5173"}
+
+// otherMaxDevices is the device cap of the other demo brand.
+const otherMaxDevices = 2
+
+// applyDemoSettings gives the demo brands their settings: the demo brand
+// opens sign-up and allows reset links to demoResetOrigins (and its own
+// URL, always allowed); the other keeps sign-up closed and caps devices at
+// otherMaxDevices a user.
+func applyDemoSettings(ctx context.Context, app *brandbase.App, d demoInfo) error {
+	for _, s := range []struct {
+		url string
+		bs  auth.BrandSettings
+	}{
+		{d.BrandURL, auth.BrandSettings{RegistrationOpen: true, ResetLinkOrigins: demoResetOrigins}},
+		{d.OtherBrandURL, auth.BrandSettings{MaxDevicesPerUser: otherMaxDevices}},
+	} {
+		b, err := app.Auth.ResolveBrand(ctx, s.url)
+		if err != nil {
+			return fmt.Errorf("demo brand %s: %w", s.url, err)
+		}
+		if err := app.Auth.SetBrandSettings(ctx, b.ID, s.bs); err != nil {
+			return fmt.Errorf("settings of demo brand %s: %w", s.url, err)
+		}
+	}
+	return nil
 }
 
 // saveDemo writes the demo object to path (mode 0600); nothing for "".
@@ -209,6 +249,36 @@ func randomPassword() string {
 	return rand.Text()[:20]
 }
 
+// lineWriter writes whole lines to one writer, one at a time, so that the
+// demo line and the mail lines, written from several goroutines, never
+// interleave.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write writes p in one call of the underlying writer.
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// mailSender returns the demo's message sender: it writes each message as
+// one line to w, "mail " and the message as a JSON object (to, kind,
+// link, brandUrl, ...). The links hold secrets: this is for a demo only.
+func mailSender(w io.Writer) auth.MessageSender {
+	return auth.MessageSenderFunc(func(_ context.Context, m auth.Message) error {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "mail %s\n", b)
+		return err
+	})
+}
+
+// printDemo writes the "demo {...}" line to w.
 func printDemo(w io.Writer, d demoInfo) error {
 	b, err := json.Marshal(d)
 	if err != nil {

@@ -16,6 +16,12 @@
 // file. After the first start the demo object is read back from the file
 // beside the key ring named like it, with .demo.json (brandbase.demo.json).
 //
+// The demo brand has sign-up open and allows password-reset links to its
+// own URL and to http://localhost:5173 and http://127.0.0.1:5173; the other
+// brand keeps sign-up closed and caps devices at 2 a user (set on every
+// start). Every message the server would send is one more line on stdout,
+// "mail " followed by a JSON object (to, kind, link, brandUrl, ...).
+//
 // Several servers may share one PostgreSQL database (see
 // docs/several-instances.md): the first to start seeds it, under an
 // advisory lock, and every one prints the same demo line as long as they
@@ -40,6 +46,7 @@ import (
 	"time"
 
 	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/internal/serve"
 	"github.com/brandbase/brandbase/storage"
@@ -141,8 +148,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
+	stdout = &lineWriter{w: stdout}
 
-	var cfg brandbase.Config
+	cfg := brandbase.Config{AuthOptions: []auth.Option{auth.WithMessageSender(mailSender(stdout))}}
 	var storeOpts storeurl.Options
 	if o.metricsAddr != "" {
 		m, err := serve.StartMetrics(o.metricsAddr, "brandbase-server", logger)
