@@ -20,7 +20,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/storeurl"

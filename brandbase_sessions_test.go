@@ -15,7 +15,7 @@ import (
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/teststores"
+	"github.com/brandbase/brandbase/internal/testkit/teststores"
 	"github.com/brandbase/brandbase/storage"
 )
 

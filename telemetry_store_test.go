@@ -12,8 +12,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/brandbase/brandbase"
-	"github.com/brandbase/brandbase/internal/pgtest"
-	"github.com/brandbase/brandbase/internal/telemetrytest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/telemetrytest"
 )
 
 // spanAttrs returns a span's attributes as strings.

@@ -22,7 +22,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/telemetrytest"
+	"github.com/brandbase/brandbase/internal/testkit/telemetrytest"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/sqlite"

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/auth"
-	"github.com/brandbase/brandbase/internal/teststores"
+	"github.com/brandbase/brandbase/internal/testkit/teststores"
 	"github.com/brandbase/brandbase/storage"
 )
 

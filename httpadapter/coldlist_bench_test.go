@@ -20,7 +20,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/telemetrytest"
+	"github.com/brandbase/brandbase/internal/testkit/telemetrytest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
 	"github.com/brandbase/brandbase/storage"

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/brandbase/brandbase/internal/rawhttp"
+	"github.com/brandbase/brandbase/internal/testkit/rawhttp"
 )
 
 // hostilePaths are request targets that clean (or that a browser reads) to

@@ -16,7 +16,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
@@ -328,7 +328,7 @@ func TestRefDataRoutes(t *testing.T) {
 }
 
 // benchStores open the stores the HTTP benchmarks run on; postgres skips
-// unless BRANDBASE_TEST_POSTGRES names a server (internal/pgtest).
+// unless BRANDBASE_TEST_POSTGRES names a server (internal/testkit/pgtest).
 var benchStores = []struct {
 	name string
 	open func(b *testing.B) storage.Storage

@@ -12,7 +12,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/teststores"
+	"github.com/brandbase/brandbase/internal/testkit/teststores"
 	"github.com/brandbase/brandbase/storage"
 )
 

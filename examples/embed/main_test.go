@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/brandbase/brandbase/internal/rawhttp"
+	"github.com/brandbase/brandbase/internal/testkit/rawhttp"
 
 	"github.com/brandbase/brandbase/integrations"
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/brandbase/brandbase/internal/telemetrytest"
+	"github.com/brandbase/brandbase/internal/testkit/telemetrytest"
 )
 
 // TestServerMetrics: with -metrics-addr the demo server serves /metrics in

@@ -16,7 +16,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 	"github.com/brandbase/brandbase/storage/postgres"
 	"github.com/brandbase/brandbase/storage/storeurl"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/brandbase/brandbase/internal/rawhttp"
+	"github.com/brandbase/brandbase/internal/testkit/rawhttp"
 )
 
 // The demo server never answers with a Location that leaves it, whatever

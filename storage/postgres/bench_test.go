@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/refdata/refdatatest"
 	"github.com/brandbase/brandbase/storage"

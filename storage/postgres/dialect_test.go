@@ -7,7 +7,7 @@ import (
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 )
 
 // TestKeysNoColumnHolds looks records up by keys that no text column can

@@ -13,8 +13,8 @@ import (
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/internal/pgtest"
-	"github.com/brandbase/brandbase/internal/teststores"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/teststores"
 	"github.com/brandbase/brandbase/storage/postgres"
 )
 

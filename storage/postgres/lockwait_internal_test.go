@@ -15,7 +15,7 @@ import (
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
-	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 )
 
 // TestPendingMigrations: a migration whose record is removed behind the

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/auth"
-	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"

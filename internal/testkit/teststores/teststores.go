@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/brandbase/brandbase/internal/pgtest"
+	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
 	"github.com/brandbase/brandbase/storage/postgres"
