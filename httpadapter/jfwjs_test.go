@@ -1,15 +1,26 @@
 package httpadapter_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/httpadapter"
 )
 
 // jfwCall is one request exactly as jfw-js v6.9.3 sends it: the path of
@@ -264,4 +275,152 @@ func idOf(t *testing.T, d json.RawMessage) string {
 	require.NoError(t, json.Unmarshal(d, &v))
 	require.NotEmpty(t, v.ID)
 	return v.ID
+}
+
+// jfwBundleEnv names the browser build of jfw-js (an IIFE exposing its
+// exports as the global JFW) that TestJFWJSInBrowser loads; it is built
+// from jfw-js's source outside this repository (docs/testing.md).
+const jfwBundleEnv = "BRANDBASE_JFWJS_BUNDLE"
+
+// jfwPage calls the API through jfw-js's own functions, from the page's
+// origin, and writes each call's outcome into the page for --dump-dom:
+// "name status kind" or "name error status code".
+const jfwPage = `<!doctype html><html><body><pre id="out">running</pre>
+<script src="/jfw.js"></script><script>
+const api = %s, email = "newbie@example.com";
+const res = [];
+const kind = (d) => d === true ? "true" : d === false ? "false" : Array.isArray(d) ? (d.length ? "array" : "empty") : d === null ? "null" : typeof d;
+const step = async (name, fn) => {
+  try {
+    const r = await fn();
+    res.push(name + " " + r.statusCode + " " + kind(r.data));
+    return r.data;
+  } catch (e) {
+    const er = e.response ? e.response.status + " " + ((e.response.data.errors || [])[0] || {}).code : String(e);
+    res.push(name + " error " + er);
+    return null;
+  }
+};
+(async () => {
+  try {
+    const c = JFW.createJFWClient({brandURL: "shop.example.com", protocolDomain: "unused.invalid"});
+    c.jfwAxios.defaults.baseURL = api + "/api";
+    const u = c.user;
+    const user = await step("registerNewUser", () => u.registerNewUser({username: "newbie", emailAddress: email,
+      password: "a fresh long passphrase", firstName: "New", lastName: "Bie", nickName: "nb"}));
+    await step("authentication", () => u.authentication({username: "newbie", password: "a fresh long passphrase"}));
+    const me = await step("getCurrentUserLoggedIn", () => u.getCurrentUserLoggedIn());
+    res.push("me " + (me && me.username) + " " + (me && user && me.id === user.id));
+    const pair = await step("changePassword", () => u.changePassword({oldPassword: "a fresh long passphrase",
+      newPassword: "a second long passphrase", confirmPassword: "a second long passphrase"}));
+    if (pair) c.changeAuthKey(pair.authKey);
+    await step("getCurrentUserLoggedIn(new key)", () => u.getCurrentUserLoggedIn());
+    await step("forgotPassword", () => u.forgotPassword({emailAddress: email, resetPasswordLink: location.origin + "/reset"}));
+    const token = await (await fetch("/token")).text();
+    await step("resetPassword", () => u.resetPassword({emailAddress: email, token: token, newPassword: "a third long passphrase"}));
+    await step("getCurrentUserLoggedIn(after reset)", () => u.getCurrentUserLoggedIn());
+    await step("authentication(new password)", () => u.authentication({username: "newbie", password: "a third long passphrase"}));
+    const devices = await step("getDevicesFromUser", () => u.getDevicesFromUser(user.id));
+    await step("getAppIntegrations", () => c.appIntegration.getAppIntegrations());
+    await step("getStates", () => c.state.getStates());
+    await step("getTimezones", () => c.timezone.getTimezones());
+    await step("getLanguages", () => c.language.getLanguages());
+    const brand = await step("getBrandByURL", () => c.brand.getBrandByURL());
+    res.push("brand " + (brand && brand.name));
+    await step("removeDeviceFromUser", () => u.removeDeviceFromUser({userId: user.id, deviceId: devices[devices.length - 1].id}));
+    await step("getCurrentUserLoggedIn(device removed)", () => u.getCurrentUserLoggedIn());
+  } catch (e) {
+    res.push("error " + e);
+  }
+  document.getElementById("out").textContent = "RESULT " + res.join(";") + " END";
+})();
+</script></body></html>`
+
+// Headless Chromium, on a page of another origin, calls the API through
+// jfw-js's own functions (a browser build of its source, named by
+// BRANDBASE_JFWJS_BUNDLE) with CORS on: sign-up, login, users/me, change
+// of password, forgotten password and its reset (the token read from the
+// host's message sender), devices, the lists, the brand. It skips without
+// the bundle or without Debian's chromium.
+func TestJFWJSInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bundlePath := os.Getenv(jfwBundleEnv)
+	if bundlePath == "" {
+		t.Skip("no " + jfwBundleEnv + ": a browser build of jfw-js exposing the global JFW")
+	}
+	bundle, err := os.ReadFile(bundlePath)
+	require.NoError(t, err)
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Skip("no " + chromiumPath)
+	}
+	t.Parallel()
+	var html atomic.Pointer[string] // the page, written once the API's address is known
+	var f *integFixture
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, *html.Load())
+		case "/jfw.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			w.Write(bundle)
+		case "/token": // the reset token of the link the host's sender got
+			select {
+			case msg := <-f.mail.sent:
+				link, err := url.Parse(msg.Link)
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+				fmt.Fprint(w, link.Query().Get("token"))
+			case <-time.After(5 * time.Second):
+				http.Error(w, "no message", http.StatusGatewayTimeout)
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer page.Close()
+
+	f = newIntegFixture(t, stores["memory"], httpadapter.WithoutRateLimits(), httpadapter.WithCORS(page.URL))
+	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID,
+		auth.BrandSettings{RegistrationOpen: true, ResetLinkOrigins: []string{page.URL}}))
+	api := httptest.NewServer(f.handler)
+	defer api.Close()
+	h := fmt.Sprintf(jfwPage, strconv.Quote(api.URL))
+	html.Store(&h)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=15000", "--dump-dom", page.URL+"/").Output()
+	require.NoError(t, err, "chromium: %s", out)
+	m := regexp.MustCompile(`RESULT (.*?) END`).FindSubmatch(out)
+	require.NotNil(t, m, "the page finished: %s", out)
+	want := []string{
+		"registerNewUser 201 object",
+		"authentication 200 object",
+		"getCurrentUserLoggedIn 200 object",
+		"me newbie true",
+		"changePassword 200 object", // jfw-js types it true; brandbase answers the new key pair (docs/http-api.md)
+		"getCurrentUserLoggedIn(new key) 200 object",
+		"forgotPassword 200 true",
+		"resetPassword 200 true",
+		"getCurrentUserLoggedIn(after reset) error 401 unauthenticated", // the reset ended every session
+		"authentication(new password) 200 object",
+		"getDevicesFromUser 200 array",
+		"getAppIntegrations 200 array",
+		"getStates 200 array",
+		"getTimezones 200 array",
+		"getLanguages 200 array",
+		"getBrandByURL 200 object",
+		"brand Shop",
+		"removeDeviceFromUser 200 true",
+		"getCurrentUserLoggedIn(device removed) error 401 unauthenticated", // the device's session ended
+	}
+	require.Equal(t, strings.Join(want, ";"), string(m[1]),
+		"each jfw-js call from the other origin; the adapter's log:\n%s", f.logs.String())
 }
