@@ -154,6 +154,20 @@ func (f *flags) db() (string, error) {
 }
 
 // exactArgs checks the number of positional arguments.
+// dbOnly parses args, which must hold no positional argument, and returns
+// the database the flags name: the start of every command that takes only
+// flags.
+func (f *flags) dbOnly(args []string) (string, error) {
+	pos, err := f.parse(args)
+	if err != nil {
+		return "", err
+	}
+	if err := f.exactArgs(pos); err != nil {
+		return "", err
+	}
+	return f.db()
+}
+
 func (f *flags) exactArgs(pos []string, names ...string) error {
 	if len(pos) != len(names) {
 		return usagef("%s takes %s, got %d argument(s); usage: %s", f.Name(), strings.Join(names, " "), len(pos), f.usage)

@@ -100,14 +100,7 @@ func keysRotate(ctx context.Context, c *cli, args []string) error {
 	f := newFlags(c, "keys rotate", "brandbase keys rotate [--retire] [flags]")
 	retire := f.Bool("retire", false, "drop the old keys from the key file once no secret needs them (every instance must run with the new key first)")
 	id := f.String("id", "", "the new key's ID (default k and the UTC time)")
-	pos, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.exactArgs(pos); err != nil {
-		return err
-	}
-	db, err := f.db()
+	db, err := f.dbOnly(args)
 	if err != nil {
 		return err
 	}

@@ -75,40 +75,26 @@ func (f *flags) printSchema(v schemaView) error {
 
 func migrateStatus(ctx context.Context, c *cli, args []string) error {
 	f := newFlags(c, "migrate status", "brandbase migrate status [flags]")
-	pos, err := f.parse(args)
+	db, err := f.dbOnly(args)
 	if err != nil {
 		return err
 	}
-	if err := f.exactArgs(pos); err != nil {
-		return err
-	}
-	db, err := f.db()
+	st, err := readSchema(ctx, db)
 	if err != nil {
 		return err
-	}
-	st, err := storeurl.Schema(ctx, db)
-	if err != nil {
-		return fmt.Errorf("cannot read the schema of %s: %w (check --db or BRANDBASE_DATABASE_URL)", storeurl.Redact(db), err)
 	}
 	return f.printSchema(viewOf(st))
 }
 
 func migrateUp(ctx context.Context, c *cli, args []string) error {
 	f := newFlags(c, "migrate up", "brandbase migrate up [flags]")
-	pos, err := f.parse(args)
+	db, err := f.dbOnly(args)
 	if err != nil {
 		return err
 	}
-	if err := f.exactArgs(pos); err != nil {
-		return err
-	}
-	db, err := f.db()
+	st, err := readSchema(ctx, db)
 	if err != nil {
 		return err
-	}
-	st, err := storeurl.Schema(ctx, db)
-	if err != nil {
-		return fmt.Errorf("cannot read the schema of %s: %w (check --db or BRANDBASE_DATABASE_URL)", storeurl.Redact(db), err)
 	}
 	if len(st.Newer) > 0 {
 		return errNewer(st)
@@ -143,14 +129,7 @@ type checkView struct {
 func runCheck(ctx context.Context, c *cli, args []string) error {
 	f := newFlags(c, "check", "brandbase check [flags]")
 	timeout := f.Duration("timeout", 5*time.Second, "how long the checks may take in all")
-	pos, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.exactArgs(pos); err != nil {
-		return err
-	}
-	db, err := f.db()
+	db, err := f.dbOnly(args)
 	if err != nil {
 		return err
 	}
@@ -257,4 +236,13 @@ func checks(ctx context.Context, f *flags, db string) checkView {
 		}
 	}
 	return v
+}
+
+// readSchema reads db's schema status without migrating it.
+func readSchema(ctx context.Context, db string) (storage.SchemaStatus, error) {
+	st, err := storeurl.Schema(ctx, db)
+	if err != nil {
+		return st, fmt.Errorf("cannot read the schema of %s: %w (check --db or BRANDBASE_DATABASE_URL)", storeurl.Redact(db), err)
+	}
+	return st, nil
 }

@@ -61,14 +61,7 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	f.TextVar(&o.logRequests, "log-requests", requestLog{level: slog.LevelInfo}, "the level of the line logged per request, or off")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", serve.DefaultShutdownTimeout, "how long requests in flight may finish on SIGINT or SIGTERM")
 	f.BoolVar(&o.rateLimit, "rate-limit", true, "the API's rate limits (false turns them off)")
-	pos, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.exactArgs(pos); err != nil {
-		return err
-	}
-	db, err := f.db()
+	db, err := f.dbOnly(args)
 	if err != nil {
 		return err
 	}
