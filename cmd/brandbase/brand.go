@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
@@ -15,11 +17,21 @@ func runBrand(ctx context.Context, c *cli, args []string) error {
 	}, []string{"create", "list", "show", "set"})
 }
 
-// brandView is a brand as the command prints it. The brand settings of
-// the account routes (sign-up, device cap, reset-link origins) join it
-// where this build has them.
+// brandView is a brand as the command prints it, with the brand settings
+// of the account routes (sign-up, device cap, reset-link origins) where
+// they were read (brand show, create and set).
 type brandView struct {
 	auth.Brand
+	Settings *auth.BrandSettings `json:"settings,omitempty"`
+}
+
+// viewWithSettings is b with its settings.
+func viewWithSettings(ctx context.Context, app *brandbase.App, b auth.Brand) (brandView, error) {
+	bs, err := app.Auth.BrandSettings(ctx, b.ID)
+	if err != nil {
+		return brandView{}, describe(err)
+	}
+	return brandView{Brand: b, Settings: &bs}, nil
 }
 
 func brandRows(bs []brandView) [][]string {
@@ -34,8 +46,20 @@ var brandHeader = []string{"URL", "NAME", "STATUS", "CURRENCY", "ID", "CREATED"}
 
 func (f *flags) printBrand(b brandView) error {
 	return f.out(b, func(w io.Writer) error {
-		return printFields(w, [][2]string{{"url", b.URL}, {"name", b.Name}, {"status", string(b.Status)},
-			{"default currency", b.DefaultCurrency}, {"id", b.ID}, {"created", when(b.CreatedAt)}})
+		fields := [][2]string{{"url", b.URL}, {"name", b.Name}, {"status", string(b.Status)},
+			{"default currency", b.DefaultCurrency}, {"id", b.ID}, {"created", when(b.CreatedAt)}}
+		if st := b.Settings; st != nil {
+			signUp, cap := "closed", "none"
+			if st.RegistrationOpen {
+				signUp = "open"
+			}
+			if st.MaxDevicesPerUser > 0 {
+				cap = fmt.Sprint(st.MaxDevicesPerUser)
+			}
+			fields = append(fields, [2]string{"sign-up", signUp}, [2]string{"devices per user", cap},
+				[2]string{"reset-link origins", orDash(strings.Join(st.ResetLinkOrigins, ", "))})
+		}
+		return printFields(w, fields)
 	})
 }
 
@@ -43,6 +67,10 @@ func (f *flags) printBrand(b brandView) error {
 // given leaves its field as it is (set) or at its default (create).
 type brandSettings struct {
 	name, currency, status, url string
+	// The account routes' settings (auth.BrandSettings).
+	signUp     bool
+	maxDevices int
+	origins    string
 }
 
 func (s *brandSettings) register(f *flags, withURL bool) {
@@ -52,6 +80,48 @@ func (s *brandSettings) register(f *flags, withURL bool) {
 	if withURL {
 		f.StringVar(&s.url, "url", "", "the brand's new URL (its domain)")
 	}
+	f.BoolVar(&s.signUp, "sign-up", false, "sign-up open (POST users/register); closed by default")
+	f.IntVar(&s.maxDevices, "max-devices", 0, "the most devices a user may be signed in on (0: no cap); a login past it ends the one used longest ago")
+	f.StringVar(&s.origins, "reset-link-origins", "", "comma-separated origins password-reset links may point to, beyond https:// and the brand's URL")
+}
+
+// settingsGiven reports whether a flag of the account settings was given.
+func (s *brandSettings) settingsGiven(f *flags) bool {
+	given := false
+	f.Visit(func(fl *flag.Flag) {
+		given = given || fl.Name == "sign-up" || fl.Name == "max-devices" || fl.Name == "reset-link-origins"
+	})
+	return given
+}
+
+// applySettings changes the brand settings the flags give, keeping the
+// others, and returns b with its settings.
+func (s *brandSettings) applySettings(ctx context.Context, f *flags, app *brandbase.App, b auth.Brand) (brandView, error) {
+	if s.settingsGiven(f) {
+		bs, err := app.Auth.BrandSettings(ctx, b.ID)
+		if err != nil {
+			return brandView{}, describe(err)
+		}
+		f.Visit(func(fl *flag.Flag) {
+			switch fl.Name {
+			case "sign-up":
+				bs.RegistrationOpen = s.signUp
+			case "max-devices":
+				bs.MaxDevicesPerUser = s.maxDevices
+			case "reset-link-origins":
+				bs.ResetLinkOrigins = nil
+				for o := range strings.SplitSeq(s.origins, ",") {
+					if o = strings.TrimSpace(o); o != "" {
+						bs.ResetLinkOrigins = append(bs.ResetLinkOrigins, o)
+					}
+				}
+			}
+		})
+		if err := app.Auth.SetBrandSettings(ctx, b.ID, bs); err != nil {
+			return brandView{}, describe(err)
+		}
+	}
+	return viewWithSettings(ctx, app, b)
 }
 
 // update returns the auth.BrandUpdate of the flags given.
@@ -95,7 +165,11 @@ func brandCreate(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return describe(err)
 	}
-	return f.printBrand(brandView{b})
+	v, err := s.applySettings(ctx, f, app, b)
+	if err != nil {
+		return err
+	}
+	return f.printBrand(v)
 }
 
 func brandList(ctx context.Context, c *cli, args []string) error {
@@ -118,7 +192,7 @@ func brandList(ctx context.Context, c *cli, args []string) error {
 	}
 	views := make([]brandView, len(bs))
 	for i, b := range bs {
-		views[i] = brandView{b}
+		views[i] = brandView{Brand: b}
 	}
 	return f.out(views, func(w io.Writer) error { return printTable(w, brandHeader, brandRows(views)) })
 }
@@ -132,11 +206,17 @@ func brandShow(ctx context.Context, c *cli, args []string) error {
 	if err := f.exactArgs(pos, "URL"); err != nil {
 		return err
 	}
-	return withBrand(ctx, f, pos[0], func(app *brandbase.App, b auth.Brand) error { return f.printBrand(brandView{b}) })
+	return withBrand(ctx, f, pos[0], func(app *brandbase.App, b auth.Brand) error {
+		v, err := viewWithSettings(ctx, app, b)
+		if err != nil {
+			return err
+		}
+		return f.printBrand(v)
+	})
 }
 
 func brandSet(ctx context.Context, c *cli, args []string) error {
-	f := newFlags(c, "brand set", "brandbase brand set [flags] URL [--name NAME] [--url NEWURL] [--currency CODE] [--status Active|Inactive]")
+	f := newFlags(c, "brand set", "brandbase brand set [flags] URL [--name NAME] [--url NEWURL] [--currency CODE] [--status Active|Inactive] [--sign-up=true|false] [--max-devices N] [--reset-link-origins O1,O2]")
 	var s brandSettings
 	s.register(f, true)
 	pos, err := f.parse(args)
@@ -147,15 +227,21 @@ func brandSet(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	up := s.update(f)
-	if up == (auth.BrandUpdate{}) {
-		return usagef("brand set changes nothing: give --name, --url, --currency or --status")
+	if up == (auth.BrandUpdate{}) && !s.settingsGiven(f) {
+		return usagef("brand set changes nothing: give --name, --url, --currency, --status, --sign-up, --max-devices or --reset-link-origins")
 	}
 	return withBrand(ctx, f, pos[0], func(app *brandbase.App, b auth.Brand) error {
-		b, err := app.Auth.UpdateBrand(ctx, b.ID, up)
-		if err != nil {
-			return describe(err)
+		if up != (auth.BrandUpdate{}) {
+			var err error
+			if b, err = app.Auth.UpdateBrand(ctx, b.ID, up); err != nil {
+				return describe(err)
+			}
 		}
-		return f.printBrand(brandView{b})
+		v, err := s.applySettings(ctx, f, app, b)
+		if err != nil {
+			return err
+		}
+		return f.printBrand(v)
 	})
 }
 

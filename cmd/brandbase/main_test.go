@@ -263,6 +263,23 @@ func TestFromEmptyToServing(t *testing.T) {
 			assert.Equal(t, "EUR", b.DefaultCurrency)
 			assert.Contains(t, ok(t, dir, env, "", "brand", "list"), "shop.example.com  Shop  Active  EUR")
 
+			// The account routes' brand settings: set, kept when another
+			// flag is set, shown.
+			var v struct {
+				Settings auth.BrandSettings `json:"settings"`
+			}
+			okJSON(t, dir, env, "", &v, "brand", "set", "shop.example.com", "--sign-up", "--max-devices", "3",
+				"--reset-link-origins", "http://localhost:5173, https://app.example.com")
+			assert.Equal(t, auth.BrandSettings{RegistrationOpen: true, MaxDevicesPerUser: 3,
+				ResetLinkOrigins: []string{"http://localhost:5173", "https://app.example.com"}}, v.Settings)
+			okJSON(t, dir, env, "", &v, "brand", "set", "shop.example.com", "--max-devices", "0")
+			assert.True(t, v.Settings.RegistrationOpen, "a setting not given is kept")
+			assert.Zero(t, v.Settings.MaxDevicesPerUser)
+			shown := ok(t, dir, env, "", "brand", "show", "shop.example.com")
+			assert.Contains(t, shown, "sign-up")
+			assert.Contains(t, shown, "open")
+			assert.Contains(t, shown, "https://app.example.com")
+
 			var u auth.User
 			okJSON(t, dir, env, "correct horse battery\n", &u, "user", "create", "--brand", "shop.example.com", "admin", "--email", "admin@shop.example.com")
 			assert.Empty(t, u.Permissions)
