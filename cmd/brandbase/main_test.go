@@ -317,8 +317,10 @@ func TestFromEmptyToServing(t *testing.T) {
 			okJSON(t, dir, env, "", &sess, "user", "sessions", "--brand", "shop.example.com", "admin")
 			require.Len(t, sess.Devices, 1, "the login registered its device")
 			assert.Equal(t, "Test laptop", sess.Devices[0].Name)
+			assert.Contains(t, ok(t, dir, env, "", "user", "sessions", "--brand", "shop.example.com", "admin"), "signed in")
 			out := ok(t, dir, env, "", "user", "sessions", "--brand", "shop.example.com", "admin", "--end", sess.Devices[0].ID)
-			assert.Contains(t, out, "revoked")
+			assert.Contains(t, out, "ended the sessions of device")
+			assert.Contains(t, out, "ended 20", "the device's sessions ended, as DELETE users/{userId}/devices/{deviceId} ends them")
 			assert.Contains(t, ok(t, dir, env, "", "user", "sessions", "--brand", "shop.example.com", "admin", "--end-all"),
 				"ended every session of admin")
 

@@ -242,7 +242,7 @@ type sessionsView struct {
 
 func userSessions(ctx context.Context, c *cli, args []string) error {
 	f, brand := userFlags(c, "user sessions", "brandbase user sessions --brand URL [flags] USERNAME [--end DEVICE_ID | --end-all]")
-	end := f.String("end", "", "end the sessions of this device (its ID): it is revoked, and every key issued on it")
+	end := f.String("end", "", "end the sessions of this device (its ID): every key issued on it stops; it may sign in again with the password")
 	endAll := f.Bool("end-all", false, "end every session of the user (every key pair)")
 	pos, err := f.parse(args)
 	if err != nil {
@@ -258,7 +258,7 @@ func userSessions(ctx context.Context, c *cli, args []string) error {
 		v := sessionsView{User: u}
 		switch {
 		case *end != "":
-			if _, err := app.Auth.RevokeDevice(ctx, u.ID, *end); err != nil {
+			if _, err := app.Auth.EndDevice(ctx, u.ID, *end); err != nil {
 				return fmt.Errorf("end device %s: %w", *end, describe(err))
 			}
 			v.Ended = []string{*end}
@@ -277,6 +277,14 @@ func userSessions(ctx context.Context, c *cli, args []string) error {
 			ds = []auth.Device{}
 		}
 		v.Devices = ds
+		signedIn, err := app.Auth.UserDevices(ctx, u.ID)
+		if err != nil {
+			return describe(err)
+		}
+		in := map[string]bool{}
+		for _, d := range signedIn {
+			in[d.ID] = true
+		}
 		return f.out(v, func(w io.Writer) error {
 			if *endAll {
 				fmt.Fprintf(w, "ended every session of %s (%d key pairs revoked)\n", u.Username, v.KeysRevoked)
@@ -285,13 +293,18 @@ func userSessions(ctx context.Context, c *cli, args []string) error {
 			}
 			rows := make([][]string, len(ds))
 			for i, d := range ds {
-				state := "active"
-				if d.Revoked() {
+				state := "signed out"
+				switch {
+				case d.Revoked():
 					state = "revoked " + when(d.RevokedAt)
+				case in[d.ID]:
+					state = "signed in"
+				case !d.EndedAt.IsZero():
+					state = "ended " + when(d.EndedAt)
 				}
-				rows[i] = []string{d.ID, orDash(d.Name), orDash(d.OS), orDash(d.AppVersion), when(d.CreatedAt), when(d.LastSeenAt), state}
+				rows[i] = []string{d.ID, orDash(d.Name), orDash(d.OS), orDash(d.AppVersion), when(d.CreatedAt), when(d.LastAccessAt), state}
 			}
-			return printTable(w, []string{"DEVICE", "NAME", "OS", "APP", "FIRST SEEN", "LAST SEEN", "STATE"}, rows)
+			return printTable(w, []string{"DEVICE", "NAME", "OS", "APP", "FIRST SEEN", "LAST ACCESS", "STATE"}, rows)
 		})
 	})
 }
