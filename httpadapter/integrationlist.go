@@ -127,7 +127,7 @@ var integrationAdminRoutes = []route{
 		description: "Creates a configuration in the caller's brand; needs integrations.analytics.write. The rules of the update apply " +
 			"(appIntegrationId, trackingId and apiKey required; status Active when not sent; isDefault clears the others' default). " +
 			"Answers 201 with the new record, secrets masked, and its ETag (for If-Match on a later PUT).",
-		access: accessAuthKey, integrations: true, created: true,
+		access: accessAuthKey, integrations: true, created: true, etag: etagSent,
 		body: reflect.TypeFor[integrations.AnalyticsInput](), data: reflect.TypeFor[integrations.Analytics](), limit: limitUpdates,
 		errors: map[int][]string{
 			400: {"required", "too_short", "too_long", "invalid_enum", "unknown_reference", "type_mismatch"},
@@ -162,7 +162,7 @@ var integrationAdminRoutes = []route{
 		description: "Creates a configuration in the caller's brand; needs integrations.payment-gateway.write. The rules of the update " +
 			"apply (appIntegrationId and name required; links absolute http(s), https unless testMode or localhost). " +
 			"Answers 201 with the new record, privateKey masked, and its ETag.",
-		access: accessAuthKey, integrations: true, created: true,
+		access: accessAuthKey, integrations: true, created: true, etag: etagSent,
 		body: reflect.TypeFor[integrations.PaymentGatewayInput](), data: reflect.TypeFor[integrations.PaymentGateway](), limit: limitUpdates,
 		errors: map[int][]string{
 			400: {"required", "too_short", "too_long", "invalid_url", "https_required", "invalid_enum", "unknown_reference", "type_mismatch"},

@@ -317,7 +317,7 @@ func (s *schemas) parameters(op route, path string) []any {
 func (s *schemas) responses(op route) map[string]any {
 	ok := map[string]any{"description": statusDocs[200]}
 	okHeaders := map[string]any{}
-	if op.etag != etagNone || op.created {
+	if op.etag != etagNone {
 		okHeaders["ETag"] = headerRef("ETag")
 	}
 	if op.limit != 0 {

@@ -27,6 +27,7 @@ const (
 	etagNone  etagUse = iota
 	etagRead          // answers carry ETag; If-None-Match may get 304
 	etagWrite         // answers carry ETag; If-Match may get 412
+	etagSent          // answers carry ETag, for a later If-Match (a create's)
 )
 
 // route is one route of the adapter, declared once: how it is mounted
