@@ -50,7 +50,27 @@ func userFlags(c *cli, name, usage string) (*flags, *string) {
 	return f, brand
 }
 
-// withUser opens the database and calls fn with the user pos[0] names in
+// userArg parses args of a command that reads a password before it opens
+// the database: one USERNAME, a brand, a database named; it returns the
+// username, so that no prompt comes before a usage error.
+func (f *flags) userArg(args []string, brand *string) (string, error) {
+	pos, err := f.parse(args)
+	if err != nil {
+		return "", err
+	}
+	if err := f.exactArgs(pos, "USERNAME"); err != nil {
+		return "", err
+	}
+	if *brand == "" {
+		return "", usagef("no brand: give --brand URL")
+	}
+	if _, err := f.db(); err != nil {
+		return "", err
+	}
+	return pos[0], nil
+}
+
+// withUser opens the database and calls fn with the user userRef names in
 // the brand.
 func withUser(ctx context.Context, f *flags, brandRef, userRef string, fn func(*brandbase.App, auth.Brand, auth.User) error) error {
 	if brandRef == "" {
@@ -70,21 +90,12 @@ func userCreate(ctx context.Context, c *cli, args []string) error {
 	email := f.String("email", "", "the user's email address")
 	phone := f.String("phone", "", "the user's phone number")
 	grant := f.String("permissions", "", "comma-separated permissions to grant: * (all), "+
-		string(auth.PermAnalyticsWrite)+", "+string(auth.PermPaymentGatewayWrite))
-	pos, err := f.parse(args)
+		string(auth.PermAnalyticsWrite)+", "+string(auth.PermPaymentGatewayWrite)+", "+string(auth.PermUsersWrite))
+	username, err := f.userArg(args, brand)
 	if err != nil {
 		return err
 	}
-	if err := f.exactArgs(pos, "USERNAME"); err != nil {
-		return err
-	}
-	if *brand == "" {
-		return usagef("no brand: give --brand URL")
-	}
-	if _, err := f.db(); err != nil {
-		return err
-	}
-	password, err := c.readPassword("Password for " + pos[0])
+	password, err := c.readPassword("Password for " + username)
 	if err != nil {
 		return err
 	}
@@ -93,7 +104,7 @@ func userCreate(ctx context.Context, c *cli, args []string) error {
 		for _, p := range splitList(*grant) {
 			ps = append(ps, auth.Permission(p))
 		}
-		u, err := app.Auth.CreateUser(ctx, b.ID, auth.NewUser{Username: pos[0], EmailAddress: *email, PhoneNumber: *phone,
+		u, err := app.Auth.CreateUser(ctx, b.ID, auth.NewUser{Username: username, EmailAddress: *email, PhoneNumber: *phone,
 			Password: password, Permissions: ps})
 		if err != nil {
 			return describe(err)
@@ -146,24 +157,15 @@ func userShow(ctx context.Context, c *cli, args []string) error {
 
 func userSetPassword(ctx context.Context, c *cli, args []string) error {
 	f, brand := userFlags(c, "user set-password", "brandbase user set-password --brand URL [flags] USERNAME  (the password on standard input or a prompt)")
-	pos, err := f.parse(args)
+	username, err := f.userArg(args, brand)
 	if err != nil {
 		return err
 	}
-	if err := f.exactArgs(pos, "USERNAME"); err != nil {
-		return err
-	}
-	if *brand == "" {
-		return usagef("no brand: give --brand URL")
-	}
-	if _, err := f.db(); err != nil {
-		return err
-	}
-	password, err := c.readPassword("New password for " + pos[0])
+	password, err := c.readPassword("New password for " + username)
 	if err != nil {
 		return err
 	}
-	return withUser(ctx, f, *brand, pos[0], func(app *brandbase.App, _ auth.Brand, u auth.User) error {
+	return withUser(ctx, f, *brand, username, func(app *brandbase.App, _ auth.Brand, u auth.User) error {
 		if err := app.Auth.SetPassword(ctx, u.ID, password); err != nil {
 			return describe(err)
 		}
