@@ -271,9 +271,21 @@ func runCheck(ctx context.Context, c Check) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
+	}
+	// A check that watches ctx answers at its deadline too: its own answer
+	// (a shared dependency down, a snapshot held) is the one to report, so
+	// it gets a moment more before the deadline's error stands in for it.
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(checkGrace):
 		return ctx.Err()
 	}
 }
+
+// checkGrace is how long runCheck waits, past a check's deadline, for the
+// check's own answer.
+const checkGrace = 100 * time.Millisecond
 
 // probeMethod answers 405 with Allow to a method other than GET and HEAD,
 // and reports whether r may go on.
