@@ -193,4 +193,13 @@ func TestURLSettings(t *testing.T) {
 	assert.Equal(t, 2*time.Second, s2.Pool().Config().ConnConfig.ConnectTimeout)
 	assert.Equal(t, "2400ms", show(s2, "statement_timeout"), "3 s less its margin: the server ends a wait first")
 	assert.Equal(t, "2400ms", show(s2, "lock_timeout"))
+
+	// A pool of one would wait for itself in Open (the setup's lock holds
+	// one connection while the dataset loads on another): it gets two.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	s3, err := postgres.Open(ctx, url+"&pool_max_conns=1")
+	require.NoError(t, err, "Open with pool_max_conns=1 returns")
+	defer s3.Close()
+	assert.EqualValues(t, postgres.MinConns, s3.Pool().Config().MaxConns)
 }

@@ -96,6 +96,10 @@ func WithPoolConfig(fn func(*pgxpool.Config)) Option {
 	return func(o *options) { o.pool = append(o.pool, fn) }
 }
 
+// MinConns is the least number of connections the store's pool holds:
+// a smaller pool_max_conns (or MaxConns of WithPoolConfig) is raised to it.
+const MinConns = 2
+
 // Default bounds of the waits on the database.
 const (
 	// DefaultConnectTimeout bounds a connection attempt (TCP connect, TLS,
@@ -188,6 +192,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	for _, fn := range o.pool {
 		fn(cfg)
 	}
+	// Open holds one connection (the schema's setup lock) while it loads
+	// the dataset on another: with one, it would wait for itself.
+	cfg.MaxConns = max(cfg.MaxConns, MinConns)
 	s := &Store{log: o.log, timeout: o.queryTimeout,
 		outage: &outage{log: o.log, now: time.Now, interval: o.queryTimeout * 3 / 2}}
 	watchCalls(cfg, serverMargin(o.queryTimeout), s.outage)
