@@ -113,10 +113,9 @@ type Handler struct {
 	cors     corsPolicy
 	// lists caches the encoded answers of the list routes.
 	lists *listCache
-	// openAPIDoc is the OpenAPI document of the mounted routes, built once,
-	// and openAPIETag its entity tag.
-	openAPIDoc  []byte
-	openAPIETag string
+	// openAPIDoc is the OpenAPI document of the mounted routes, built and
+	// checked by New, written as JSON at its first use.
+	openAPIDoc func() openAPIJSON
 	// tel records the metrics and spans of requests; nil without
 	// providers.
 	tel       *telemetry.HTTPServer
@@ -158,7 +157,7 @@ func New(s Services, opts ...Option) (*Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.openAPIDoc, h.openAPIETag = doc, bodyETag(doc)
+	h.openAPIDoc = writeOpenAPI(doc)
 	h.mount()
 	h.telConfig.Patterns = h.patterns
 	for _, np := range h.rl.limits.all() {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
@@ -171,10 +172,11 @@ func (op route) errorCodes() map[int][]string {
 	return codes
 }
 
-// openAPI builds the OpenAPI 3.1 document of the routes h serves, as JSON.
-// It fails when a type of the table cannot be described faithfully or a
-// description names a field that does not exist.
-func (h *Handler) openAPI() ([]byte, error) {
+// openAPI builds the OpenAPI 3.1 document of the routes h serves. It
+// fails when a type of the table cannot be described faithfully or a
+// description names a field that does not exist. writeOpenAPI writes it
+// as JSON.
+func (h *Handler) openAPI() (map[string]any, error) {
 	s := newSchemas(enumTypes)
 	envRef := s.ref(reflect.TypeFor[envelope.Envelope](), modeResponse)
 	s.components["ErrorEnvelope"] = map[string]any{
@@ -232,7 +234,27 @@ func (h *Handler) openAPI() ([]byte, error) {
 			"headers": responseHeaders,
 		},
 	}
-	return json.MarshalIndent(doc, "", "  ")
+	return doc, nil
+}
+
+// openAPIJSON is the OpenAPI document as served, and its entity tag.
+type openAPIJSON struct {
+	body []byte
+	etag string
+	err  error
+}
+
+// writeOpenAPI returns a function that writes doc as JSON at its first
+// call, once: most handlers never serve it (tests, hosts that do not
+// publish it), and its writing is most of a Handler's making.
+func writeOpenAPI(doc map[string]any) func() openAPIJSON {
+	return sync.OnceValue(func() openAPIJSON {
+		b, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return openAPIJSON{err: fmt.Errorf("httpadapter: openapi: %w", err)}
+		}
+		return openAPIJSON{body: b, etag: bodyETag(b)}
+	})
 }
 
 // responseHeaders are the response headers the document refers to.
@@ -489,21 +511,26 @@ func applyFieldDocs(s *schemas) error {
 }
 
 // serveOpenAPI answers GET /api/v1/openapi.json with the document built
-// once by New; it needs no Brand-URL.
+// by New, written once; it needs no Brand-URL.
 func (h *Handler) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+	doc := h.openAPIDoc()
+	if doc.err != nil {
+		h.fail(w, r, doc.err)
+		return
+	}
 	hd := w.Header()
-	hd.Set("ETag", h.openAPIETag)
+	hd.Set("ETag", doc.etag)
 	hd.Set("Cache-Control", "public, max-age=300")
-	if etagMatches(r.Header.Get("If-None-Match"), h.openAPIETag, true) {
+	if etagMatches(r.Header.Get("If-None-Match"), doc.etag, true) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	envelope.WriteJSON(w, http.StatusOK, h.openAPIDoc)
+	envelope.WriteJSON(w, http.StatusOK, doc.body)
 }
 
 // OpenAPI returns the OpenAPI 3.1 document of the routes h serves, as
 // served at [OpenAPIPath]: for a host that publishes or merges it
 // elsewhere. The caller may modify the returned slice.
 func (h *Handler) OpenAPI() []byte {
-	return slices.Clone(h.openAPIDoc)
+	return slices.Clone(h.openAPIDoc().body)
 }

@@ -64,6 +64,25 @@ func (s *Store) RefDataRevision(ctx context.Context) (uint64, error) {
 	return n, nil
 }
 
+// ReadRefData implements refdata.Store. A database that Open created from
+// the template holds the template's reference data while its generation
+// is the one Open gave it and its revision the template's (every write of
+// reference data raises the revision): they are then answered from
+// memory, after one read of the generation and revision, instead of read
+// again. Any other read is the SQL core's.
+func (s *Store) ReadRefData(ctx context.Context) (refdata.RefData, error) {
+	if s.templateGen != "" {
+		gen, rev, err := s.core.RefDataGeneration(ctx)
+		if err != nil {
+			return refdata.RefData{}, err
+		}
+		if tp, err := templateOf(); err == nil && gen == s.templateGen && rev == tp.data.Revision {
+			return tp.refData(gen), nil
+		}
+	}
+	return s.core.ReadRefData(ctx)
+}
+
 // metaRefDataRevision is the meta key of the revision.
 const metaRefDataRevision = "refdata.revision"
 

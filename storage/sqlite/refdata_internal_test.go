@@ -38,3 +38,47 @@ func TestRevisionReadDuringWrite(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotEqual(t, before, after, "a write that returned is seen by the next call")
 }
+
+// TestTemplateCopyReadsRefDataFromMemory: a database Open created from the
+// template answers ReadRefData from memory exactly as the SQL read does
+// (records, order, revision, its own generation), a copy the caller may
+// change; once a city is written, from the database again. On a file and
+// in memory; a file Open did not create is read by SQL.
+func TestTemplateCopyReadsRefDataFromMemory(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for _, path := range []string{filepath.Join(t.TempDir(), "copy.db"), ":memory:"} {
+		s, err := Open(ctx, path)
+		require.NoError(t, err)
+		defer s.Close()
+		require.NotEmpty(t, s.templateGen, "%s: created from the template", path)
+		sql := func() refdata.RefData {
+			d, err := s.core.ReadRefData(ctx)
+			require.NoError(t, err)
+			return d
+		}
+		got, err := s.ReadRefData(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, sql(), got, "%s: the template's records, as read", path)
+		assert.NotEmpty(t, got.Generation)
+		got.Cities[0].Name = "Changed by the caller"
+		again, err := s.ReadRefData(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, sql(), again, "%s: the caller's change is its own", path)
+
+		_, err = s.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", Name: "Written since"}})
+		require.NoError(t, err)
+		after, err := s.ReadRefData(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, sql(), after, "%s: past the template's revision, the database's", path)
+		assert.Greater(t, after.Revision, got.Revision)
+		assert.Len(t, after.Cities, len(got.Cities)+1)
+
+		if path != ":memory:" {
+			other, err := Open(ctx, path)
+			require.NoError(t, err)
+			defer other.Close()
+			assert.Empty(t, other.templateGen, "a file that exists is not a copy of this Open's")
+		}
+	}
+}

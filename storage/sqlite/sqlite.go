@@ -47,6 +47,9 @@ type Store struct {
 	w   *sql.DB  // the one writer connection
 	r   *sql.DB  // readers; the same as w for ":memory:"
 	ref refState // reference-data caches (refdata.go)
+	// templateGen is the generation of a database this Open created from
+	// the template (Store.ReadRefData), "" for any other.
+	templateGen string
 }
 
 // Open opens (creating if needed) the SQLite database at path, or a private
@@ -62,8 +65,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
 	}
+	fromTemplate := false
 	if path != ":memory:" {
-		createFromTemplate(path)
+		fromTemplate = createFromTemplate(path)
 		createPrivate(path)
 	}
 	const pragmas = "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
@@ -87,7 +91,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		r.SetMaxIdleConns(n)
 		s.r = r
 	} else {
-		useTemplate(ctx, w)
+		fromTemplate = useTemplate(ctx, w)
 	}
 	s.core = newCore(s)
 	if err := s.migrate(ctx); err != nil {
@@ -101,6 +105,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := s.core.EnsureGeneration(ctx); err != nil { // a copy of the template has none
 		s.Close()
 		return nil, fmt.Errorf("sqlite: write the reference data's generation: %w", err)
+	}
+	if fromTemplate {
+		gen, _, err := s.core.RefDataGeneration(ctx)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("sqlite: read the reference data's generation: %w", err)
+		}
+		s.templateGen = gen
 	}
 	return s, nil
 }

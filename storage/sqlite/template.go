@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -21,13 +22,23 @@ import (
 	"github.com/brandbase/brandbase/storage/internal/sqlstore"
 )
 
-// templateImage returns the process's template database, as the bytes of
-// a database file: a freshly migrated database holding the default
-// dataset, built once per process (by upserts, in a private in-memory
-// database). A database that Open creates starts as a copy of it
-// (createFromTemplate, useTemplate), which is much cheaper than loading
-// the dataset again (milliseconds instead of a tenth of a second).
-var templateImage = sync.OnceValues(func() ([]byte, error) {
+// template is the process's template database.
+type template struct {
+	// image is the database, as the bytes of a database file.
+	image []byte
+	// data are its reference data, as ReadRefData reads them (without a
+	// generation: each copy gets its own).
+	data refdata.RefData
+}
+
+// templateOf returns the process's template database: a freshly
+// migrated database holding the default dataset, built once per process
+// (by upserts, in a private in-memory database). A database that Open
+// creates starts as a copy of it (createFromTemplate, useTemplate), which
+// is much cheaper than loading the dataset again (milliseconds instead of
+// a tenth of a second), and its reference data are read from memory while
+// it holds the template's (Store.ReadRefData).
+var templateOf = sync.OnceValues(func() (*template, error) {
 	ctx := context.Background() // the image outlives any caller
 	db, err := sql.Open("sqlite", ":memory:?_pragma=foreign_keys(1)")
 	if err != nil {
@@ -49,13 +60,28 @@ var templateImage = sync.OnceValues(func() ([]byte, error) {
 	if _, err := db.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, sqlstore.MetaGeneration); err != nil {
 		return nil, err
 	}
-	var image []byte
+	tp := &template{}
+	if tp.data, err = t.core.ReadRefData(ctx); err != nil {
+		return nil, err
+	}
 	err = rawConn(ctx, db, func(c driverConn) error {
-		image, err = c.Serialize()
+		tp.image, err = c.Serialize()
 		return err
 	})
-	return image, err
+	if err != nil || len(tp.image) < 100 { // 100: the database header
+		return nil, errors.Join(err, errors.New("sqlite: the template's image is too short"))
+	}
+	return tp, nil
 })
+
+// refData returns a copy of the template's reference data, of generation
+// gen: the caller may keep or change it.
+func (tp *template) refData(gen string) refdata.RefData {
+	d := tp.data
+	d.Currencies, d.Countries, d.Cities = slices.Clone(d.Currencies), slices.Clone(d.Countries), slices.Clone(d.Cities)
+	d.Generation = gen
+	return d
+}
 
 // driverConn is the part of the driver's connection that copies whole
 // databases.
@@ -89,27 +115,29 @@ func rawConn(ctx context.Context, db *sql.DB, fn func(driverConn) error) error {
 // journal or WAL file of path exists (SQLite would apply it to the copy),
 // or for a "file:" URI, whose file is not the path. Any failure (a file
 // system without hard links, say) leaves path as it was, and Open then
-// opens or creates it and loads the dataset by upserts.
-func createFromTemplate(path string) {
+// opens or creates it and loads the dataset by upserts. It reports
+// whether it made the copy.
+func createFromTemplate(path string) bool {
 	if strings.HasPrefix(path, "file:") {
-		return
+		return false
 	}
 	for _, p := range []string{path, path + "-wal", path + "-journal"} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
-			return
+			return false
 		}
 	}
-	image, err := templateImage()
-	if err != nil || len(image) < 100 { // 100: the database header
-		return
+	tp, err := templateOf()
+	if err != nil {
+		return false
 	}
+	image := tp.image
 	dir := filepath.Dir(path)
 	tmp := filepath.Join(dir, fmt.Sprintf(".%s.%016x.tmp", filepath.Base(path), rand.Uint64()))
 	// 0600: the database holds password and key hashes. SQLite gives the
 	// -wal and -shm files the database file's mode.
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, dbFileMode)
 	if err != nil {
-		return
+		return false
 	}
 	defer os.Remove(tmp)
 	// The copy is a WAL database (file format versions 2 at bytes 18 and
@@ -128,15 +156,16 @@ func createFromTemplate(path string) {
 		err = f.Sync()
 	}
 	if err = errors.Join(err, f.Close()); err != nil {
-		return
+		return false
 	}
 	if os.Link(tmp, path) != nil {
-		return
+		return false
 	}
 	if d, err := os.Open(dir); err == nil { // make the new name durable
 		_ = d.Sync() // not supported everywhere; SQLite syncs it again
 		d.Close()
 	}
+	return true
 }
 
 // dbFileMode is the mode of the database files Open creates: readable by
@@ -159,11 +188,12 @@ func createPrivate(path string) {
 // useTemplate replaces the private in-memory database of db, which Open
 // has just created (a ":memory:" store: one connection, nobody else sees
 // it), with a copy of the template image. On failure the database is
-// left as it was, for Open to load the dataset by upserts.
-func useTemplate(ctx context.Context, db *sql.DB) {
-	image, err := templateImage()
+// left as it was, for Open to load the dataset by upserts. It reports
+// whether it made the copy.
+func useTemplate(ctx context.Context, db *sql.DB) bool {
+	tp, err := templateOf()
 	if err != nil {
-		return
+		return false
 	}
-	_ = rawConn(ctx, db, func(c driverConn) error { return c.Deserialize(image) })
+	return rawConn(ctx, db, func(c driverConn) error { return c.Deserialize(tp.image) }) == nil
 }
