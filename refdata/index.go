@@ -14,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/internal/telemetry"
@@ -293,52 +292,11 @@ func (x *index) build(ctx context.Context) (err error) {
 }
 
 // frozenCityIndex returns the index of cs, frozen: a patch writes a copy
-// (clone). It is lastBuilt's.
-func frozenCityIndex(cs []City) *cityIndex { return lastBuilt.frozen(cs) }
-
-// lastBuilt lets the services of a process over stores holding the same
-// cities (the copies of one template database that memory stores and new
-// SQLite files are; a test suite's many Apps) share one index instead of
-// each building its own.
-var lastBuilt builtIndex
-
-// builtIndex holds the last index it built, weakly: it goes with the
-// last snapshot that holds it.
-type builtIndex struct {
-	mu  sync.Mutex
-	idx weak.Pointer[cityIndex]
-}
-
-// frozen returns the index of cs, frozen: the last one b built when that
-// holds the very cities of cs, in the same order, and is still held;
-// else a new one. A shared index is never written: a patch writes a copy,
-// and the second owner to patch it builds its copy afresh (clone).
-func (b *builtIndex) frozen(cs []City) *cityIndex {
-	b.mu.Lock()
-	t := b.idx.Value()
-	b.mu.Unlock()
-	if t != nil && t.holds(cs) {
-		return t
-	}
-	t = buildCityIndex(cs)
-	t.freeze()
-	b.mu.Lock()
-	b.idx = weak.Make(t)
-	b.mu.Unlock()
-	return t
-}
-
-// holds reports whether t holds exactly cs, in the same order.
-func (t *cityIndex) holds(cs []City) bool {
-	if t.len() != len(cs) {
-		return false
-	}
-	for i := range cs {
-		if *t.rec(int32(i)) != cs[i] {
-			return false
-		}
-	}
-	return true
+// (clone).
+func frozenCityIndex(cs []City) *cityIndex {
+	cities := buildCityIndex(cs)
+	cities.freeze()
+	return cities
 }
 
 // publish makes sn the snapshot held unless the one held is more recent
