@@ -62,6 +62,12 @@ func main() {
 	}
 }
 
+// testAuthOptions are added to the server's auth options. Empty in the
+// server, which hashes passwords at auth.DefaultArgon2Params; the tests
+// (TestMain) make hashing cheap with them, as every other test of the
+// module does, for the race detector makes a default hash take seconds.
+var testAuthOptions []auth.Option
+
 // options are the command-line flags.
 type options struct {
 	addr      string
@@ -150,7 +156,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	stdout = &lineWriter{w: stdout}
 
-	cfg := brandbase.Config{AuthOptions: []auth.Option{auth.WithMessageSender(mailSender(stdout))}}
+	cfg := brandbase.Config{AuthOptions: append([]auth.Option{auth.WithMessageSender(mailSender(stdout))}, testAuthOptions...)}
 	var storeOpts storeurl.Options
 	if o.metricsAddr != "" {
 		m, err := serve.StartMetrics(o.metricsAddr, "brandbase-server", logger)

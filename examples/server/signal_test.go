@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase/auth"
 )
 
 // serverChildEnv, when set, turns the test binary into the demo server
@@ -19,6 +21,7 @@ import (
 const serverChildEnv = "BRANDBASE_SERVER_CHILD"
 
 func TestMain(m *testing.M) {
+	testAuthOptions = []auth.Option{auth.WithArgon2Params(auth.Argon2Params{Memory: 64, Iterations: 1, Parallelism: 1, SaltLen: 16, KeyLen: 32})}
 	if os.Getenv(serverChildEnv) != "" {
 		for i, a := range os.Args {
 			if a == "--" {
