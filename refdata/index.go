@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/internal/telemetry"
@@ -267,7 +268,7 @@ func (x *index) build(ctx context.Context) (err error) {
 			return nil // nothing newer: old is current
 		case data.Whole: // too many changes to patch: read whole, in the same read
 			x.publish(&snapshot{rev: data.Revision, gen: data.Generation, currencies: newCurrencyTable(data.Currencies),
-				countries: newCountryTable(data.Countries), cities: frozenCityIndex(data.Cities)})
+				countries: newCountryTable(data.Countries), cities: frozenCityIndex(data)})
 			x.builds.Add(1)
 			return nil
 		default:
@@ -286,17 +287,64 @@ func (x *index) build(ctx context.Context) (err error) {
 		return fmt.Errorf("refdata: reading the reference data: %w", err)
 	}
 	x.publish(&snapshot{rev: data.Revision, gen: data.Generation, currencies: newCurrencyTable(data.Currencies),
-		countries: newCountryTable(data.Countries), cities: frozenCityIndex(data.Cities)})
+		countries: newCountryTable(data.Countries), cities: frozenCityIndex(data)})
 	x.builds.Add(1)
 	return nil
 }
 
-// frozenCityIndex returns the index of cs, frozen: a patch writes a copy
-// (clone).
-func frozenCityIndex(cs []City) *cityIndex {
-	cities := buildCityIndex(cs)
+// frozenCityIndex returns the index of data's cities, frozen: a patch
+// writes a copy (clone). A template's cities (RefData.Template) get the
+// index of the last template's cities built, when they are the same.
+func frozenCityIndex(data RefData) *cityIndex {
+	if data.Template {
+		return templateIndex.frozen(data.Cities)
+	}
+	cities := buildCityIndex(data.Cities)
 	cities.freeze()
 	return cities
+}
+
+// templateIndex lets the Services of a process over stores holding one
+// template's cities (the memory store's, new SQLite files': a test
+// suite's many Apps) share one index instead of each building its own.
+var templateIndex builtIndex
+
+// builtIndex holds the last index it built, weakly: it goes with the
+// last snapshot that holds it.
+type builtIndex struct {
+	mu  sync.Mutex
+	idx weak.Pointer[cityIndex]
+}
+
+// frozen returns the index of cs, frozen: the last one b built when that
+// holds the very cities of cs, in the same order, and is still held;
+// else a new one.
+func (b *builtIndex) frozen(cs []City) *cityIndex {
+	b.mu.Lock()
+	t := b.idx.Value()
+	b.mu.Unlock()
+	if t != nil && t.holds(cs) {
+		return t
+	}
+	t = buildCityIndex(cs)
+	t.freeze()
+	b.mu.Lock()
+	b.idx = weak.Make(t)
+	b.mu.Unlock()
+	return t
+}
+
+// holds reports whether t holds exactly cs, in the same order.
+func (t *cityIndex) holds(cs []City) bool {
+	if t.len() != len(cs) {
+		return false
+	}
+	for i := range cs {
+		if *t.rec(int32(i)) != cs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // publish makes sn the snapshot held unless the one held is more recent

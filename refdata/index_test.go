@@ -631,3 +631,37 @@ func TestOtherWritesDoNotHoldLists(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, got.Items, 3, "a write through this store: the list waits for it")
 }
+
+// TestTemplateStoresPatchTheirOwn: Services over memory stores (copies of
+// one template, whose city index they may share) each answer their own
+// store's writes, and only theirs, whichever patches first.
+func TestTemplateStoresPatchTheirOwn(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	var svcs []*refdata.Service
+	var stores []*memory.Store
+	for range 3 {
+		_, m := newSpy(t)
+		t.Cleanup(func() { m.Close() })
+		svc := newService(t, m)
+		require.NoError(t, svc.Ready(ctx))
+		svcs, stores = append(svcs, svc), append(stores, m)
+	}
+	names := []string{"Onlyone", "Onlytwo", "Onlythree"}
+	for i, m := range stores {
+		_, err := m.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", Name: names[i]}})
+		require.NoError(t, err)
+		for j, svc := range svcs[:i+1] {
+			for k, name := range names {
+				page, err := svc.ListCities(ctx, refdata.CityQuery{Name: ptr(name)})
+				require.NoError(t, err)
+				if k == j {
+					assert.Equal(t, []refdata.City{{CountryCode: "XA", Name: name}}, page.Items, "service %d, %s", j, name)
+				} else {
+					assert.Empty(t, page.Items, "service %d, %s", j, name)
+				}
+			}
+			assertAsStored(t, svc, stores[j])
+		}
+	}
+}

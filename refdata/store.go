@@ -101,4 +101,11 @@ type RefData struct {
 	// Whole is set by RefDataChangesSince when too many cities changed:
 	// Cities are then every city, as ReadRefData returns them.
 	Whole bool
+	// Template is set by a store whose records are a template's that many
+	// stores of the process hold (the memory store's, a new SQLite
+	// file's): the Services over them may share one city index, built
+	// once. A shared index is never written: the first Service to patch
+	// it copies it cheaply, any other builds its copy afresh, as costly as
+	// the build it did not make.
+	Template bool
 }

@@ -75,11 +75,12 @@ var templateOf = sync.OnceValues(func() (*template, error) {
 })
 
 // refData returns a copy of the template's reference data, of generation
-// gen: the caller may keep or change it.
+// gen, marked as a template's (refdata.RefData.Template): the caller may
+// keep or change it.
 func (tp *template) refData(gen string) refdata.RefData {
 	d := tp.data
 	d.Currencies, d.Countries, d.Cities = slices.Clone(d.Currencies), slices.Clone(d.Countries), slices.Clone(d.Cities)
-	d.Generation = gen
+	d.Generation, d.Template = gen, true
 	return d
 }
 
