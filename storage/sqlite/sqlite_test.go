@@ -29,18 +29,6 @@ func TestConformanceFile(t *testing.T) {
 	})
 }
 
-// TestConformanceMemory runs the suite's cases that depend on how the
-// store is opened (one connection, the template copied in memory) on
-// ":memory:"; TestConformanceFile runs them all.
-func TestConformanceMemory(t *testing.T) {
-	t.Parallel()
-	storagetest.RunVariant(t, func(t *testing.T) storage.Storage {
-		s, err := sqlite.Open(t.Context(), ":memory:")
-		require.NoError(t, err)
-		return s
-	})
-}
-
 func TestReopenKeepsData(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "reopen.db")

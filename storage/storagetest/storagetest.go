@@ -32,19 +32,9 @@ import (
 type NewStore func(t *testing.T) storage.Storage
 
 // Run runs the whole conformance suite against the stores newStore makes.
-func Run(t *testing.T, newStore NewStore) { run(t, newStore, true) }
-
-// RunVariant runs the suite against a second way of opening a store that
-// Run has checked (SQLite's ":memory:" after a file, say): every group
-// but the reference-data cases whose outcome does not depend on how the
-// store was opened (the list engine's filters, sorting and paging over
-// the default dataset, the merges of upserts), which are the slowest.
-func RunVariant(t *testing.T, newStore NewStore) { run(t, newStore, false) }
-
-// run runs the suite; every case when all is set.
-func run(t *testing.T, newStore NewStore, all bool) {
+func Run(t *testing.T, newStore NewStore) {
 	t.Run("Brands", func(t *testing.T) { runBrands(t, newStore) })
-	t.Run("RefData", func(t *testing.T) { runRefData(t, newStore, all) })
+	t.Run("RefData", func(t *testing.T) { runRefData(t, newStore) })
 	t.Run("Auth", func(t *testing.T) { runAuth(t, newStore) })
 	t.Run("Integrations", func(t *testing.T) { runIntegrations(t, newStore) })
 	t.Run("Cancellation", func(t *testing.T) { runCancellation(t, newStore) })

@@ -1,7 +1,6 @@
 package storagetest
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -25,9 +24,7 @@ func runBrands(t *testing.T, newStore NewStore) {
 // runRefData runs the refdata.Store scenarios: the default dataset,
 // filters, sorting and paging of currencies, countries and cities against
 // the reference implementation, upserts and cancellation.
-// With all unset (RunVariant), it runs only the cases that read or write
-// through the store's transactions (sameForEveryOpening lists the others).
-func runRefData(t *testing.T, newStore NewStore, all bool) {
+func runRefData(t *testing.T, newStore NewStore) {
 	scenarios := []scenario{
 		{"DefaultDatasetLoaded", testDefaultDatasetLoaded},
 		{"CurrencyFilters", testCurrencyFilters},
@@ -53,24 +50,8 @@ func runRefData(t *testing.T, newStore NewStore, all bool) {
 		{"ReadIsOneTransaction", testReadIsOneTransaction},
 		{"WritesElsewherePatchTheSnapshot", testWritesElsewherePatchTheSnapshot},
 	}
-	if !all {
-		scenarios = slices.DeleteFunc(scenarios, func(sc scenario) bool { return sameForEveryOpening[sc.name] })
-	}
 	runScenarios(t, newStore, scenarios)
-	if all {
-		t.Run("NoOpWriteAfterAWriteElsewhere", func(t *testing.T) { testNoOpWriteAfterAWriteElsewhere(t, newStore) })
-	}
-}
-
-// sameForEveryOpening are the reference-data cases whose outcome depends
-// on the store's SQL and the list engine, not on how the store was
-// opened (its connections, its file): the list engine's filters, sorting
-// and paging over the default dataset, and the merges of upserts.
-// RunVariant leaves them out.
-var sameForEveryOpening = map[string]bool{
-	"CurrencyFilters": true, "CountryFilters": true, "CityFilters": true, "SortEveryField": true, "Paging": true,
-	"CitiesAgainstReference": true, "CityShortNames": true, "KeywordsAnyScript": true,
-	"CreatedDateCurrencies": true, "CreatedDateCountries": true, "CreatedDateCities": true, "ImportKeepsTags": true,
+	t.Run("NoOpWriteAfterAWriteElsewhere", func(t *testing.T) { testNoOpWriteAfterAWriteElsewhere(t, newStore) })
 }
 
 // runAuth runs the auth.Store scenarios: users, key pairs and devices.
