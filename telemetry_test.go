@@ -189,13 +189,22 @@ func TestMetricsScrape(t *testing.T) {
 	logins := "brandbase_auth_logins_total"
 	outcome := func(o string) []string { return []string{"brandbase_login_outcome", o} }
 	assert.Equal(t, 1.0, f.Value(logins, outcome("success")...))
-	assert.Equal(t, float64(2+invalid), f.Value(logins, outcome("invalid_credentials")...))
+	// Every outcome and the burst's statuses, said when a count is off.
+	seen := map[string]float64{}
+	for _, o := range []string{"success", "invalid_credentials", "limited", "shed", "refused", "invalid", "error"} {
+		seen[o] = f.Value(logins, outcome(o)...)
+	}
+	assert.Equal(t, float64(2+invalid), f.Value(logins, outcome("invalid_credentials")...), "outcomes %v, burst %v", seen, statuses)
 	assert.Equal(t, 1.0, f.Value(logins, outcome("limited")...))
-	assert.Equal(t, float64(shed), f.Value(logins, outcome("shed")...))
+	assert.Equal(t, float64(shed), f.Value(logins, outcome("shed")...), "outcomes %v, burst %v", seen, statuses)
 	assert.Equal(t, float64(4+burst), f.Value(logins), "one login counted a request")
 
 	wait := "brandbase_auth_password_hash_wait_duration_seconds"
-	assert.Equal(t, float64(shed), f.Value(wait, "brandbase_password_hash_outcome", "shed"))
+	// Each shed login either found the slot busy past the bound (a hash
+	// wait shed) or, on a loaded machine, spent its whole budget on the
+	// store calls before the hash (a login shed with no hash wait).
+	hashShed := f.Value(wait, "brandbase_password_hash_outcome", "shed")
+	assert.LessOrEqual(t, hashShed, float64(shed), "outcomes %v, burst %v", seen, statuses)
 	// The set-up's user and each login that got a slot (the first also
 	// made the dummy hash).
 	assert.GreaterOrEqual(t, f.Value(wait, "brandbase_password_hash_outcome", "acquired"), float64(1+3+invalid))

@@ -8,15 +8,33 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/argon2"
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 )
 
-// slowArgon2 makes one hash take about half a second on a current core,
-// long enough to hold the only hashing slot while a login is refused.
+// slowArgon2 makes one hash take a tenth of a second or more (seconds
+// under the race detector), to hold the only hashing slot while a login
+// is refused.
 var slowArgon2 = auth.Argon2Params{Memory: 16 << 10, Iterations: 8, Parallelism: 1, SaltLen: 16, KeyLen: 32}
+
+// slowHashBound returns a wait bound a quarter of the fastest of two
+// slowArgon2 hashes on this machine, in this build, at least 20 ms: a
+// login waiting for a slot that such a hash holds is refused at the bound,
+// long before the hash ends, however fast the machine (a fixed bound was
+// passed by a quick machine's hash without the race detector).
+func slowHashBound() time.Duration {
+	fastest := time.Hour
+	for range 2 {
+		start := time.Now()
+		argon2.IDKey([]byte("password"), make([]byte, slowArgon2.SaltLen), slowArgon2.Iterations, slowArgon2.Memory,
+			slowArgon2.Parallelism, slowArgon2.KeyLen)
+		fastest = min(fastest, time.Since(start))
+	}
+	return max(fastest/4, 20*time.Millisecond)
+}
 
 // With the only password hashing slot busy with a real hash (a new user's
 // password, in-process), a login through the adapter is answered 503
@@ -30,9 +48,9 @@ func TestLoginShedWhileHashingIsBusyHTTP(t *testing.T) {
 	t.Parallel()
 	store := stores["memory"](t)
 	t.Cleanup(func() { store.Close() })
-	// Far below a slow hash (half a second or more), far above a login's
-	// store calls on a quiet machine.
-	const bound = 200 * time.Millisecond
+	// Far below a slow hash, far above a login's store calls on a quiet
+	// machine.
+	bound := slowHashBound()
 	app, err := brandbase.New(store, brandbase.Config{MaxConcurrentHashes: 1, MaxHashWait: bound,
 		AuthOptions: []auth.Option{auth.WithArgon2Params(slowArgon2)}})
 	require.NoError(t, err)
