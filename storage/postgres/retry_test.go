@@ -33,7 +33,8 @@ type resetProxy struct {
 type proxied struct {
 	client, server net.Conn
 	listens        atomic.Bool
-	reset          bool // under resetProxy.mu
+	closed         atomic.Bool // by its client
+	reset          bool        // under resetProxy.mu
 }
 
 // newResetProxy starts a proxy in front of the server of rawURL and
@@ -62,7 +63,7 @@ func newResetProxy(t *testing.T, rawURL string) (*resetProxy, string) {
 			p.conns = append(p.conns, pc)
 			p.mu.Unlock()
 			go func() { _, _ = io.Copy(c, s); c.Close() }()
-			go func() { _, _ = io.Copy(s, listenSpy{c, pc}); s.Close() }()
+			go func() { _, _ = io.Copy(s, listenSpy{c, pc}); pc.closed.Store(true); s.Close() }()
 		}
 	}()
 	t.Cleanup(func() {
@@ -90,6 +91,20 @@ func (l listenSpy) Read(b []byte) (int, error) {
 		l.pc.listens.Store(true)
 	}
 	return n, err
+}
+
+// poolConns returns the number of connections open that never carried a
+// LISTEN and were not reset.
+func (p *resetProxy) poolConns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, pc := range p.conns {
+		if !pc.reset && !pc.listens.Load() && !pc.closed.Load() {
+			n++
+		}
+	}
+	return n
 }
 
 // resetPool sends a reset to the client side of every connection that
@@ -139,6 +154,9 @@ func TestUnsentStatementIsRetriedOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s.Pool().Reset() // the connections of Open and of the run before go
+			require.NoError(t, s.Ping(ctx))
+			// The pool closes the others in the background.
+			require.Eventually(t, func() bool { return p.poolConns() == 1 }, 10*time.Second, time.Millisecond)
 			require.NoError(t, s.Ping(ctx), "the pool's one connection, just used (no ping before its next use)")
 			before := s.Pool().Stat()
 			require.Equal(t, 1, p.resetPool(), "the pool's one connection reset")
