@@ -133,11 +133,7 @@ var integrationAdminRoutes = []route{
 			400: {"required", "too_short", "too_long", "invalid_enum", "unknown_reference", "type_mismatch"},
 			403: {integrations.CodeAccessDenied},
 		},
-		serve: func(h *Handler) http.HandlerFunc {
-			return createRecord(h, func(ctx context.Context, a auth.Principal, b integrations.AnalyticsInput) (integrations.Analytics, error) {
-				return h.svc.Integrations.CreateAnalytics(ctx, a, b)
-			})
-		},
+		serve: func(h *Handler) http.HandlerFunc { return createRecord(h, h.svc.Integrations.CreateAnalytics) },
 	},
 	{
 		pattern: "DELETE /api/v1/app-integrations/analytics/{id}", id: "deleteAnalytics", tag: tagIntegrations,
@@ -168,11 +164,7 @@ var integrationAdminRoutes = []route{
 			400: {"required", "too_short", "too_long", "invalid_url", "https_required", "invalid_enum", "unknown_reference", "type_mismatch"},
 			403: {integrations.CodeAccessDenied},
 		},
-		serve: func(h *Handler) http.HandlerFunc {
-			return createRecord(h, func(ctx context.Context, a auth.Principal, b integrations.PaymentGatewayInput) (integrations.PaymentGateway, error) {
-				return h.svc.Integrations.CreatePaymentGateway(ctx, a, b)
-			})
-		},
+		serve: func(h *Handler) http.HandlerFunc { return createRecord(h, h.svc.Integrations.CreatePaymentGateway) },
 	},
 	{
 		pattern: "DELETE /api/v1/app-integrations/payment-gateway/{id}", id: "deletePaymentGateway", tag: tagIntegrations,
