@@ -202,11 +202,32 @@ func generate(src source, w io.Writer, date string) error {
 	if _, err := time.Parse(time.DateOnly, date); err != nil {
 		return fmt.Errorf("date: %w", err)
 	}
-	parents := map[string]string{} // id → parent id ("" for a first level)
-	for k, ids := range src.containment {
+	parents, err := parentsOf(src.containment)
+	if err != nil {
+		return err
+	}
+	rows, err := sourceRows(src, parents)
+	if err != nil {
+		return err
+	}
+	if rows, err = withAdditions(rows); err != nil {
+		return err
+	}
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(a.country, b.country), cmp.Compare(a.code, b.code))
+	})
+	return writeList(w, src, date, rows)
+}
+
+// parentsOf maps each subdivision id of containment to the id of the
+// subdivision that contains it, "" for a first level (one a country
+// contains).
+func parentsOf(containment map[string][]string) (map[string]string, error) {
+	parents := map[string]string{}
+	for k, ids := range containment {
 		for _, id := range ids {
 			if _, dup := parents[id]; dup {
-				return fmt.Errorf("%s is contained twice", id)
+				return nil, fmt.Errorf("%s is contained twice", id)
 			}
 			parents[id] = ""
 			if len(k) > 2 {
@@ -215,47 +236,73 @@ func generate(src source, w io.Writer, date string) error {
 		}
 	}
 	if len(parents) == 0 {
-		return errors.New("the source holds no subdivisions")
+		return nil, errors.New("the source holds no subdivisions")
 	}
+	return parents, nil
+}
+
+// sourceRows returns one row for each subdivision of parents, in no order.
+func sourceRows(src source, parents map[string]string) ([]row, error) {
 	en := display.English.Regions()
 	rows := make([]row, 0, len(parents)+len(additions))
-	seen := map[string]bool{}
 	for id, parent := range parents {
-		if len(id) < 3 || strings.ToLower(id) != id {
-			return fmt.Errorf("malformed subdivision id %q", id)
+		r, err := sourceRow(src, en, id, parent)
+		if err != nil {
+			return nil, err
 		}
-		country, code := strings.ToUpper(id[:2]), strings.ToUpper(id[2:])
-		r := row{country: country, code: code, name: strings.TrimSpace(src.names[id])}
-		if parent != "" {
-			if !strings.HasPrefix(parent, id[:2]) {
-				return fmt.Errorf("%s: parent %s is of another country", id, parent)
-			}
-			r.parent = strings.ToUpper(parent[2:])
-		}
-		if r.name == "" {
-			region := cmp.Or(src.aliases[id], sameAsRegion[id])
-			switch n, ok := named[id]; {
-			case region != "":
-				r.name = en.Name(language.MustParseRegion(region))
-			case ok:
-				r.name, r.note = n.name, n.note
-			}
-		}
-		if r.name == "" {
-			return fmt.Errorf("%s has no English name: add it to named", id)
-		}
-		seen[country+"-"+code] = true
 		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// sourceRow returns the row of the subdivision id, contained by parent
+// ("" for a first level), with its English name: the source's, else its
+// region's in en (sameAsRegion, the source's aliases), else named's.
+func sourceRow(src source, en display.Namer, id, parent string) (row, error) {
+	if len(id) < 3 || strings.ToLower(id) != id {
+		return row{}, fmt.Errorf("malformed subdivision id %q", id)
+	}
+	r := row{country: strings.ToUpper(id[:2]), code: strings.ToUpper(id[2:]), name: strings.TrimSpace(src.names[id])}
+	if parent != "" {
+		if !strings.HasPrefix(parent, id[:2]) {
+			return row{}, fmt.Errorf("%s: parent %s is of another country", id, parent)
+		}
+		r.parent = strings.ToUpper(parent[2:])
+	}
+	if r.name == "" {
+		region := cmp.Or(src.aliases[id], sameAsRegion[id])
+		switch n, ok := named[id]; {
+		case region != "":
+			r.name = en.Name(language.MustParseRegion(region))
+		case ok:
+			r.name, r.note = n.name, n.note
+		}
+	}
+	if r.name == "" {
+		return row{}, fmt.Errorf("%s has no English name: add it to named", id)
+	}
+	return r, nil
+}
+
+// withAdditions appends the additions to rows, the source's, failing when
+// the source holds one of them.
+func withAdditions(rows []row) ([]row, error) {
+	seen := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		seen[r.country+"-"+r.code] = true
 	}
 	for _, a := range additions {
 		if seen[a.country+"-"+a.code] {
-			return fmt.Errorf("%s-%s is in the source now: remove it from the additions", a.country, a.code)
+			return nil, fmt.Errorf("%s-%s is in the source now: remove it from the additions", a.country, a.code)
 		}
 		rows = append(rows, row{a.country, a.code, a.name, a.parent, a.note})
 	}
-	slices.SortFunc(rows, func(a, b row) int {
-		return cmp.Or(cmp.Compare(a.country, b.country), cmp.Compare(a.code, b.code))
-	})
+	return rows, nil
+}
+
+// writeList writes the sorted rows to w as CSV, after the comment lines
+// naming src and the day of the conversion.
+func writeList(w io.Writer, src source, date string, rows []row) error {
 	notes := 0
 	for _, r := range rows {
 		if r.note != "" {
