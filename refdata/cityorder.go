@@ -132,110 +132,160 @@ func (t *cityIndex) order(by field) *cityOrder {
 // finishBatch, with the changes since: the cities added, and (by tags)
 // those retagged.
 func (t *cityIndex) patchOrder(by field, o *cityOrder) *cityOrder {
-	key := t.sortKeyFunc(by)
 	baseN := int32(len(o.perm))
 	old := o.d
 	if old == nil {
 		old = &orderDelta{}
 	}
-	d := &orderDelta{dead: old.dead, deadPos: old.deadPos, stale: old.stale}
-	fresh := make([]int32, 0, t.len()-t.finished+len(t.retagged))
-	for i := t.finished; i < t.len(); i++ {
-		fresh = append(fresh, int32(i))
-	}
-	var moved map[int32]bool // retagged, and in old.adds already
-	var newDead []int32
-	if by == fieldTags && len(t.retagged) > 0 {
-		moved = map[int32]bool{}
-		d.stale = map[int32]string{}
-		for p, k := range old.stale {
-			d.stale[p] = k
-		}
-		for p, tags := range t.retagged {
-			fresh = append(fresh, p)
-			if _, isDead := d.stale[p]; p >= baseN || isDead {
-				moved[p] = true
-				continue
-			}
-			newDead = append(newDead, p)
-			d.stale[p] = textfold.TagKey(tags)
-		}
-	}
+	op := &orderPatch{t: t, o: o, key: t.sortKeyFunc(by),
+		d: &orderDelta{dead: old.dead, deadPos: old.deadPos, stale: old.stale}}
+	fresh, moved, newDead := op.changed(by, old, baseN)
 	if len(fresh) == 0 {
 		return o // retagged cities, in an order not by tags
 	}
-	baseKey := func(p int32) string {
-		if k, ok := d.stale[p]; ok {
-			return k
-		}
-		return key(p)
-	}
-	before := func(p, q int32) int { return cmp.Or(strings.Compare(key(p), key(q)), cmp.Compare(p, q)) }
-	insOf := func(list []int32, p int32) int32 { // the base entries of list before p
-		k := key(p)
-		return int32(sort.Search(len(list), func(r int) bool {
-			q := list[r]
-			return cmp.Or(strings.Compare(baseKey(q), k), cmp.Compare(q, p)) > 0
-		}))
-	}
-	slices.SortFunc(fresh, before)
+	slices.SortFunc(fresh, op.before)
 	entries := make([]orderAdd, len(fresh))
 	for j, p := range fresh {
-		entries[j] = orderAdd{pos: p, ins: insOf(o.perm, p)}
+		entries[j] = orderAdd{pos: p, ins: op.insOf(o.perm, p)}
 		if o.byCountry != nil {
-			entries[j].insC = insOf(o.byCountry[t.rec(p).CountryCode], p)
+			entries[j].insC = op.insOf(o.byCountry[t.rec(p).CountryCode], p)
 		}
 	}
-	d.adds = mergeAdds(make([]orderAdd, 0, len(old.adds)+len(entries)), old.adds, entries, moved, before)
-
+	d := op.d
+	d.adds = mergeAdds(make([]orderAdd, 0, len(old.adds)+len(entries)), old.adds, entries, moved, op.before)
 	if len(newDead) > 0 {
-		slices.Sort(newDead)
-		d.deadPos = mergeSorted(old.deadPos, newDead)
-		ranks := make([]int32, len(newDead))
-		for j, p := range newDead {
-			ranks[j] = o.rank[p]
-		}
-		slices.Sort(ranks)
-		d.dead = mergeSorted(old.dead, ranks)
+		op.markDead(old, newDead)
 	}
-
 	if o.byCountry != nil {
-		d.byCountry = make(map[string]*countryDelta, len(old.byCountry)+1)
-		for c, cd := range old.byCountry {
-			d.byCountry[c] = cd
-		}
-		perCountry := map[string][]orderAdd{}
-		for _, e := range entries {
-			c := t.rec(e.pos).CountryCode
-			perCountry[c] = append(perCountry[c], orderAdd{pos: e.pos, ins: e.insC})
-		}
-		deadIn := map[string][]int32{}
-		for _, p := range newDead {
-			c := t.rec(p).CountryCode
-			list := o.byCountry[c]
-			r, _ := slices.BinarySearchFunc(list, p, func(q, p int32) int {
-				return cmp.Or(strings.Compare(baseKey(q), baseKey(p)), cmp.Compare(q, p))
-			})
-			deadIn[c] = append(deadIn[c], int32(r))
-		}
-		for c, es := range perCountry {
-			cd := d.byCountry[c]
-			if cd == nil {
-				cd = &countryDelta{}
-			}
-			next := &countryDelta{adds: mergeAdds(make([]orderAdd, 0, len(cd.adds)+len(es)), cd.adds, es, moved, before), dead: cd.dead}
-			if rs := deadIn[c]; len(rs) > 0 {
-				slices.Sort(rs)
-				next.dead = mergeSorted(cd.dead, rs)
-			}
-			d.byCountry[c] = next
-		}
+		op.patchCountries(old, entries, moved, newDead)
 	}
-
 	if len(d.adds)+len(d.dead) > t.maxOrderDelta(t.len()) {
 		return t.consolidate(o, d)
 	}
-	d.newAt = make([]int32, t.len()-int(baseN))
+	d.index(baseN, t.len())
+	return &cityOrder{perm: o.perm, rank: o.rank, byCountry: o.byCountry, d: d}
+}
+
+// orderPatch is the work of one patchOrder: the order o of the index t at
+// the last finishBatch, key the sort key of its field, and d the delta
+// being built over o's base.
+type orderPatch struct {
+	t   *cityIndex
+	o   *cityOrder
+	key func(int32) string
+	d   *orderDelta
+}
+
+// changed returns what the patch adds to the order: fresh, the cities
+// added since the last finishBatch and (by tags) those retagged; moved,
+// the retagged ones that are adds already (added since the base, or
+// retagged before); and newDead, the base entries retagged since the last
+// finishBatch, whose base keys it records in op.d.stale.
+func (op *orderPatch) changed(by field, old *orderDelta, baseN int32) (fresh []int32, moved map[int32]bool, newDead []int32) {
+	t, d := op.t, op.d
+	fresh = make([]int32, 0, t.len()-t.finished+len(t.retagged))
+	for i := t.finished; i < t.len(); i++ {
+		fresh = append(fresh, int32(i))
+	}
+	if by != fieldTags || len(t.retagged) == 0 {
+		return fresh, nil, nil
+	}
+	moved = map[int32]bool{}
+	d.stale = map[int32]string{}
+	for p, k := range old.stale {
+		d.stale[p] = k
+	}
+	for p, tags := range t.retagged {
+		fresh = append(fresh, p)
+		if _, isDead := d.stale[p]; p >= baseN || isDead {
+			moved[p] = true
+			continue
+		}
+		newDead = append(newDead, p)
+		d.stale[p] = textfold.TagKey(tags)
+	}
+	return fresh, moved, newDead
+}
+
+// baseKey returns the key of position p in the base: its stale key if it
+// is dead there, else its key.
+func (op *orderPatch) baseKey(p int32) string {
+	if k, ok := op.d.stale[p]; ok {
+		return k
+	}
+	return op.key(p)
+}
+
+// before compares positions p and q by key, then position.
+func (op *orderPatch) before(p, q int32) int {
+	return cmp.Or(strings.Compare(op.key(p), op.key(q)), cmp.Compare(p, q))
+}
+
+// insOf returns the number of the base entries of list (in base order)
+// before p.
+func (op *orderPatch) insOf(list []int32, p int32) int32 {
+	k := op.key(p)
+	return int32(sort.Search(len(list), func(r int) bool {
+		q := list[r]
+		return cmp.Or(strings.Compare(op.baseKey(q), k), cmp.Compare(q, p)) > 0
+	}))
+}
+
+// markDead records newDead, base entries retagged, as dead in op.d: their
+// positions and their ranks in the base, each list merged into old's.
+func (op *orderPatch) markDead(old *orderDelta, newDead []int32) {
+	slices.Sort(newDead)
+	op.d.deadPos = mergeSorted(old.deadPos, newDead)
+	ranks := make([]int32, len(newDead))
+	for j, p := range newDead {
+		ranks[j] = op.o.rank[p]
+	}
+	slices.Sort(ranks)
+	op.d.dead = mergeSorted(old.dead, ranks)
+}
+
+// patchCountries builds op.d.byCountry from old's: each country's adds
+// (entries, whose insC is their place in the country's base list) and its
+// dead (newDead, by their rank in that list).
+func (op *orderPatch) patchCountries(old *orderDelta, entries []orderAdd, moved map[int32]bool, newDead []int32) {
+	t, o, d := op.t, op.o, op.d
+	d.byCountry = make(map[string]*countryDelta, len(old.byCountry)+1)
+	for c, cd := range old.byCountry {
+		d.byCountry[c] = cd
+	}
+	perCountry := map[string][]orderAdd{}
+	for _, e := range entries {
+		c := t.rec(e.pos).CountryCode
+		perCountry[c] = append(perCountry[c], orderAdd{pos: e.pos, ins: e.insC})
+	}
+	deadIn := map[string][]int32{}
+	for _, p := range newDead {
+		c := t.rec(p).CountryCode
+		list := o.byCountry[c]
+		r, _ := slices.BinarySearchFunc(list, p, func(q, p int32) int {
+			return cmp.Or(strings.Compare(op.baseKey(q), op.baseKey(p)), cmp.Compare(q, p))
+		})
+		deadIn[c] = append(deadIn[c], int32(r))
+	}
+	for c, es := range perCountry {
+		cd := d.byCountry[c]
+		if cd == nil {
+			cd = &countryDelta{}
+		}
+		next := &countryDelta{adds: mergeAdds(make([]orderAdd, 0, len(cd.adds)+len(es)), cd.adds, es, moved, op.before), dead: cd.dead}
+		if rs := deadIn[c]; len(rs) > 0 {
+			slices.Sort(rs)
+			next.dead = mergeSorted(cd.dead, rs)
+		}
+		d.byCountry[c] = next
+	}
+}
+
+// index fills d.newAt and d.addOf, where each add of d stands in d.adds:
+// by position for the cities past the base's baseN (of n), by map for the
+// base entries dead and added again.
+func (d *orderDelta) index(baseN int32, n int) {
+	d.newAt = make([]int32, n-int(baseN))
 	if len(d.deadPos) > 0 {
 		d.addOf = make(map[int32]int32, len(d.deadPos))
 	}
@@ -246,7 +296,6 @@ func (t *cityIndex) patchOrder(by field, o *cityOrder) *cityOrder {
 			d.addOf[a.pos] = int32(k)
 		}
 	}
-	return &cityOrder{perm: o.perm, rank: o.rank, byCountry: o.byCountry, d: d}
 }
 
 // mergeAdds appends to dst the adds of a but those in drop, and those of
