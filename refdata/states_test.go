@@ -1,7 +1,10 @@
 package refdata_test
 
 import (
+	"regexp"
+	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,5 +74,37 @@ func TestStates(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotNil(t, none)
 		assert.Emptyf(t, none, "%q selects nothing", cc)
+	}
+}
+
+// TestStateNamesHoldNoMarks checks every state's name: none holds a
+// footnote mark of the source (a superscript digit or other Unicode "No"
+// number, †, ‡, *) or a CLDR annotation ("(EH-partial)"), which CLDR puts
+// on names that repeat. A repeated name is told apart by its code.
+func TestStateNamesHoldNoMarks(t *testing.T) {
+	t.Parallel()
+	all, err := refdata.States("")
+	require.NoError(t, err)
+	annotation := regexp.MustCompile(`\([A-Z]{2}-[A-Za-z]+\)`)
+	var marked []string
+	for _, s := range all {
+		if strings.ContainsFunc(s.Name, func(r rune) bool { return unicode.Is(unicode.No, r) || strings.ContainsRune("†‡*", r) }) ||
+			annotation.MatchString(s.Name) {
+			marked = append(marked, s.CountryCode+"-"+s.Code+" "+s.Name)
+		}
+	}
+	assert.Empty(t, marked, "names with a footnote mark or an annotation")
+
+	names := map[string]string{}
+	for _, s := range all {
+		names[s.CountryCode+"-"+s.Code] = s.Name
+	}
+	for code, want := range map[string]string{
+		"FR-IDF": "Île-de-France", "MA-TAF": "Tarfaya", "UG-330": "Zombo", "MK-801": "Aerodrom",
+		"EE-897": "Viljandi", "EE-899": "Viljandi", // Estonia's town and rural municipality: one name, two codes
+		"EE-661": "Rakvere", "EE-663": "Rakvere",
+		"FR-973": "Guyane (française)", // a name's own parentheses stay
+	} {
+		assert.Equalf(t, want, names[code], "%s", code)
 	}
 }

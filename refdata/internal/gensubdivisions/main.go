@@ -3,8 +3,9 @@
 // state codes are checked against, from the Unicode CLDR's JSON data
 // (under the Unicode License v3): the codes and their parents from
 // cldr-core's supplemental/subdivisionContainment.json, the English names
-// from cldr-subdivisions-full's subdivisions/en/en.json, plus the few
-// rows listed in additions below.
+// from cldr-subdivisions-full's subdivisions/en/en.json without the marks
+// CLDR puts on names that repeat (cleanName), plus the few rows listed in
+// additions below.
 //
 // go generate runs it from refdata (the //go:generate line in
 // refdata/subdivisions.go), with BRANDBASE_CLDR (or -cldr) naming a directory that
@@ -28,9 +29,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/language/display"
@@ -262,7 +265,7 @@ func sourceRow(src source, en display.Namer, id, parent string) (row, error) {
 	if len(id) < 3 || strings.ToLower(id) != id {
 		return row{}, fmt.Errorf("malformed subdivision id %q", id)
 	}
-	r := row{country: strings.ToUpper(id[:2]), code: strings.ToUpper(id[2:]), name: strings.TrimSpace(src.names[id])}
+	r := row{country: strings.ToUpper(id[:2]), code: strings.ToUpper(id[2:]), name: cleanName(src.names[id])}
 	if parent != "" {
 		if !strings.HasPrefix(parent, id[:2]) {
 			return row{}, fmt.Errorf("%s: parent %s is of another country", id, parent)
@@ -281,7 +284,49 @@ func sourceRow(src source, en display.Namer, id, parent string) (row, error) {
 	if r.name == "" {
 		return row{}, fmt.Errorf("%s has no English name: add it to named", id)
 	}
+	if hasMark(r.name) {
+		return row{}, fmt.Errorf("%s: name %q holds a mark that is not at its end: extend cleanName", id, r.name)
+	}
 	return r, nil
+}
+
+// annotation is a CLDR annotation at the end of a name: a region code and
+// a word in parentheses, as in "Tarfaya (EH-partial)" (the province is
+// partly in Western Sahara, EH). A name's own parentheses, as in "Guyane
+// (française)", are not one.
+var annotation = regexp.MustCompile(`\s*\([A-Z]{2}-[A-Za-z]+\)`)
+
+// isMark reports whether r is a footnote mark: a superscript digit or any
+// other Unicode "No" number (¹²³, ⁴...), a dagger, a double dagger or an
+// asterisk.
+func isMark(r rune) bool {
+	return unicode.Is(unicode.No, r) || r == '†' || r == '‡' || r == '*'
+}
+
+// cleanName returns a name of the source without the marks CLDR puts at
+// the end of names that repeat, which are no part of the name: footnote
+// superscripts ("Viljandi²" and "Viljandi³", Estonia's town and rural
+// municipality; "Île-de-France²"), daggers ("Aerodrom †", a municipality of
+// the City of Skopje) and annotations ("Tarfaya (EH-partial)"). After it,
+// two subdivisions can share a name; their codes tell them apart.
+func cleanName(name string) string {
+	for {
+		n := strings.TrimSpace(name)
+		if loc := annotation.FindStringIndex(n); loc != nil && loc[1] == len(n) {
+			n = n[:loc[0]]
+		}
+		n = strings.TrimSpace(strings.TrimRightFunc(n, isMark))
+		if n == name {
+			return n
+		}
+		name = n
+	}
+}
+
+// hasMark reports whether name holds a footnote mark or a CLDR annotation
+// anywhere.
+func hasMark(name string) bool {
+	return strings.ContainsFunc(name, isMark) || annotation.MatchString(name)
 }
 
 // withAdditions appends the additions to rows, the source's, failing when

@@ -13,14 +13,17 @@ func testSource() source {
 	return source{
 		version: "99.0.0", cldr: "99",
 		containment: map[string][]string{
-			"FR":    {"frara", "fr20r", "frbl"},
+			"FR":    {"frara", "fr20r", "frbl", "fr973"},
 			"frara": {"fr01"},
 			"BQ":    {"bqse"},
 			"NO":    {"no30"},
 			"CN":    {"cnhk", "cnnm"},
+			"EE":    {"ee897", "ee899"},
+			"MA":    {"mataf"},
 		},
 		names: map[string]string{
 			"frara": "Auvergne-Rhône-Alpes", "fr20r": "Corsica", "fr01": "Ain", "bqse": "Sint Eustatius", "no30": "Viken",
+			"ee897": "Viljandi²", "ee899": "Viljandi³ ", "mataf": "Tarfaya (EH-partial)", "fr973": "Guyane (française)",
 		},
 		aliases: map[string]string{"frbl": "BL"},
 	}
@@ -42,10 +45,14 @@ func TestGenerate(t *testing.T) {
 		"BQ,SE,Sint Eustatius,,",
 		"CN,HK,Hong Kong SAR China,,",
 		"CN,NM,Inner Mongolia,,no English name in CLDR 48; the English name in common use (ISO: Nei Mongol Zizhiqu)",
+		"EE,897,Viljandi,,",
+		"EE,899,Viljandi,,",
 		"FR,01,Ain,ARA,",
 		"FR,20R,Corsica,,",
+		"FR,973,Guyane (française),,",
 		"FR,ARA,Auvergne-Rhône-Alpes,,",
 		"FR,BL,St. Barthélemy,,",
+		"MA,TAF,Tarfaya,,",
 		"NO,30,Viken,,",
 		`NO,31,Østfold,,"county number since 2024-01-01 (from Viken, NO-30); not yet in ISO 3166-2"`,
 		`NO,32,Akershus,,"county number since 2024-01-01 (from Viken, NO-30); not yet in ISO 3166-2"`,
@@ -54,7 +61,8 @@ func TestGenerate(t *testing.T) {
 		`NO,40,Telemark,,"county number since 2024-01-01 (from Vestfold og Telemark, NO-38); not yet in ISO 3166-2"`,
 		`NO,55,Troms,,"county number since 2024-01-01 (from Troms og Finnmark, NO-54); not yet in ISO 3166-2"`,
 		`NO,56,Finnmark,,"county number since 2024-01-01 (from Troms og Finnmark, NO-54); not yet in ISO 3166-2"`,
-	}, lines, "sorted by country and code, prefixes dropped, parents from containment, unnamed ones named as their region, additions noted")
+	}, lines, "sorted by country and code, prefixes dropped, parents from containment, unnamed ones named as their region, "+
+		"footnote marks and annotations stripped (a name's own parentheses kept), additions noted")
 }
 
 func TestGenerateRefuses(t *testing.T) {
@@ -72,7 +80,9 @@ func TestGenerateRefuses(t *testing.T) {
 			s.containment["NO"] = append(s.containment["NO"], "no31")
 			s.names["no31"] = "Østfold"
 		}, "2099-01-02", "NO-31 is in the source now: remove it from the additions"},
-		"bad date": {func(*source) {}, "2099-13-02", "date"},
+		"bad date":                 {func(*source) {}, "2099-13-02", "date"},
+		"mark inside a name":       {func(s *source) { s.names["fr01"] = "Ain² Nord" }, "2099-01-02", `fr01: name "Ain² Nord" holds a mark`},
+		"annotation inside a name": {func(s *source) { s.names["fr01"] = "Ain (EH-partial) Nord" }, "2099-01-02", "fr01: name"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -81,6 +91,34 @@ func TestGenerateRefuses(t *testing.T) {
 			tt.change(&src)
 			err := generate(src, &bytes.Buffer{}, tt.date)
 			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestCleanName(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"Île-de-France²":        "Île-de-France",
+		"Viljandi³":             "Viljandi",
+		"Zombo²":                "Zombo",
+		"Rakvere¹⁰":             "Rakvere",
+		"Aerodrom †":            "Aerodrom",
+		"Butel ‡":               "Butel",
+		"Lacs*":                 "Lacs",
+		"Tarfaya (EH-partial)":  "Tarfaya",
+		"Tarfaya² (EH-partial)": "Tarfaya",
+		" Gandaki² ":            "Gandaki",
+		"Guyane (française)":    "Guyane (française)",
+		"Prague 10":             "Prague 10",
+		"Province 1":            "Province 1",
+		"Ain":                   "Ain",
+	}
+	for in, want := range tests {
+		t.Run(in, func(t *testing.T) {
+			t.Parallel()
+			got := cleanName(in)
+			assert.Equal(t, want, got)
+			assert.False(t, hasMark(got), "no mark is left")
 		})
 	}
 }
