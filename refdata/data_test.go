@@ -449,7 +449,8 @@ func TestDataCountryCurrencies(t *testing.T) {
 }
 
 // dataSubdivisionsAdded lists the codes of data/subdivisions.csv that its
-// source (CLDR) does not hold or does not name, with the reason. The file
+// source (CLDR) does not hold, does not name, or names by an old name, with
+// the reason. The file
 // marks them with a note; refdata/internal/gensubdivisions adds them.
 var dataSubdivisionsAdded = map[string]string{
 	"NO-31": "Østfold, a county again since 2024-01-01 (Viken, NO-30, divided)",
@@ -460,6 +461,11 @@ var dataSubdivisionsAdded = map[string]string{
 	"NO-55": "Troms, a county again since 2024-01-01 (Troms og Finnmark, NO-54, divided)",
 	"NO-56": "Finnmark, a county again since 2024-01-01 (Troms og Finnmark, NO-54, divided)",
 	"CN-NM": "Inner Mongolia, named in no locale of CLDR 48",
+	"NP-P1": "Koshi, named 2023-03-01; CLDR 48 still says Province 1",
+	"NP-P2": "Madhesh, named 2022-01-17; CLDR 48 still says Province 2",
+	"NP-P3": "Bagmati, named 2020-01-12; CLDR 48 still says Province 3",
+	"NP-P5": "Lumbini, named 2020-10-06; CLDR 48 still says Province 5",
+	"NP-P7": "Sudurpashchim, named 2018-09-28; CLDR 48 still says Province 7",
 }
 
 // dataSubdivisionsDissolved lists codes still on the list (ISO 3166-2 has

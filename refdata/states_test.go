@@ -108,3 +108,20 @@ func TestStateNamesHoldNoMarks(t *testing.T) {
 		assert.Equalf(t, want, names[code], "%s", code)
 	}
 }
+
+// TestStatesRenamed checks the names the source lags behind, as the
+// generator's renamings give them: Nepal's provinces by their names, not
+// their numbers.
+func TestStatesRenamed(t *testing.T) {
+	t.Parallel()
+	np, err := refdata.States("NP")
+	require.NoError(t, err)
+	names := map[string]string{}
+	for _, s := range np {
+		names[s.Code] = s.Name
+	}
+	assert.Equal(t, map[string]string{
+		"P1": "Koshi", "P2": "Madhesh", "P3": "Bagmati", "P4": "Gandaki",
+		"P5": "Lumbini", "P6": "Karnali", "P7": "Sudurpashchim",
+	}, names)
+}

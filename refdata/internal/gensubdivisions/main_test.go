@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -20,10 +23,13 @@ func testSource() source {
 			"CN":    {"cnhk", "cnnm"},
 			"EE":    {"ee897", "ee899"},
 			"MA":    {"mataf"},
+			"NP":    {"npp1", "npp2", "npp3", "npp4", "npp5", "npp6", "npp7"},
 		},
 		names: map[string]string{
 			"frara": "Auvergne-Rhône-Alpes", "fr20r": "Corsica", "fr01": "Ain", "bqse": "Sint Eustatius", "no30": "Viken",
 			"ee897": "Viljandi²", "ee899": "Viljandi³ ", "mataf": "Tarfaya (EH-partial)", "fr973": "Guyane (française)",
+			"npp1": "Province 1", "npp2": "Province 2", "npp3": "Province 3", "npp4": "Gandaki²",
+			"npp5": "Province 5", "npp6": "Karnali²", "npp7": "Province 7",
 		},
 		aliases: map[string]string{"frbl": "BL"},
 	}
@@ -61,8 +67,16 @@ func TestGenerate(t *testing.T) {
 		`NO,40,Telemark,,"county number since 2024-01-01 (from Vestfold og Telemark, NO-38); not yet in ISO 3166-2"`,
 		`NO,55,Troms,,"county number since 2024-01-01 (from Troms og Finnmark, NO-54); not yet in ISO 3166-2"`,
 		`NO,56,Finnmark,,"county number since 2024-01-01 (from Troms og Finnmark, NO-54); not yet in ISO 3166-2"`,
+		"NP,P1,Koshi,,named Koshi on 2023-03-01 (CLDR 99: Province 1)",
+		"NP,P2,Madhesh,,named Madhesh on 2022-01-17 (CLDR 99: Province 2)",
+		"NP,P3,Bagmati,,named Bagmati on 2020-01-12 (CLDR 99: Province 3)",
+		"NP,P4,Gandaki,,",
+		"NP,P5,Lumbini,,named Lumbini on 2020-10-06 (CLDR 99: Province 5)",
+		"NP,P6,Karnali,,",
+		"NP,P7,Sudurpashchim,,named Sudurpashchim on 2018-09-28 (CLDR 99: Province 7)",
 	}, lines, "sorted by country and code, prefixes dropped, parents from containment, unnamed ones named as their region, "+
-		"footnote marks and annotations stripped (a name's own parentheses kept), additions noted")
+		"footnote marks and annotations stripped (a name's own parentheses kept), renamings applied, additions and renamings noted")
+	assert.Contains(t, text, "\n# Rows with a note (13) are missing from the source, unnamed there, or named there by an old name; the note says why.\n")
 }
 
 func TestGenerateRefuses(t *testing.T) {
@@ -83,6 +97,12 @@ func TestGenerateRefuses(t *testing.T) {
 		"bad date":                 {func(*source) {}, "2099-13-02", "date"},
 		"mark inside a name":       {func(s *source) { s.names["fr01"] = "Ain² Nord" }, "2099-01-02", `fr01: name "Ain² Nord" holds a mark`},
 		"annotation inside a name": {func(s *source) { s.names["fr01"] = "Ain (EH-partial) Nord" }, "2099-01-02", "fr01: name"},
+		"renaming caught up": {func(s *source) { s.names["npp1"] = "Koshi" }, "2099-01-02",
+			`npp1: the source names it "Koshi" now: remove it from the renamings`},
+		"renamed otherwise": {func(s *source) { s.names["npp5"] = "Lumbini Province" }, "2099-01-02",
+			`npp5: the source names it "Lumbini Province", not "Province 5": check its renaming`},
+		"renamed one gone": {func(s *source) { s.containment["NP"] = []string{"npp1", "npp2", "npp3", "npp4", "npp5", "npp6"} }, "2099-01-02",
+			"npp7 is not in the source: check its renaming"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -119,6 +139,44 @@ func TestCleanName(t *testing.T) {
 			got := cleanName(in)
 			assert.Equal(t, want, got)
 			assert.False(t, hasMark(got), "no mark is left")
+		})
+	}
+}
+
+// TestRenamingsApplied checks the committed list, refdata/data/subdivisions.csv,
+// against the renamings: each renamed subdivision bears its new name, with a
+// note, and no subdivision of its country bears the source's old one.
+func TestRenamingsApplied(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../../data/subdivisions.csv")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^# Source: Unicode CLDR (\d+) `).FindSubmatch(raw)
+	require.NotNil(t, m, "the header names the CLDR release")
+	cldr := string(m[1])
+	cr := csv.NewReader(bytes.NewReader(raw))
+	cr.Comment = '#'
+	recs, err := cr.ReadAll()
+	require.NoError(t, err)
+	require.NotEmpty(t, renamings)
+	for _, rn := range renamings {
+		t.Run(rn.id, func(t *testing.T) {
+			t.Parallel()
+			country, code := strings.ToUpper(rn.id[:2]), strings.ToUpper(rn.id[2:])
+			assert.Regexp(t, `^\d{4}-\d{2}-\d{2}$`, rn.date)
+			assert.True(t, strings.HasPrefix(rn.source, "https://"), "the row cites its source")
+			found := false
+			for _, r := range recs[1:] {
+				if r[0] != country {
+					continue
+				}
+				assert.NotEqualf(t, rn.from, r[2], "%s-%s bears the source's old name", r[0], r[1])
+				if r[1] == code {
+					found = true
+					assert.Equal(t, rn.to, r[2])
+					assert.Equal(t, "named "+rn.to+" on "+rn.date+" (CLDR "+cldr+": "+rn.from+")", r[4])
+				}
+			}
+			assert.Truef(t, found, "%s-%s is listed", country, code)
 		})
 	}
 }
