@@ -26,9 +26,11 @@ type Registration struct {
 // permission. It fails with KindForbidden (code registration_closed)
 // unless the brand's settings open sign-up ([BrandSettings]); KindInvalid
 // for bad fields (a username or an email address is required; the
-// password rules of [NewUser]); KindConflict (code user_exists) with a
-// field error of code taken on username or emailAddress when it is taken
-// in the brand; and the store's errors.
+// username rules of [NewUser], a username shaped like an email address
+// being the emailAddress sent; the password rules of [NewUser]);
+// KindConflict (code user_exists) with a field error of code taken on
+// username or emailAddress when it is taken in the brand, as another
+// user's username or email address; and the store's errors.
 func (s *Service) Register(ctx context.Context, brand Brand, r Registration) (User, error) {
 	bs, err := s.BrandSettings(ctx, brand.ID)
 	if err != nil {
@@ -56,15 +58,26 @@ func (s *Service) Register(ctx context.Context, brand Brand, r Registration) (Us
 }
 
 // whichTaken returns ErrUserExists with a field error on the identifier
-// that is taken in brandID (username first).
+// that is taken in brandID, as another user's username or email address
+// (username first, unless the username is the email address).
 func (s *Service) whichTaken(ctx context.Context, brandID, username, email string, cause error) error {
 	field := "username"
-	if _, err := s.store.UserByUsername(ctx, brandID, FoldKey(username)); errors.Is(err, ErrUserNotFound) && email != "" {
+	if key := FoldKey(username); email != "" && (key == FoldKey(email) || !s.keyHeld(ctx, brandID, key)) {
 		field = "emailAddress"
 	}
 	e := ErrUserExists.WithCause(cause)
 	e.Fields = []envelope.ErrorItem{envelope.Field(field, CodeTaken, "This "+field+" is taken in the brand.")}
 	return e
+}
+
+// keyHeld reports whether a user of brandID holds key (a [FoldKey]) as
+// its username or its email address: true unless both lookups find none.
+func (s *Service) keyHeld(ctx context.Context, brandID, key string) bool {
+	if _, err := s.store.UserByUsername(ctx, brandID, key); !errors.Is(err, ErrUserNotFound) {
+		return true
+	}
+	_, err := s.store.UserByEmail(ctx, brandID, key)
+	return !errors.Is(err, ErrUserNotFound)
 }
 
 // AuthKeyAvailable reports whether authKey is a working Auth-Key in brand

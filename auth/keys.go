@@ -148,9 +148,11 @@ func (s *Service) issue(user UserRecord, familyID, deviceID string, epoch int64,
 // LoginRequest is a login: an identifier, a password and, optionally, the
 // device it comes from.
 type LoginRequest struct {
-	// Username and EmailAddress identify the user, case-insensitively and
-	// with surrounding space ignored; at least one is required. When both
-	// are given, both must belong to the same user.
+	// Username and EmailAddress identify the user, compared with
+	// [FoldKey] (surrounding space ignored); at least one is required.
+	// When both are given, both must belong to the same user. A Username
+	// holding an @ that is no user's username names the user of that
+	// email address ("username or email" sent as username).
 	Username     string
 	EmailAddress string
 	// Password is required.
@@ -301,12 +303,27 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 }
 
 // loginUser looks up the user a login names in brandID: by username, or
-// by email address when there is no username (both trimmed).
+// by email address when there is no username (both trimmed). A username
+// shaped like an email address (it holds an @) that is no user's username
+// names the user of that email address, for the clients that send "username
+// or email" as username; a username and another user's address never
+// share a key (see [Service.CreateUser]), so the identifier names one
+// user. Such a username costs both lookups whichever finds the user, so
+// that the time does not tell a username from an address.
 func (s *Service) loginUser(ctx context.Context, brandID, username, email string) (UserRecord, error) {
-	if username != "" {
-		return s.store.UserByUsername(ctx, brandID, FoldKey(username))
+	if username == "" {
+		return s.store.UserByEmail(ctx, brandID, FoldKey(email))
 	}
-	return s.store.UserByEmail(ctx, brandID, FoldKey(email))
+	key := FoldKey(username)
+	user, err := s.store.UserByUsername(ctx, brandID, key)
+	if !strings.Contains(username, "@") {
+		return user, err
+	}
+	byEmail, emailErr := s.store.UserByEmail(ctx, brandID, key)
+	if errors.Is(err, ErrUserNotFound) {
+		return byEmail, emailErr
+	}
+	return user, err
 }
 
 // LoginUserID returns the ID of the user of brand whose password

@@ -34,15 +34,19 @@ type Store interface {
 
 	// CreateUser stores a new user. [ErrBrandNotFound] if u.BrandID names
 	// no brand; [ErrUserExists] if u.ID is taken, or if another user of the
-	// same brand has the same UsernameKey, or the same non-empty EmailKey.
+	// same brand holds u.UsernameKey or the non-empty u.EmailKey as its
+	// UsernameKey or its EmailKey: usernames and email addresses share one
+	// namespace per brand. The check and the write are one transaction
+	// (two concurrent creates of one key: one succeeds).
 	CreateUser(ctx context.Context, u UserRecord) error
 	// UpdateUser applies fn to the stored user with that ID and stores the
 	// result, atomically: no other write to the user happens between the
 	// read and the write. fn may change every field but ID, BrandID and
 	// CreatedAt (changes to those are ignored). An error from fn aborts the
 	// update and is returned as is. [ErrUserNotFound] if the user does not
-	// exist; [ErrUserExists] if the new keys are taken in the brand. It returns the
-	// stored user.
+	// exist; [ErrUserExists] if a key fn changed (UsernameKey, EmailKey) is
+	// held by another user of the brand, as CreateUser checks (a key left
+	// as it was is not checked again). It returns the stored user.
 	UpdateUser(ctx context.Context, id string, fn func(*UserRecord) error) (UserRecord, error)
 	// UserByID returns the user with that ID, or [ErrUserNotFound].
 	UserByID(ctx context.Context, id string) (UserRecord, error)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"golang.org/x/text/cases"
+	"golang.org/x/text/secure/precis"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/brandbase/brandbase/envelope"
@@ -24,10 +25,11 @@ type User struct {
 	// BrandID is the brand the user belongs to; the user can log in there
 	// only.
 	BrandID string `json:"brandId"`
-	// Username is unique in the brand, compared case-insensitively.
+	// Username is unique in the brand, compared with [FoldKey]: no other
+	// user's username or email address.
 	Username string `json:"username"`
-	// EmailAddress is empty or unique in the brand, compared
-	// case-insensitively.
+	// EmailAddress is empty or unique in the brand, compared with
+	// [FoldKey]: no other user's email address or username.
 	EmailAddress string `json:"emailAddress"`
 	// PhoneNumber is free-form and optional.
 	PhoneNumber string `json:"phoneNumber"`
@@ -51,10 +53,14 @@ type User struct {
 // hash. Only stores and the service see it.
 type UserRecord struct {
 	User
-	// UsernameKey is FoldKey(Username), unique per brand.
+	// UsernameKey is FoldKey(Username), unique per brand. A user stored
+	// before FoldKey took the PRECIS profile keeps its earlier key when the
+	// new one was another user's (see docs/authentication.md).
 	UsernameKey string
 	// EmailKey is FoldKey(EmailAddress): "" when there is no email address,
-	// otherwise unique per brand.
+	// otherwise unique per brand. UsernameKey and EmailKey share one
+	// namespace: a store refuses a user whose new key is another user's
+	// UsernameKey or EmailKey.
 	EmailKey string
 	// PasswordHash is an argon2id PHC string, or a bcrypt hash of an
 	// imported user (rehashed to argon2id on the next login).
@@ -74,7 +80,12 @@ type UserRecord struct {
 // NewUser holds what [Service.CreateUser] needs.
 type NewUser struct {
 	// Username is required: 1 to 64 characters, no space or control
-	// character. Surrounding space is trimmed.
+	// character, and one the PRECIS UsernameCaseMapped profile of RFC 8265
+	// accepts (letters, digits and ASCII punctuation; no symbols or
+	// compatibility forms such as ligatures: invalid_format otherwise).
+	// One shaped like an email address (it holds an @) must be
+	// EmailAddress (not_own_address otherwise). Surrounding space is
+	// trimmed; it is compared with [FoldKey].
 	Username string
 	// EmailAddress is optional; when given, a plain address
 	// (name@example.com) of at most 254 characters.
@@ -106,11 +117,26 @@ const (
 	MaxPasswordBytes = 1024
 )
 
-// FoldKey returns the case-insensitive lookup key of a username or email
-// address: trimmed, Unicode NFC-normalised and case-folded, so that
-// "Admin", "ADMIN" and " admin " are one key.
+// FoldKey returns the lookup key of a username or email address, the one
+// form in which both are compared (they share one namespace per brand):
+// trimmed, then enforced by the PRECIS UsernameCaseMapped profile of RFC
+// 8265 (fullwidth and halfwidth forms mapped to their plain forms,
+// lower-cased, NFC) and case-folded, so that "Admin", "ADMIN", " admin "
+// and fullwidth "ａｄｍｉｎ" are one key, and "Straße" and "STRASSE" too,
+// as before the profile. A string the profile refuses (a space inside, a
+// symbol, a ligature: no new username is one, see [NewUser]) gets the
+// key of earlier versions, NFC then case folding, so that a user stored
+// with one still logs in. The empty string's key is "".
 func FoldKey(s string) string {
-	return cases.Fold().String(norm.NFC.String(strings.TrimSpace(s)))
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	folded, err := precis.UsernameCaseMapped.String(s)
+	if err != nil {
+		return cases.Fold().String(norm.NFC.String(s))
+	}
+	return cases.Fold().String(folded)
 }
 
 // public returns the user without its hash and keys.
@@ -129,6 +155,26 @@ func validateUsername(v *envelope.Validation, field, s string) {
 		v.Add(field, "too_long", "The username must be at most 64 characters.")
 	case strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 || !utf8.ValidString(s):
 		v.Add(field, "invalid_format", "The username must not contain spaces or control characters.")
+	default:
+		if _, err := precis.UsernameCaseMapped.String(s); err != nil {
+			v.Add(field, "invalid_format", "The username may hold letters, digits and ASCII punctuation only "+
+				"(RFC 8265 usernames): no symbols, ligatures or other compatibility forms, and no mix of "+
+				"right-to-left and left-to-right letters.")
+		}
+	}
+}
+
+// CodeNotOwnAddress is the field error code of a username shaped like an
+// email address (it holds an @) that is not the user's own address: it
+// would pose as whoever holds that address.
+const CodeNotOwnAddress = "not_own_address"
+
+// validateAddressShape checks that a username shaped like an email
+// address is the user's own address, email (compared with [FoldKey]).
+func validateAddressShape(v *envelope.Validation, username, email string) {
+	if strings.Contains(username, "@") && FoldKey(username) != FoldKey(email) {
+		v.Add("username", CodeNotOwnAddress,
+			"A username shaped like an email address must be the user's own emailAddress.")
 	}
 }
 
@@ -216,10 +262,13 @@ func normalizePermissions(v *envelope.Validation, field string, perms []Permissi
 }
 
 // CreateUser validates nu, hashes its password and stores a new user of
-// brandID. It fails with KindInvalid (one field error per bad field),
-// ErrBrandNotFound when the brand does not exist, and ErrUserExists
-// (KindConflict, code user_exists) when the username or email address is
-// taken in the brand (compared with FoldKey).
+// brandID. It fails with KindInvalid (one field error per bad field; a
+// username shaped like an email address other than nu.EmailAddress is
+// code not_own_address on username), ErrBrandNotFound when the brand does
+// not exist, and ErrUserExists (KindConflict, code user_exists) when the
+// username or email address is taken in the brand: usernames and email
+// addresses share one namespace, compared with [FoldKey], so a username
+// is never another user's address, nor the reverse.
 // The password hash counts against the bound on concurrent hashes; a
 // context that ends while waiting fails with the context's error.
 func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (User, error) {
@@ -230,6 +279,9 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 	validateUsername(&v, "username", nu.Username)
 	if nu.EmailAddress != "" {
 		validateEmail(&v, "emailAddress", nu.EmailAddress)
+	}
+	if !v.Has("username") {
+		validateAddressShape(&v, nu.Username, nu.EmailAddress)
 	}
 	validatePhone(&v, "phoneNumber", nu.PhoneNumber)
 	nu.FirstName = validateName(&v, "firstName", nu.FirstName)
@@ -318,9 +370,11 @@ type UserUpdate struct {
 }
 
 // UpdateUser changes a user's profile. It fails with KindInvalid for bad
-// fields, ErrUserNotFound when the user does not exist, and ErrUserExists
+// fields (code not_own_address on username when the change leaves a
+// username shaped like an email address other than the user's own),
+// ErrUserNotFound when the user does not exist, and ErrUserExists
 // (KindConflict, code user_exists) when the new username or email address
-// is taken in the brand.
+// is taken in the brand, as either (see [Service.CreateUser]).
 func (s *Service) UpdateUser(ctx context.Context, id string, up UserUpdate) (User, error) {
 	var v envelope.Validation
 	trim := func(p *string) {
@@ -352,6 +406,11 @@ func (s *Service) UpdateUser(ctx context.Context, id string, up UserUpdate) (Use
 		}
 		if up.PhoneNumber != nil {
 			r.PhoneNumber = *up.PhoneNumber
+		}
+		if up.Username != nil || up.EmailAddress != nil {
+			var v envelope.Validation
+			validateAddressShape(&v, r.Username, r.EmailAddress)
+			return v.Err()
 		}
 		return nil
 	})

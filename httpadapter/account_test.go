@@ -189,6 +189,51 @@ func TestRegisterHTTP(t *testing.T) {
 	}
 }
 
+// TestRegisterLookAlikesHTTP signs up with look-alikes of the admin
+// (username admin, email admin@shop.example.com): the admin's
+// address as username is a 400 on username, a look-alike of a name or
+// address a 409 on the field it takes, what RFC 8265 refuses a 400
+// invalid_format; after them the admin's address sent as username signs in
+// the admin, and no newcomer.
+func TestRegisterLookAlikesHTTP(t *testing.T) {
+	t.Parallel()
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newIntegFixture(t, newStore)
+			shop := jsonHeaders("shop.example.com")
+			require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+			for _, tt := range []struct {
+				name, body string
+				status     int
+				errs       []string
+			}{
+				{"admin's address as username", `{"username":"ADMIN@shop.example.com ","password":"the newcomer's password"}`,
+					400, []string{"username:not_own_address"}},
+				{"admin's address as username, another address",
+					`{"username":"ADMIN@shop.example.com","emailAddress":"newcomer@example.com","password":"the newcomer's password"}`,
+					400, []string{"username:not_own_address"}},
+				{"fullwidth admin", `{"username":"ａdmin","password":"the newcomer's password"}`, 409, []string{"username:taken"}},
+				{"fullwidth address", `{"emailAddress":"ａdmin@shop.example.com","password":"the newcomer's password"}`,
+					409, []string{"emailAddress:taken"}},
+				{"ligature", `{"username":"ﬁle","password":"the newcomer's password"}`, 400, []string{"username:invalid_format"}},
+				{"inner space", `{"username":"ad min","password":"the newcomer's password"}`, 400, []string{"username:invalid_format"}},
+			} {
+				t.Run(tt.name, func(t *testing.T) {
+					rec, e := f.do(t, "POST", "/api/v1/users/register", shop, tt.body)
+					require.Equal(t, tt.status, rec.Code, rec.Body.String())
+					assert.Equal(t, tt.errs, errorsOf(e))
+				})
+			}
+			rec, _ := f.do(t, "POST", "/api/v1/users/auth", shop,
+				`{"username":"admin@shop.example.com","password":"the newcomer's password"}`)
+			assert.Equal(t, http.StatusUnauthorized, rec.Code, "no newcomer holds the admin's address")
+			s := f.login(t, `{"username":"ADMIN@shop.example.com","password":"`+adminPassword+`"}`, shop)
+			assert.Equal(t, f.admin.ID, s.ID, "the admin's address in username signs in the admin")
+		})
+	}
+}
+
 func TestRegisterIsLimitedPerIP(t *testing.T) {
 	t.Parallel()
 	clock := newClock()

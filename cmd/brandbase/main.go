@@ -7,7 +7,7 @@
 //	brandbase serve                  # BRANDBASE_DATABASE_URL, BRANDBASE_SECRET_KEYS...
 //	brandbase migrate status|up
 //	brandbase brand create|list|show|set
-//	brandbase user create|list|show|set-password|grant|revoke|activate|deactivate|sessions
+//	brandbase user create|list|show|set-password|grant|revoke|activate|deactivate|sessions|collisions
 //	brandbase integration list --brand URL
 //	brandbase import cities|countries|currencies FILE
 //	brandbase keys generate|rotate
@@ -71,7 +71,7 @@ func commands() []command {
 		{"migrate", "migrate status | migrate up: the database schema", runMigrate},
 		{"check", "what /readyz checks, from the command line (exit 1 when not ready)", runCheck},
 		{"brand", "brand create | list | show | set", runBrand},
-		{"user", "user create | list | show | set-password | grant | revoke | activate | deactivate | sessions", runUser},
+		{"user", "user create | list | show | set-password | grant | revoke | activate | deactivate | sessions | collisions", runUser},
 		{"integration", "integration list --brand URL (secrets masked)", runIntegration},
 		{"import", "import cities | countries | currencies FILE", runImport},
 		{"keys", "keys generate | keys rotate: the secrets key ring", runKeys},

@@ -11,12 +11,12 @@ import (
 )
 
 func runUser(ctx context.Context, c *cli, args []string) error {
-	order := []string{"create", "list", "show", "set-password", "grant", "revoke", "activate", "deactivate", "sessions"}
+	order := []string{"create", "list", "show", "set-password", "grant", "revoke", "activate", "deactivate", "sessions", "collisions"}
 	return subcommand(ctx, c, "user", args, map[string]func(context.Context, *cli, []string) error{
 		"create": userCreate, "list": userList, "show": userShow, "set-password": userSetPassword,
 		"grant": userGrant(true), "revoke": userGrant(false),
 		"activate": userStatus(auth.StatusActive), "deactivate": userStatus(auth.StatusInactive),
-		"sessions": userSessions,
+		"sessions": userSessions, "collisions": userCollisions,
 	}, order)
 }
 
@@ -309,4 +309,69 @@ func userSessions(ctx context.Context, c *cli, args []string) error {
 			return printTable(w, []string{"DEVICE", "NAME", "OS", "APP", "FIRST SEEN", "LAST ACCESS", "STATE"}, rows)
 		})
 	})
+}
+
+// collisionView is one line of brandbase user collisions --json.
+type collisionView struct {
+	// BrandURL is the brand of the users.
+	BrandURL string `json:"brandUrl"`
+	auth.IdentifierCollision
+}
+
+// userCollisions reports the users whose usernames or email addresses
+// collide under the rules new users obey (auth.Service.IdentifierCollisions),
+// in one brand or in every brand; it fails (exit 1) when it finds any.
+func userCollisions(ctx context.Context, c *cli, args []string) error {
+	f := newFlags(c, "user collisions", "brandbase user collisions [--brand URL] [flags]  (exit 1 when users collide)")
+	brand := f.String("brand", "", "the brand to check: its URL or ID (every brand when not given)")
+	pos, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.exactArgs(pos); err != nil {
+		return err
+	}
+	app, done, err := f.openApp(ctx, false, f.c.adminLogger())
+	if err != nil {
+		return err
+	}
+	defer done()
+	var brands []auth.Brand
+	if *brand != "" {
+		b, err := findBrand(ctx, app, *brand)
+		if err != nil {
+			return err
+		}
+		brands = []auth.Brand{b}
+	} else if brands, err = app.Auth.Brands(ctx); err != nil {
+		return describe(err)
+	}
+	vs := []collisionView{}
+	for _, b := range brands {
+		cs, err := app.Auth.IdentifierCollisions(ctx, b.ID)
+		if err != nil {
+			return describe(err)
+		}
+		for _, c := range cs {
+			vs = append(vs, collisionView{b.URL, c})
+		}
+	}
+	if err := f.out(vs, func(w io.Writer) error {
+		if len(vs) == 0 {
+			_, err := fmt.Fprintf(w, "no collisions: the usernames and email addresses of %d brands are sound\n", len(brands))
+			return err
+		}
+		rows := make([][]string, len(vs))
+		for i, v := range vs {
+			rows[i] = []string{v.BrandURL, v.Reason, v.User.Username, orDash(v.User.EmailAddress),
+				orDash(v.Other.Username), v.Key, v.User.ID}
+		}
+		return printTable(w, []string{"BRAND", "REASON", "USERNAME", "EMAIL", "OTHER USER", "KEY", "ID"}, rows)
+	}); err != nil {
+		return err
+	}
+	if len(vs) > 0 {
+		return fmt.Errorf("%d collisions of usernames and email addresses (listed above; docs/authentication.md says what each means and what to do)", len(vs))
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -117,8 +118,38 @@ func (c *Core) CreateUser(ctx context.Context, u auth.UserRecord) error {
 			u.ID, u.BrandID, u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber,
 			u.PasswordHash, c.d.List(permissionList(u.Permissions)), string(u.Status), c.d.Time(u.CreatedAt),
 			c.d.Time(u.UpdatedAt), u.SessionEpoch, u.FirstName, u.LastName, u.NickName)
-		return err
+		if err != nil {
+			return err
+		}
+		return c.claimKeys(ctx, tx, u.BrandID, u.ID, nil, []string{u.UsernameKey, u.EmailKey})
 	})
+}
+
+// claimKeys records in tx that user userID of brandID holds the keys of
+// keys (usernames and email addresses, one namespace) and no longer those
+// of old that keys lacks: auth.ErrUserExists when another user of the
+// brand holds one of the new keys. Empty keys hold nothing; a key in both
+// is left as it is, so a user whose stored key another holds (stored
+// before the namespace was shared) keeps working.
+func (c *Core) claimKeys(ctx context.Context, tx DB, brandID, userID string, old, keys []string) error {
+	for _, k := range old {
+		if k != "" && !slices.Contains(keys, k) {
+			if _, err := c.exec(ctx, tx, nil, nil, `DELETE FROM user_identifiers WHERE brand_id = ? AND ident = ? AND user_id = ?`,
+				brandID, k, userID); err != nil {
+				return err
+			}
+		}
+	}
+	for i, k := range keys {
+		if k == "" || slices.Contains(old, k) || slices.Contains(keys[:i], k) {
+			continue
+		}
+		if _, err := c.exec(ctx, tx, auth.ErrUserExists, nil, `INSERT INTO user_identifiers (brand_id, ident, user_id) VALUES (?, ?, ?)`,
+			brandID, k, userID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // UpdateUser implements auth.Store: the user's row is locked (ForUpdate)
@@ -158,6 +189,10 @@ func (c *Core) updateUserIn(ctx context.Context, tx DB, id string, fn func(*auth
 		u.Username, u.UsernameKey, u.EmailAddress, emptyAsNull(u.EmailKey), u.PhoneNumber, u.PasswordHash,
 		c.d.List(permissionList(u.Permissions)), string(u.Status), c.d.Time(u.UpdatedAt), u.SessionEpoch,
 		u.FirstName, u.LastName, u.NickName, id); err != nil {
+		return auth.UserRecord{}, err
+	}
+	if err := c.claimKeys(ctx, tx, u.BrandID, id, []string{old.UsernameKey, old.EmailKey},
+		[]string{u.UsernameKey, u.EmailKey}); err != nil {
 		return auth.UserRecord{}, err
 	}
 	return u, c.changed(ctx, tx, ChangeUser, id)
