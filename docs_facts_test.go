@@ -1,0 +1,129 @@
+package brandbase_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/storage/memory"
+)
+
+// The statements of the pages under docs/ that a test can hold: a route
+// list, a default, a limit, each compared with the code it describes, so
+// that a change to the code that the page does not follow fails here.
+
+// docRoutes reads the route table of docs/http-api.md (the table headed
+// "| route | headers |", its rows whose first cell starts with a code
+// span) and returns every route it names, as
+// "METHOD /path". A cell may name several: "`GET`, `PUT /a/b/{id}`" is two
+// methods of one path; after a path, "`.../c/{id}`" replaces as many of its
+// last segments and "`/c`" its last one.
+func docRoutes(t *testing.T, page string) []string {
+	t.Helper()
+	span := regexp.MustCompile("`([^`]*)`")
+	var routes []string
+	inTable := false
+	for line := range strings.SplitSeq(page, "\n") {
+		if strings.HasPrefix(line, "| route | headers |") {
+			inTable = true
+		}
+		if inTable && !strings.HasPrefix(line, "|") {
+			break
+		}
+		if !inTable || !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cell := strings.Split(line, "|")[1]
+		var methods, paths []string
+		last := ""
+		for _, m := range span.FindAllStringSubmatch(cell, -1) {
+			s := m[1]
+			switch {
+			case regexp.MustCompile(`^[A-Z]+$`).MatchString(s):
+				methods = append(methods, s)
+			case regexp.MustCompile(`^[A-Z]+ /`).MatchString(s):
+				method, path, _ := strings.Cut(s, " ")
+				methods, last = append(methods, method), path
+				paths = append(paths, path)
+			case strings.HasPrefix(s, ".../") && last != "":
+				tail := strings.Split(strings.TrimPrefix(s, ".../"), "/")
+				segs := strings.Split(last, "/")
+				paths = append(paths, strings.Join(append(segs[:len(segs)-len(tail)], tail...), "/"))
+			case strings.HasPrefix(s, "/") && last != "":
+				paths = append(paths, last[:strings.LastIndex(last, "/")]+s)
+			}
+		}
+		for _, p := range paths {
+			for _, m := range methods {
+				routes = append(routes, m+" "+p)
+			}
+		}
+	}
+	return routes
+}
+
+// TestDocsRouteTable checks that the route table of docs/http-api.md names
+// every route the adapter mounts with every service and a message sender,
+// and no other.
+func TestDocsRouteTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := memory.New(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	sender := auth.MessageSenderFunc(func(context.Context, auth.Message) error { return nil })
+	app, err := brandbase.New(store, brandbase.Config{AuthOptions: []auth.Option{auth.WithMessageSender(sender)}})
+	require.NoError(t, err)
+	t.Cleanup(func() { app.Close() })
+	h, err := app.Handler()
+	require.NoError(t, err)
+	mounted := h.Routes()
+	require.Contains(t, mounted, "POST /api/v1/users/reset-password", "the sender's routes are mounted")
+
+	documented := docRoutes(t, docPages(t)[filepath.Join("docs", "http-api.md")])
+	slices.Sort(documented)
+	assert.Equal(t, len(slices.Compact(slices.Clone(documented))), len(documented), "a route is listed twice: %v", documented)
+	assert.ElementsMatch(t, mounted, documented, "the route table of docs/http-api.md and Handler.Routes()")
+}
+
+// TestDocsRouteTableParse checks how docRoutes reads the table's cells.
+func TestDocsRouteTableParse(t *testing.T) {
+	t.Parallel()
+	got := docRoutes(t, "| `GET /api/v1/before` | a table before |\n\n| route | headers |\n|---|---|\n"+
+		"| `POST /api/v1/users/auth` | `Brand-URL` | log in |\n"+
+		"| `GET`, `PUT /api/v1/x/analytics/{id}` | `Brand-URL` | read, update |\n"+
+		"| `DELETE /api/v1/x/analytics/{id}`, `.../payment-gateway/{id}` | | delete |\n"+
+		"| `GET /api/v1/states`, `/timezones` | | lists |\n"+
+		"\n| `GET /api/v1/after` | a table after |\n")
+	assert.Equal(t, []string{
+		"POST /api/v1/users/auth",
+		"GET /api/v1/x/analytics/{id}", "PUT /api/v1/x/analytics/{id}",
+		"DELETE /api/v1/x/analytics/{id}", "DELETE /api/v1/x/payment-gateway/{id}",
+		"GET /api/v1/states", "GET /api/v1/timezones",
+	}, got)
+}
+
+// TestDocsStateTheDefaults checks defaults and limits the pages quote
+// against the constants they come from.
+func TestDocsStateTheDefaults(t *testing.T) {
+	t.Parallel()
+	pages := docPages(t)
+	for _, c := range []struct {
+		page, says string
+	}{
+		{"operations.md", fmt.Sprintf("in batches of %d configurations", integrations.DefaultRotateBatch)},
+		{"integrations.md", fmt.Sprintf("in batches of %d\n  configurations", integrations.DefaultRotateBatch)},
+	} {
+		assert.Contains(t, pages[filepath.Join("docs", c.page)], c.says, "docs/%s", c.page)
+	}
+}
