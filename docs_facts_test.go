@@ -8,13 +8,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/ratelimit"
+	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/memory"
 )
 
@@ -118,11 +122,35 @@ func TestDocsRouteTableParse(t *testing.T) {
 func TestDocsStateTheDefaults(t *testing.T) {
 	t.Parallel()
 	pages := docPages(t)
+	d := httpadapter.DefaultRateLimits()
+	// rate says a policy as docs/rate-limits.md does: "10 per minute",
+	// "50 per second, bursts of 100".
+	rate := func(p ratelimit.Policy) string {
+		unit := map[time.Duration]string{time.Second: "second", time.Minute: "minute", time.Hour: "hour"}[p.Per]
+		require.NotEmpty(t, unit, "a policy per %v", p.Per)
+		s := fmt.Sprintf("%d per %s", p.Limit, unit)
+		if p.Burst != 0 {
+			s += fmt.Sprintf(", bursts of %d", p.Burst)
+		}
+		return s
+	}
 	for _, c := range []struct {
 		page, says string
 	}{
 		{"operations.md", fmt.Sprintf("in batches of %d configurations", integrations.DefaultRotateBatch)},
 		{"integrations.md", fmt.Sprintf("in batches of %d\n  configurations", integrations.DefaultRotateBatch)},
+		{"reference-data.md", fmt.Sprintf("`PageSize` 1 to %d, default %d.", refdata.MaxPageSize, refdata.DefaultPageSize)},
+		{"reference-data.md", fmt.Sprintf("clamped to %d,", refdata.MaxPageSize)},
+		{"reference-data.md", fmt.Sprintf("text over %d bytes is a 400", refdata.MaxTextLength)},
+		{"rate-limits.md", "| `POST /api/v1/users/auth` | " + rate(d.LoginPerIdentifier) + " | brand and username or email address |"},
+		{"rate-limits.md", "| `POST /api/v1/users/auth` | " + rate(d.LoginPerIP) + " | client IP |"},
+		{"rate-limits.md", "| `POST /api/v1/users/auth/refresh-auth-key` | " + rate(d.Refresh) + " | client IP (`RateLimits.Refresh`) |"},
+		{"rate-limits.md", "| `GET` currencies, countries, cities (together) | " + rate(d.Lists) + " | brand and client IP |"},
+		{"rate-limits.md", "| " + rate(d.Updates) + " | user |"},
+		{"rate-limits.md", "| `POST /api/v1/users/check-auth-key-available` | " + rate(d.Refresh) + " (`RateLimits.Refresh`, buckets of its own)"},
+		{"rate-limits.md", "| `POST /api/v1/users/register` | " + rate(d.Register) + " (`RateLimits.Register`)"},
+		{"rate-limits.md", "| " + rate(d.PasswordReset) + " (`RateLimits.PasswordReset`) | client IP |"},
+		{"rate-limits.md", fmt.Sprintf("`RateLimit-Policy` (`%d;w=%d`)", d.Lists.Burst, int(time.Duration(d.Lists.Burst)*d.Lists.Per/time.Duration(d.Lists.Limit)/time.Second))},
 	} {
 		assert.Contains(t, pages[filepath.Join("docs", c.page)], c.says, "docs/%s", c.page)
 	}
