@@ -3,6 +3,10 @@ package brandbase_test
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -153,5 +157,44 @@ func TestDocsStateTheDefaults(t *testing.T) {
 		{"rate-limits.md", fmt.Sprintf("`RateLimit-Policy` (`%d;w=%d`)", d.Lists.Burst, int(time.Duration(d.Lists.Burst)*d.Lists.Per/time.Duration(d.Lists.Limit)/time.Second))},
 	} {
 		assert.Contains(t, pages[filepath.Join("docs", c.page)], c.says, "docs/%s", c.page)
+	}
+}
+
+// TestDocsNameTestsThatExist checks that every test, benchmark and fuzz
+// target the pages name (`TestX`, `BenchmarkX`, `FuzzX`, alone in a code
+// span or opening one) is a function of some _test.go file: a page that
+// says which test holds a guarantee must name one that runs.
+func TestDocsNameTestsThatExist(t *testing.T) {
+	t.Parallel()
+	declared := map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil {
+				declared[fn.Name.Name] = true
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.True(t, declared["TestDocsNameTestsThatExist"], "the scan finds the tests")
+	named := regexp.MustCompile("`((?:Test|Benchmark|Fuzz)[A-Z][A-Za-z0-9_]*)")
+	for page, text := range docPages(t) {
+		for _, m := range named.FindAllStringSubmatch(text, -1) {
+			assert.True(t, declared[m[1]], "%s names %s, which no _test.go declares", page, m[1])
+		}
 	}
 }
