@@ -198,3 +198,90 @@ func TestDocsNameTestsThatExist(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsNameIdentifiersThatExist checks that every identifier of the
+// module's packages the pages name in a code span (`auth.WithKeyCache`,
+// `integrations.RotateOptions`, `auth.Service.Login`, `refdata.Paging.Size`)
+// is declared: a function, type, constant or variable of that package, or
+// a method or field of that type.
+func TestDocsNameIdentifiersThatExist(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{} // "pkg.Name", "pkg.Type.Member"
+	types := map[string]bool{} // "pkg.Type"
+	pkgs := map[string]bool{}
+	for path, f := range sourceFiles(t) {
+		if strings.HasPrefix(path, "examples") || strings.HasPrefix(path, "cmd") || strings.Contains(path, "internal") {
+			continue
+		}
+		pkg := f.Name.Name
+		pkgs[pkg] = true
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names[pkg+"."+d.Name.Name] = true
+					continue
+				}
+				recv := d.Recv.List[0].Type
+				if star, ok := recv.(*ast.StarExpr); ok {
+					recv = star.X
+				}
+				if idx, ok := recv.(*ast.IndexExpr); ok {
+					recv = idx.X
+				}
+				if id, ok := recv.(*ast.Ident); ok {
+					names[pkg+"."+id.Name+"."+d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						names[pkg+"."+s.Name.Name] = true
+						types[pkg+"."+s.Name.Name] = true
+						var fields *ast.FieldList
+						switch tt := s.Type.(type) {
+						case *ast.StructType:
+							fields = tt.Fields
+						case *ast.InterfaceType:
+							fields = tt.Methods
+						}
+						if fields != nil {
+							for _, fl := range fields.List {
+								for _, n := range fl.Names {
+									names[pkg+"."+s.Name.Name+"."+n.Name] = true
+								}
+								if len(fl.Names) == 0 { // embedded: its members are promoted
+									names[pkg+"."+s.Name.Name+".*"] = true
+								}
+							}
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							names[pkg+"."+n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	require.True(t, names["auth.Service.Login"], "the scan finds methods")
+	ident := regexp.MustCompile("`([a-z]+)\\.([A-Z][A-Za-z0-9_]*)(?:\\.([A-Z][A-Za-z0-9_]*))?")
+	for page, text := range docPages(t) {
+		if strings.HasSuffix(page, "changelog.md") {
+			continue // names what was removed, on purpose
+		}
+		for _, m := range ident.FindAllStringSubmatch(text, -1) {
+			pkg, name, member := m[1], m[2], m[3]
+			if !pkgs[pkg] || strings.HasPrefix(name, "Example") {
+				continue // examples: TestReadmeNamesRunnableExamples
+			}
+			if !assert.True(t, names[pkg+"."+name], "%s names %s.%s, which package %s does not declare", page, pkg, name, pkg) || member == "" {
+				continue
+			}
+			if !types[pkg+"."+name] || names[pkg+"."+name+".*"] {
+				continue // a variable's methods, and promoted members, are not followed
+			}
+			assert.True(t, names[pkg+"."+name+"."+member], "%s names %s.%s.%s, which is not a method or field of %s.%s", page, pkg, name, member, pkg, name)
+		}
+	}
+}
