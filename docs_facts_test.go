@@ -285,3 +285,40 @@ func TestDocsNameIdentifiersThatExist(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsNameEveryMetric checks that docs/observability.md names every
+// metric the library records (the Metric* constants of internal/telemetry).
+func TestDocsNameEveryMetric(t *testing.T) {
+	t.Parallel()
+	var metrics []string
+	for path, f := range sourceFiles(t) {
+		if filepath.Dir(path) != filepath.Join("internal", "telemetry") {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			for i, name := range vs.Names {
+				if lit, ok := valueAt(vs, i).(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Metric") && lit.Kind == token.STRING {
+					metrics = append(metrics, strings.Trim(lit.Value, `"`))
+				}
+			}
+			return true
+		})
+	}
+	require.GreaterOrEqual(t, len(metrics), 10, "the scan finds the metrics")
+	page := docPages(t)[filepath.Join("docs", "observability.md")]
+	for _, m := range metrics {
+		assert.Contains(t, page, "`"+m+"`", "docs/observability.md does not name the metric %s", m)
+	}
+}
+
+// valueAt returns the i-th value of vs, or nil.
+func valueAt(vs *ast.ValueSpec, i int) ast.Expr {
+	if i < len(vs.Values) {
+		return vs.Values[i]
+	}
+	return nil
+}
