@@ -322,3 +322,85 @@ func valueAt(vs *ast.ValueSpec, i int) ast.Expr {
 	}
 	return nil
 }
+
+// TestDocsExampleFlagDefaults checks the defaults docs/configuration.md
+// gives the flags of the programs under examples/ against the literal
+// defaults their flag declarations give (fs.StringVar(&x, "addr",
+// "127.0.0.1:8080", ...), fs.BoolVar(&x, "rate-limit", true, ...)).
+func TestDocsExampleFlagDefaults(t *testing.T) {
+	t.Parallel()
+	defaults := map[string]map[string]string{} // program -> flag -> default
+	for path, f := range sourceFiles(t) {
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if !strings.HasPrefix(dir, "examples/") {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || !regexp.MustCompile(`^(String|Bool|Int)(Var)?$`).MatchString(sel.Sel.Name) {
+				return true
+			}
+			at := 0
+			if strings.HasSuffix(sel.Sel.Name, "Var") {
+				at = 1
+			}
+			if len(call.Args) < at+2 {
+				return true
+			}
+			name, ok := call.Args[at].(*ast.BasicLit)
+			if !ok {
+				return true
+			}
+			var def string
+			switch v := call.Args[at+1].(type) {
+			case *ast.BasicLit:
+				def = strings.Trim(v.Value, `"`)
+			case *ast.Ident: // true, false
+				def = v.Name
+			default:
+				return true
+			}
+			if def != "" {
+				if defaults[dir] == nil {
+					defaults[dir] = map[string]string{}
+				}
+				defaults[dir][strings.Trim(name.Value, `"`)] = def
+			}
+			return true
+		})
+	}
+	require.Equal(t, "127.0.0.1:8080", defaults["examples/server"]["addr"], "the scan finds the demo's flags")
+
+	page := docPages(t)[filepath.Join("docs", "configuration.md")]
+	_, table, ok := strings.Cut(page, "\n## The programs under examples\n")
+	require.True(t, ok, "docs/configuration.md has a section on the programs under examples")
+	documented := map[string]map[string]string{} // program -> flag -> the default cell
+	program := ""
+	for line := range strings.SplitSeq(table, "\n") {
+		cells := strings.Split(line, "|")
+		if !strings.HasPrefix(line, "| ") || len(cells) < 5 {
+			continue
+		}
+		if m := regexp.MustCompile("^ `(examples/[a-z]+)`").FindStringSubmatch(cells[1]); m != nil {
+			program = m[1]
+		}
+		for _, flag := range regexp.MustCompile("`-([a-z-]+)`").FindAllStringSubmatch(cells[2], -1) {
+			if documented[program] == nil {
+				documented[program] = map[string]string{}
+			}
+			documented[program][flag[1]] = strings.TrimSpace(cells[3])
+		}
+	}
+	for program, flags := range defaults {
+		for flag, def := range flags {
+			cell, ok := documented[program][flag]
+			if assert.True(t, ok, "docs/configuration.md has no row for -%s of %s", flag, program) {
+				assert.Equal(t, "`"+def+"`", cell, "docs/configuration.md: the default of -%s of %s", flag, program)
+			}
+		}
+	}
+}
