@@ -404,3 +404,31 @@ func TestDocsExampleFlagDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsListEveryPermission checks that docs/in-process.md, where a
+// host learns what a user's permissions let it change, names every
+// permission auth declares (its Perm* constants).
+func TestDocsListEveryPermission(t *testing.T) {
+	t.Parallel()
+	var perms []string
+	for path, f := range sourceFiles(t) {
+		if filepath.Dir(path) != "auth" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if vs, ok := n.(*ast.ValueSpec); ok {
+				for _, name := range vs.Names {
+					if strings.HasPrefix(name.Name, "Perm") && name.IsExported() {
+						perms = append(perms, name.Name)
+					}
+				}
+			}
+			return true
+		})
+	}
+	require.Contains(t, perms, "PermAll", "the scan finds the permissions")
+	page := docPages(t)[filepath.Join("docs", "in-process.md")]
+	for _, p := range perms {
+		assert.Contains(t, page, "`auth."+p+"`", "docs/in-process.md does not name the permission auth.%s", p)
+	}
+}
