@@ -283,6 +283,14 @@ func TestDocsNameIdentifiersThatExist(t *testing.T) {
 			}
 			assert.True(t, names[pkg+"."+name+"."+member], "%s names %s.%s.%s, which is not a method or field of %s.%s", page, pkg, name, member, pkg, name)
 		}
+		// The Go of the code fences: what a host would paste.
+		for _, block := range regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(text, -1) {
+			for _, m := range regexp.MustCompile(`\b([a-z]+)\.([A-Z][A-Za-z0-9_]*)`).FindAllStringSubmatch(block[1], -1) {
+				if pkgs[m[1]] && !strings.HasPrefix(m[2], "Example") {
+					assert.True(t, names[m[1]+"."+m[2]], "%s: a Go block names %s.%s, which package %s does not declare", page, m[1], m[2], m[1])
+				}
+			}
+		}
 	}
 }
 
