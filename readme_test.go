@@ -291,9 +291,14 @@ func quickStart(t *testing.T) string {
 // newcomer would: in a module of its own that uses a local copy of
 // brandbase (this repository) in each of the two ways the README gives,
 // running the README's own go work / go mod edit lines with ../brandbase
-// pointing here. The go mod tidy the README asks for needs the network;
-// the test lets go build add the requirements instead (-mod=mod), from the
-// module cache only (GOPROXY=off).
+// pointing here. The go mod tidy the README asks for is left out: go build
+// adds the requirements instead (-mod=mod). The builds share the module
+// cache and proxy of the go test that runs them, and fetch what they lack
+// as it does: a workspace reads the go.mod of every module brandbase
+// requires, even one no package built here imports (go-isatty, which
+// modernc.org/libc imports on other systems than Linux), which go test
+// itself never fetched, so a build from the cache only failed on an empty
+// module cache.
 func TestReadmeQuickStartBuilds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program")
@@ -330,7 +335,7 @@ func TestReadmeQuickStartBuilds(t *testing.T) {
 	} {
 		t.Run(way.name, func(t *testing.T) {
 			dir := t.TempDir()
-			env := append(os.Environ(), "GOWORK=", "GOPROXY=off")
+			env := append(os.Environ(), "GOWORK=")
 			run := func(env []string, args ...string) {
 				t.Helper()
 				cmd := exec.Command(goTool, args...)
@@ -494,8 +499,14 @@ func TestHeadingAnchors(t *testing.T) {
 // missingDocument matches a citation of a document that does not ship
 // with the repository: the design notes, the numbered sections of the
 // interface specification the code was written from, and the numbered
-// issues of the tracker.
-var missingDocument = regexp.MustCompile(`DESIGN\.md|\b[Ss]pec(ification)? (section )?[0-9]+(\.[0-9]+)?\b|\b[Ii]ssue #?[0-9]+`)
+// issues of the tracker. The words of a citation may be split by one line
+// break, as a comment or a paragraph wraps them ("(spec\n// 4.5)"): the
+// text is read as the comment's or paragraph's lines joined.
+var missingDocument = regexp.MustCompile(`DESIGN\.md|\b[Ss]pec(ification)?` + wordBreak + `(section` + wordBreak + `)?[0-9]+(\.[0-9]+)?\b|\b[Ii]ssue` + wordBreak + `#?[0-9]+`)
+
+// wordBreak is what may stand between two words of a citation: spaces, or
+// one line break with the next line's indentation and comment marker.
+const wordBreak = `(?:[ \t]+|[ \t]*\n[ \t]*(?://+[ \t]*|\*[ \t]*)?)`
 
 // TestNoCitationOfMissingDocuments fails when a Go file (test or not), the
 // README or a page under docs/ cites a document a reader of the
@@ -518,13 +529,42 @@ func TestNoCitationOfMissingDocuments(t *testing.T) {
 			return err
 		}
 		text := string(b)
-		for _, at := range missingDocument.FindAllStringIndex(text, -1) { // no match spans lines
+		for _, at := range missingDocument.FindAllStringIndex(text, -1) {
 			line := 1 + strings.Count(text[:at[0]], "\n")
-			assert.Failf(t, "a citation of a document that does not ship", "%s:%d cites %q: say the rule, or link a page under docs/", path, line, text[at[0]:at[1]])
+			assert.Failf(t, "a citation of a document that does not ship", "%s:%d cites %q: say the rule, or link a page under docs/", path, line, regexp.MustCompile(wordBreak).ReplaceAllString(text[at[0]:at[1]], " "))
 		}
 		return nil
 	})
 	require.NoError(t, err)
+}
+
+// TestMissingDocumentPattern checks what the citation test counts as a
+// citation: one on a line, or split by a comment's or paragraph's line
+// break, and not the words apart. (The cases are cut where they would
+// cite, or the citation test would flag this file.)
+func TestMissingDocumentPattern(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		text string
+		cite bool
+	}{
+		{"see DESIGN" + ".md", true},
+		{"(spec " + "4.5)", true},
+		{"the specification section " + "3", true},
+		{"// answers PUT /api/v1/app-integrations/analytics/{id} (spec\n// 4.5); the route", true},
+		{"\t// the spec\n\t// section 4.5 says", true},
+		{" * the spec\n * 4.5", true},
+		{"a paragraph on the spec\n4.5 of it", true},
+		{"fixes issue " + "#32", true},
+		{"fixes issue\n// #32", true},
+		{"the spec's origin's client", false},
+		{"spec.\n4", false},
+		{"the spec\n\n1. a list after a blank line", false},
+		{"the specific 4", false},
+		{"x := spec\n\tn := 4", false},
+	} {
+		assert.Equal(t, c.cite, missingDocument.MatchString(c.text), "%q", c.text)
+	}
 }
 
 // TestReadmeNamesRunnableExamples checks that every runnable example the

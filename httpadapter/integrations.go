@@ -12,8 +12,8 @@ import (
 // the caller, and revalidated (by ETag) before reuse.
 const cacheIntegration = "private, no-cache"
 
-// putAnalytics answers PUT /api/v1/app-integrations/analytics/{id} (spec
-// 4.5); the route table mounts it only with an integrations service.
+// putAnalytics answers PUT /api/v1/app-integrations/analytics/{id}; the
+// route table mounts it only with an integrations service.
 func putAnalytics(h *Handler) http.HandlerFunc {
 	return putRecord(h,
 		func(ctx context.Context, actor auth.Principal, id string, b *AnalyticsUpdateRequest, pre integrations.Precondition) (integrations.Analytics, error) {

@@ -210,7 +210,11 @@ func (h *Handler) openAPI() (map[string]any, error) {
 	}
 	tagList := make([]any, len(tags))
 	for i, t := range tags {
-		tagList[i] = map[string]any{"name": t}
+		desc, ok := tagDescriptions[t]
+		if !ok {
+			return nil, fmt.Errorf("httpadapter: openapi: no description of tag %s", t)
+		}
+		tagList[i] = map[string]any{"name": t, "description": desc}
 	}
 	doc := map[string]any{
 		"openapi": "3.1.0",
@@ -220,9 +224,13 @@ func (h *Handler) openAPI() (map[string]any, error) {
 			"description": "Authentication, reference data (currencies, countries, cities) and app-integration configuration, per brand. " +
 				"Every call names its brand in the Brand-URL header; every answer but this document is one JSON envelope " +
 				"{success, statusCode, message, data, errors}, errors included.",
+			"license": map[string]any{"name": "MIT", "identifier": "MIT"},
 		},
-		"tags":  tagList,
-		"paths": paths,
+		// The server that serves the document: every path holds /api/v1,
+		// wherever the host mounts the adapter's handler.
+		"servers": []any{map[string]any{"url": "/", "description": "The server that serves this document."}},
+		"tags":    tagList,
+		"paths":   paths,
 		"components": map[string]any{
 			"schemas": s.components,
 			"securitySchemes": map[string]any{

@@ -779,3 +779,67 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 	}
 	assert.Equal(t, 12, bodies, "login, refresh, both PUTs, both POSTs and the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) read a body")
 }
+
+// TestOpenAPIToolRules holds the document to the rules that linters
+// (Redocly's recommended set) and client generators read it by: a server
+// to resolve the paths against, whose URL does not end in a slash (but
+// "/"); the licence, MIT, as the repository's LICENSE says; every tag an
+// operation uses listed with a description; every operation with at least
+// one 4xx answer, which it can give: the document's own 429 is provoked
+// here.
+func TestOpenAPIToolRules(t *testing.T) {
+	t.Parallel()
+	clock := newClock()
+	f := newFixture(t, stores["memory"], tightLists, httpadapter.WithClock(clock.Now))
+	doc := fetchDoc(t, f.handler)
+
+	servers, _ := doc["servers"].([]any)
+	assert.NotEmpty(t, servers, "servers")
+	for _, s := range servers {
+		u, _ := s.(map[string]any)["url"].(string)
+		assert.NotEmpty(t, u, "a server's url")
+		assert.True(t, u == "/" || !strings.HasSuffix(u, "/"), "server url %q ends in a slash", u)
+	}
+
+	lic, err := os.ReadFile("../LICENSE")
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(lic), "MIT License\n"), "the repository's licence is MIT")
+	info, _ := doc["info"].(map[string]any)
+	assert.Equal(t, map[string]any{"name": "MIT", "identifier": "MIT"}, info["license"], "info.license")
+
+	described := map[string]bool{}
+	tags, _ := doc["tags"].([]any)
+	for _, tg := range tags {
+		tg := tg.(map[string]any)
+		name, _ := tg["name"].(string)
+		desc, _ := tg["description"].(string)
+		assert.NotEmpty(t, desc, "tag %q has no description", name)
+		described[name] = desc != ""
+	}
+	ops := doc.operations()
+	require.NotEmpty(t, ops)
+	for key, op := range ops {
+		opTags, _ := op.op["tags"].([]any)
+		require.NotEmpty(t, opTags, "%s has no tag", key)
+		for _, tg := range opTags {
+			assert.True(t, described[tg.(string)], "%s: tag %v is not listed with a description", key, tg)
+		}
+		has4xx := false
+		for status := range op.op["responses"].(map[string]any) {
+			has4xx = has4xx || strings.HasPrefix(status, "4")
+		}
+		assert.True(t, has4xx, "%s has no 4xx answer", key)
+	}
+
+	// The document is limited as the lists are, per client IP: tightLists
+	// allows 2 a minute, and fetchDoc took one.
+	op := ops["GET "+httpadapter.OpenAPIPath]
+	for i, want := range []int{http.StatusOK, http.StatusTooManyRequests} {
+		rec := serve(f.handler, "GET", sampleRequest{path: httpadapter.OpenAPIPath})
+		require.Equal(t, want, rec.Code, "request %d", i+2)
+		assert.Empty(t, doc.check("answer", decodeAny(t, rec.Body.Bytes()), doc.responseSchema(t, op, want), true))
+		if want == http.StatusTooManyRequests {
+			assert.NotEmpty(t, rec.Header().Get("Retry-After"))
+		}
+	}
+}

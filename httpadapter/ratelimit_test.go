@@ -557,7 +557,7 @@ func ExampleWithRateLimits() {
 
 // TestRoutesAndTheirLimits sends one valid request to every mounted route
 // and checks which policies it is counted under: the list routes (whichever
-// are mounted) under Lists, login under LoginPerIP then LoginPerIdentifier
+// are mounted, and the OpenAPI document) under Lists, login under LoginPerIP then LoginPerIdentifier
 // twice (identifier, then user), refresh under Refresh, the updates under Updates, and every other route under none.
 func TestRoutesAndTheirLimits(t *testing.T) {
 	t.Parallel()
@@ -586,6 +586,7 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"POST /api/v1/users/forgot-password":                   {"password-reset-ip"},
 		"POST /api/v1/users/reset-password":                    {"password-reset-ip"},
 		"GET /api/v1/brands/by-url":                            {"lists"},
+		"GET /api/v1/openapi.json":                             {"lists"},
 	}
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))

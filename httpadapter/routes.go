@@ -87,6 +87,17 @@ const (
 	tagMeta         = "Meta"
 )
 
+// tagDescriptions describe each tag in the document; openAPI fails for a
+// tag without one.
+var tagDescriptions = map[string]string{
+	tagRefData: "The compiled-in reference data: paginated, filterable lists of currencies, countries and cities, " +
+		"and the states, time zones and languages a client's forms ask for.",
+	tagAuth:         "Logging in and out with a username or email address and a password, and refreshing the auth-key pair a login gives.",
+	tagIntegrations: "The brand's app integrations: analytics and payment-gateway configurations, their lists, creation, update and deletion.",
+	tagAccount:      "The brand's users and their own account: the current user, registration, passwords and their reset, devices, and the brand itself.",
+	tagMeta:         "This document.",
+}
+
 // routes are every route the adapter mounts, in mounting order: the
 // spec's, then those of the spec's origin's client (each group in its
 // file).
@@ -327,7 +338,7 @@ var specRoutes = []route{
 		pattern: "GET " + OpenAPIPath, id: "getOpenAPI", tag: tagMeta,
 		summary:     "This document",
 		description: "The OpenAPI 3.1 document of every route, as JSON (not wrapped in the envelope).",
-		access:      accessPublic, raw: true, etag: etagRead,
+		access:      accessPublic, raw: true, etag: etagRead, limit: limitLists,
 		serve: func(h *Handler) http.HandlerFunc { return h.serveOpenAPI },
 	},
 }

@@ -30,7 +30,7 @@ var envVars = []envVar{
 	{"BRANDBASE_LOG_FORMAT", "log-format", "serve: json or text (default json)"},
 	{"BRANDBASE_LOG_LEVEL", "log-level", "serve: the lowest level logged: debug, info, warn or error (default info)"},
 	{"BRANDBASE_LOG_REQUESTS", "log-requests", "serve: the level of the line logged per request, or off (default info)"},
-	{"BRANDBASE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "serve: how long requests in flight may finish on SIGTERM (default 10s)"},
+	{"BRANDBASE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "serve: how long requests in flight may finish on SIGINT or SIGTERM (default 10s)"},
 	{"BRANDBASE_RATE_LIMIT", "rate-limit", "serve: false turns the API's rate limits off (default true)"},
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -49,6 +50,8 @@ func (r requestLog) MarshalText() ([]byte, error) {
 	return r.level.MarshalText()
 }
 
+// runServe is brandbase serve: it opens the store, builds the App and its
+// adapter from the flags, and serves until ctx ends.
 func runServe(ctx context.Context, c *cli, args []string) error {
 	f := newFlags(c, "serve", "brandbase serve [flags]")
 	var o serveOptions
@@ -65,42 +68,21 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var prefixes []netip.Prefix
-	for _, p := range splitList(o.proxies) {
-		pf, err := netip.ParsePrefix(p)
-		if err != nil {
-			if a, aerr := netip.ParseAddr(p); aerr == nil {
-				pf = netip.PrefixFrom(a, a.BitLen())
-			} else {
-				return usagef("--trusted-proxies: %q is not an address prefix (10.0.0.0/8) or address", p)
-			}
-		}
-		prefixes = append(prefixes, pf)
-	}
-	var handler slog.Handler
-	switch strings.ToLower(o.logFormat) {
-	case "json":
-		handler = slog.NewJSONHandler(c.stderr, &slog.HandlerOptions{Level: o.logLevel})
-	case "text":
-		handler = slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: o.logLevel})
-	default:
-		return usagef("--log-format must be json or text, not %q", o.logFormat)
-	}
-	// One handler for every line: the App's, the adapter's, the store's
-	// (given below), and any a library writes to the default logger.
-	logger := slog.New(handler)
-	slog.SetDefault(logger)
-
-	keys, source, err := f.keyRing()
+	prefixes, err := parseTrustedProxies(o.proxies)
 	if err != nil {
 		return err
 	}
-	if keys == nil {
-		if db != storeurl.MemoryPath {
-			return errNoKeyRing
-		}
-		keys = integrations.EphemeralKeyRing()
-		source = "per process (memory store)"
+	logger, err := newServeLogger(c.stderr, o.logFormat, o.logLevel)
+	if err != nil {
+		return err
+	}
+	// One handler for every line: the App's, the adapter's, the store's
+	// (given below), and any a library writes to the default logger.
+	slog.SetDefault(logger)
+
+	keys, source, err := serveKeyRing(f, db)
+	if err != nil {
+		return err
 	}
 	cfg := brandbase.Config{SecretKeys: keys, Logger: logger}
 	storeOpts := storeurl.Options{Logger: logger}
@@ -130,6 +112,77 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	if err := app.WarmUp(ctx); err != nil {
 		logger.Warn("reading the reference data", "error", err) // readiness fails until it is read
 	}
+	api, err := app.Handler(o.adapterOptions(logger, prefixes)...)
+	if err != nil {
+		return err
+	}
+	ready := app.Readiness(httpadapter.ReadinessConfig{Logger: logger})
+	probeOnce(ctx, ready)
+	return serve.Run(ctx, serve.Options{
+		Addr:            o.addr,
+		Handler:         serve.Routes(app.Liveness(), ready, api),
+		Logger:          logger,
+		ListenAttrs:     []any{"db", storeurl.Redact(db), "keys", source},
+		Auth:            app.Auth,
+		ShutdownTimeout: o.shutdown,
+	})
+}
+
+// serveKeyRing is the key ring serve seals secrets with, and where it
+// came from: the one the flags or environment name, or, for the memory
+// store only, one made for this process. A file store without one is
+// errNoKeyRing.
+func serveKeyRing(f *flags, db string) (*integrations.KeyRing, string, error) {
+	keys, source, err := f.keyRing()
+	if err != nil {
+		return nil, "", err
+	}
+	if keys == nil {
+		if db != storeurl.MemoryPath {
+			return nil, "", errNoKeyRing
+		}
+		keys, source = integrations.EphemeralKeyRing(), "per process (memory store)"
+	}
+	return keys, source, nil
+}
+
+// parseTrustedProxies reads --trusted-proxies: comma-separated address
+// prefixes, or addresses (each its own prefix). It returns a usage error
+// naming the first that is neither.
+func parseTrustedProxies(list string) ([]netip.Prefix, error) {
+	var prefixes []netip.Prefix
+	for _, p := range splitList(list) {
+		pf, err := netip.ParsePrefix(p)
+		if err != nil {
+			if a, aerr := netip.ParseAddr(p); aerr == nil {
+				pf = netip.PrefixFrom(a, a.BitLen())
+			} else {
+				return nil, usagef("--trusted-proxies: %q is not an address prefix (10.0.0.0/8) or address", p)
+			}
+		}
+		prefixes = append(prefixes, pf)
+	}
+	return prefixes, nil
+}
+
+// newServeLogger is the logger of --log-format and --log-level, writing to
+// w. It returns a usage error for a format other than json or text.
+func newServeLogger(w io.Writer, format string, level slog.Level) (*slog.Logger, error) {
+	var handler slog.Handler
+	switch strings.ToLower(format) {
+	case "json":
+		handler = slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
+	case "text":
+		handler = slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})
+	default:
+		return nil, usagef("--log-format must be json or text, not %q", format)
+	}
+	return slog.New(handler), nil
+}
+
+// adapterOptions are the adapter's options that the flags choose: the
+// logger, the request log, rate limits, CORS and trusted proxies.
+func (o serveOptions) adapterOptions(logger *slog.Logger, prefixes []netip.Prefix) []httpadapter.Option {
 	opts := []httpadapter.Option{httpadapter.WithLogger(logger)}
 	if o.logRequests.off {
 		opts = append(opts, httpadapter.WithoutRequestLog())
@@ -145,25 +198,17 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	if len(prefixes) > 0 {
 		opts = append(opts, httpadapter.WithTrustedProxies(prefixes...))
 	}
-	api, err := app.Handler(opts...)
-	if err != nil {
-		return err
-	}
-	ready := app.Readiness(httpadapter.ReadinessConfig{Logger: logger})
-	// One probe now: a check failing at start, or a schema newer than
-	// this binary (which it serves: a rolling deploy runs both on it), is
-	// logged once, here, as later probes log only a change.
+	return opts
+}
+
+// probeOnce asks the readiness probe once, at start: a check failing then,
+// or a schema newer than this binary (which it serves: a rolling deploy
+// runs both on it), is logged once, here, as later probes log only a
+// change.
+func probeOnce(ctx context.Context, ready http.Handler) {
 	if probe, err := http.NewRequestWithContext(ctx, http.MethodGet, "/readyz", nil); err == nil {
 		ready.ServeHTTP(discardResponse{header: http.Header{}}, probe)
 	}
-	return serve.Run(ctx, serve.Options{
-		Addr:            o.addr,
-		Handler:         serve.Routes(app.Liveness(), ready, api),
-		Logger:          logger,
-		ListenAttrs:     []any{"db", storeurl.Redact(db), "keys", source},
-		Auth:            app.Auth,
-		ShutdownTimeout: o.shutdown,
-	})
 }
 
 // discardResponse is a ResponseWriter that keeps nothing.

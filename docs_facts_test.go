@@ -1,0 +1,442 @@
+package brandbase_test
+
+import (
+	"context"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/brandbase/brandbase"
+	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/ratelimit"
+	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/storage/memory"
+)
+
+// The statements of the pages under docs/ that a test can hold: a route
+// list, a default, a limit, each compared with the code it describes, so
+// that a change to the code that the page does not follow fails here.
+
+// docRoutes reads the route table of docs/http-api.md (the table headed
+// "| route | headers |", its rows whose first cell starts with a code
+// span) and returns every route it names, as
+// "METHOD /path". A cell may name several: "`GET`, `PUT /a/b/{id}`" is two
+// methods of one path; after a path, "`.../c/{id}`" replaces as many of its
+// last segments and "`/c`" its last one.
+func docRoutes(t *testing.T, page string) []string {
+	t.Helper()
+	span := regexp.MustCompile("`([^`]*)`")
+	var routes []string
+	inTable := false
+	for line := range strings.SplitSeq(page, "\n") {
+		if strings.HasPrefix(line, "| route | headers |") {
+			inTable = true
+		}
+		if inTable && !strings.HasPrefix(line, "|") {
+			break
+		}
+		if !inTable || !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cell := strings.Split(line, "|")[1]
+		var methods, paths []string
+		last := ""
+		for _, m := range span.FindAllStringSubmatch(cell, -1) {
+			s := m[1]
+			switch {
+			case regexp.MustCompile(`^[A-Z]+$`).MatchString(s):
+				methods = append(methods, s)
+			case regexp.MustCompile(`^[A-Z]+ /`).MatchString(s):
+				method, path, _ := strings.Cut(s, " ")
+				methods, last = append(methods, method), path
+				paths = append(paths, path)
+			case strings.HasPrefix(s, ".../") && last != "":
+				tail := strings.Split(strings.TrimPrefix(s, ".../"), "/")
+				segs := strings.Split(last, "/")
+				paths = append(paths, strings.Join(append(segs[:len(segs)-len(tail)], tail...), "/"))
+			case strings.HasPrefix(s, "/") && last != "":
+				paths = append(paths, last[:strings.LastIndex(last, "/")]+s)
+			}
+		}
+		for _, p := range paths {
+			for _, m := range methods {
+				routes = append(routes, m+" "+p)
+			}
+		}
+	}
+	return routes
+}
+
+// TestDocsRouteTable checks that the route table of docs/http-api.md names
+// every route the adapter mounts with every service and a message sender,
+// and no other.
+func TestDocsRouteTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := memory.New(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	sender := auth.MessageSenderFunc(func(context.Context, auth.Message) error { return nil })
+	app, err := brandbase.New(store, brandbase.Config{AuthOptions: []auth.Option{auth.WithMessageSender(sender)}})
+	require.NoError(t, err)
+	t.Cleanup(func() { app.Close() })
+	h, err := app.Handler()
+	require.NoError(t, err)
+	mounted := h.Routes()
+	require.Contains(t, mounted, "POST /api/v1/users/reset-password", "the sender's routes are mounted")
+
+	documented := docRoutes(t, docPages(t)[filepath.Join("docs", "http-api.md")])
+	slices.Sort(documented)
+	assert.Equal(t, len(slices.Compact(slices.Clone(documented))), len(documented), "a route is listed twice: %v", documented)
+	assert.ElementsMatch(t, mounted, documented, "the route table of docs/http-api.md and Handler.Routes()")
+}
+
+// TestDocsRouteTableParse checks how docRoutes reads the table's cells.
+func TestDocsRouteTableParse(t *testing.T) {
+	t.Parallel()
+	got := docRoutes(t, "| `GET /api/v1/before` | a table before |\n\n| route | headers |\n|---|---|\n"+
+		"| `POST /api/v1/users/auth` | `Brand-URL` | log in |\n"+
+		"| `GET`, `PUT /api/v1/x/analytics/{id}` | `Brand-URL` | read, update |\n"+
+		"| `DELETE /api/v1/x/analytics/{id}`, `.../payment-gateway/{id}` | | delete |\n"+
+		"| `GET /api/v1/states`, `/timezones` | | lists |\n"+
+		"\n| `GET /api/v1/after` | a table after |\n")
+	assert.Equal(t, []string{
+		"POST /api/v1/users/auth",
+		"GET /api/v1/x/analytics/{id}", "PUT /api/v1/x/analytics/{id}",
+		"DELETE /api/v1/x/analytics/{id}", "DELETE /api/v1/x/payment-gateway/{id}",
+		"GET /api/v1/states", "GET /api/v1/timezones",
+	}, got)
+}
+
+// TestDocsStateTheDefaults checks defaults and limits the pages quote
+// against the constants they come from.
+func TestDocsStateTheDefaults(t *testing.T) {
+	t.Parallel()
+	pages := docPages(t)
+	d := httpadapter.DefaultRateLimits()
+	// rate says a policy as docs/rate-limits.md does: "10 per minute",
+	// "50 per second, bursts of 100".
+	rate := func(p ratelimit.Policy) string {
+		unit := map[time.Duration]string{time.Second: "second", time.Minute: "minute", time.Hour: "hour"}[p.Per]
+		require.NotEmpty(t, unit, "a policy per %v", p.Per)
+		s := fmt.Sprintf("%d per %s", p.Limit, unit)
+		if p.Burst != 0 {
+			s += fmt.Sprintf(", bursts of %d", p.Burst)
+		}
+		return s
+	}
+	for _, c := range []struct {
+		page, says string
+	}{
+		{"operations.md", fmt.Sprintf("in batches of %d configurations", integrations.DefaultRotateBatch)},
+		{"integrations.md", fmt.Sprintf("in batches of %d\n  configurations", integrations.DefaultRotateBatch)},
+		{"reference-data.md", fmt.Sprintf("`PageSize` 1 to %d, default %d.", refdata.MaxPageSize, refdata.DefaultPageSize)},
+		{"reference-data.md", fmt.Sprintf("clamped to %d,", refdata.MaxPageSize)},
+		{"reference-data.md", fmt.Sprintf("text over %d bytes is a 400", refdata.MaxTextLength)},
+		{"rate-limits.md", "| `POST /api/v1/users/auth` | " + rate(d.LoginPerIdentifier) + " | brand and username or email address |"},
+		{"rate-limits.md", "| `POST /api/v1/users/auth` | " + rate(d.LoginPerIP) + " | client IP |"},
+		{"rate-limits.md", "| `POST /api/v1/users/auth/refresh-auth-key` | " + rate(d.Refresh) + " | client IP (`RateLimits.Refresh`) |"},
+		{"rate-limits.md", "| `GET` currencies, countries, cities (together) | " + rate(d.Lists) + " | brand and client IP |"},
+		{"rate-limits.md", "| " + rate(d.Updates) + " | user |"},
+		{"rate-limits.md", "| `POST /api/v1/users/check-auth-key-available` | " + rate(d.Refresh) + " (`RateLimits.Refresh`, buckets of its own)"},
+		{"rate-limits.md", "| `POST /api/v1/users/register` | " + rate(d.Register) + " (`RateLimits.Register`)"},
+		{"rate-limits.md", "| " + rate(d.PasswordReset) + " (`RateLimits.PasswordReset`) | client IP |"},
+		{"rate-limits.md", fmt.Sprintf("`RateLimit-Policy` (`%d;w=%d`)", d.Lists.Burst, int(time.Duration(d.Lists.Burst)*d.Lists.Per/time.Duration(d.Lists.Limit)/time.Second))},
+	} {
+		assert.Contains(t, pages[filepath.Join("docs", c.page)], c.says, "docs/%s", c.page)
+	}
+}
+
+// TestDocsNameTestsThatExist checks that every test, benchmark and fuzz
+// target the pages name (`TestX`, `BenchmarkX`, `FuzzX`, alone in a code
+// span or opening one) is a function of some _test.go file: a page that
+// says which test holds a guarantee must name one that runs.
+func TestDocsNameTestsThatExist(t *testing.T) {
+	t.Parallel()
+	declared := map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil {
+				declared[fn.Name.Name] = true
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.True(t, declared["TestDocsNameTestsThatExist"], "the scan finds the tests")
+	named := regexp.MustCompile("`((?:Test|Benchmark|Fuzz)[A-Z][A-Za-z0-9_]*)")
+	for page, text := range docPages(t) {
+		for _, m := range named.FindAllStringSubmatch(text, -1) {
+			assert.True(t, declared[m[1]], "%s names %s, which no _test.go declares", page, m[1])
+		}
+	}
+}
+
+// TestDocsNameIdentifiersThatExist checks that every identifier of the
+// module's packages the pages name in a code span (`auth.WithKeyCache`,
+// `integrations.RotateOptions`, `auth.Service.Login`, `refdata.Paging.Size`)
+// is declared: a function, type, constant or variable of that package, or
+// a method or field of that type.
+func TestDocsNameIdentifiersThatExist(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{} // "pkg.Name", "pkg.Type.Member"
+	types := map[string]bool{} // "pkg.Type"
+	pkgs := map[string]bool{}
+	for path, f := range sourceFiles(t) {
+		if strings.HasPrefix(path, "examples") || strings.HasPrefix(path, "cmd") || strings.Contains(path, "internal") {
+			continue
+		}
+		pkg := f.Name.Name
+		pkgs[pkg] = true
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names[pkg+"."+d.Name.Name] = true
+					continue
+				}
+				recv := d.Recv.List[0].Type
+				if star, ok := recv.(*ast.StarExpr); ok {
+					recv = star.X
+				}
+				if idx, ok := recv.(*ast.IndexExpr); ok {
+					recv = idx.X
+				}
+				if id, ok := recv.(*ast.Ident); ok {
+					names[pkg+"."+id.Name+"."+d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						names[pkg+"."+s.Name.Name] = true
+						types[pkg+"."+s.Name.Name] = true
+						var fields *ast.FieldList
+						switch tt := s.Type.(type) {
+						case *ast.StructType:
+							fields = tt.Fields
+						case *ast.InterfaceType:
+							fields = tt.Methods
+						}
+						if fields != nil {
+							for _, fl := range fields.List {
+								for _, n := range fl.Names {
+									names[pkg+"."+s.Name.Name+"."+n.Name] = true
+								}
+								if len(fl.Names) == 0 { // embedded: its members are promoted
+									names[pkg+"."+s.Name.Name+".*"] = true
+								}
+							}
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							names[pkg+"."+n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	require.True(t, names["auth.Service.Login"], "the scan finds methods")
+	ident := regexp.MustCompile("`([a-z]+)\\.([A-Z][A-Za-z0-9_]*)(?:\\.([A-Z][A-Za-z0-9_]*))?")
+	for page, text := range docPages(t) {
+		if strings.HasSuffix(page, "changelog.md") {
+			continue // names what was removed, on purpose
+		}
+		for _, m := range ident.FindAllStringSubmatch(text, -1) {
+			pkg, name, member := m[1], m[2], m[3]
+			if !pkgs[pkg] || strings.HasPrefix(name, "Example") {
+				continue // examples: TestReadmeNamesRunnableExamples
+			}
+			if !assert.True(t, names[pkg+"."+name], "%s names %s.%s, which package %s does not declare", page, pkg, name, pkg) || member == "" {
+				continue
+			}
+			if !types[pkg+"."+name] || names[pkg+"."+name+".*"] {
+				continue // a variable's methods, and promoted members, are not followed
+			}
+			assert.True(t, names[pkg+"."+name+"."+member], "%s names %s.%s.%s, which is not a method or field of %s.%s", page, pkg, name, member, pkg, name)
+		}
+		// The Go of the code fences: what a host would paste.
+		for _, block := range regexp.MustCompile("(?s)```go\n(.*?)```").FindAllStringSubmatch(text, -1) {
+			for _, m := range regexp.MustCompile(`\b([a-z]+)\.([A-Z][A-Za-z0-9_]*)`).FindAllStringSubmatch(block[1], -1) {
+				if pkgs[m[1]] && !strings.HasPrefix(m[2], "Example") {
+					assert.True(t, names[m[1]+"."+m[2]], "%s: a Go block names %s.%s, which package %s does not declare", page, m[1], m[2], m[1])
+				}
+			}
+		}
+	}
+}
+
+// TestDocsNameEveryMetric checks that docs/observability.md names every
+// metric the library records (the Metric* constants of internal/telemetry).
+func TestDocsNameEveryMetric(t *testing.T) {
+	t.Parallel()
+	var metrics []string
+	for path, f := range sourceFiles(t) {
+		if filepath.Dir(path) != filepath.Join("internal", "telemetry") {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			for i, name := range vs.Names {
+				if lit, ok := valueAt(vs, i).(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Metric") && lit.Kind == token.STRING {
+					metrics = append(metrics, strings.Trim(lit.Value, `"`))
+				}
+			}
+			return true
+		})
+	}
+	require.GreaterOrEqual(t, len(metrics), 10, "the scan finds the metrics")
+	page := docPages(t)[filepath.Join("docs", "observability.md")]
+	for _, m := range metrics {
+		assert.Contains(t, page, "`"+m+"`", "docs/observability.md does not name the metric %s", m)
+	}
+}
+
+// valueAt returns the i-th value of vs, or nil.
+func valueAt(vs *ast.ValueSpec, i int) ast.Expr {
+	if i < len(vs.Values) {
+		return vs.Values[i]
+	}
+	return nil
+}
+
+// TestDocsExampleFlagDefaults checks the defaults docs/configuration.md
+// gives the flags of the programs under examples/ against the literal
+// defaults their flag declarations give (fs.StringVar(&x, "addr",
+// "127.0.0.1:8080", ...), fs.BoolVar(&x, "rate-limit", true, ...)).
+func TestDocsExampleFlagDefaults(t *testing.T) {
+	t.Parallel()
+	defaults := map[string]map[string]string{} // program -> flag -> default
+	for path, f := range sourceFiles(t) {
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if !strings.HasPrefix(dir, "examples/") {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok || !regexp.MustCompile(`^(String|Bool|Int)(Var)?$`).MatchString(sel.Sel.Name) {
+				return true
+			}
+			at := 0
+			if strings.HasSuffix(sel.Sel.Name, "Var") {
+				at = 1
+			}
+			if len(call.Args) < at+2 {
+				return true
+			}
+			name, ok := call.Args[at].(*ast.BasicLit)
+			if !ok {
+				return true
+			}
+			var def string
+			switch v := call.Args[at+1].(type) {
+			case *ast.BasicLit:
+				def = strings.Trim(v.Value, `"`)
+			case *ast.Ident: // true, false
+				def = v.Name
+			default:
+				return true
+			}
+			if def != "" {
+				if defaults[dir] == nil {
+					defaults[dir] = map[string]string{}
+				}
+				defaults[dir][strings.Trim(name.Value, `"`)] = def
+			}
+			return true
+		})
+	}
+	require.Equal(t, "127.0.0.1:8080", defaults["examples/server"]["addr"], "the scan finds the demo's flags")
+
+	page := docPages(t)[filepath.Join("docs", "configuration.md")]
+	_, table, ok := strings.Cut(page, "\n## The programs under examples\n")
+	require.True(t, ok, "docs/configuration.md has a section on the programs under examples")
+	documented := map[string]map[string]string{} // program -> flag -> the default cell
+	program := ""
+	for line := range strings.SplitSeq(table, "\n") {
+		cells := strings.Split(line, "|")
+		if !strings.HasPrefix(line, "| ") || len(cells) < 5 {
+			continue
+		}
+		if m := regexp.MustCompile("^ `(examples/[a-z]+)`").FindStringSubmatch(cells[1]); m != nil {
+			program = m[1]
+		}
+		for _, flag := range regexp.MustCompile("`-([a-z-]+)`").FindAllStringSubmatch(cells[2], -1) {
+			if documented[program] == nil {
+				documented[program] = map[string]string{}
+			}
+			documented[program][flag[1]] = strings.TrimSpace(cells[3])
+		}
+	}
+	for program, flags := range defaults {
+		for flag, def := range flags {
+			cell, ok := documented[program][flag]
+			if assert.True(t, ok, "docs/configuration.md has no row for -%s of %s", flag, program) {
+				assert.Equal(t, "`"+def+"`", cell, "docs/configuration.md: the default of -%s of %s", flag, program)
+			}
+		}
+	}
+}
+
+// TestDocsListEveryPermission checks that docs/in-process.md, where a
+// host learns what a user's permissions let it change, names every
+// permission auth declares (its Perm* constants).
+func TestDocsListEveryPermission(t *testing.T) {
+	t.Parallel()
+	var perms []string
+	for path, f := range sourceFiles(t) {
+		if filepath.Dir(path) != "auth" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if vs, ok := n.(*ast.ValueSpec); ok {
+				for _, name := range vs.Names {
+					if strings.HasPrefix(name.Name, "Perm") && name.IsExported() {
+						perms = append(perms, name.Name)
+					}
+				}
+			}
+			return true
+		})
+	}
+	require.Contains(t, perms, "PermAll", "the scan finds the permissions")
+	page := docPages(t)[filepath.Join("docs", "in-process.md")]
+	for _, p := range perms {
+		assert.Contains(t, page, "`auth."+p+"`", "docs/in-process.md does not name the permission auth.%s", p)
+	}
+}
