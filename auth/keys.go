@@ -210,25 +210,8 @@ func loginOutcome(err error) string {
 
 // login is Login, uncounted.
 func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Session, error) {
-	username, email := strings.TrimSpace(req.Username), strings.TrimSpace(req.EmailAddress)
-	var v envelope.Validation
-	if username == "" && email == "" {
-		v.Add("username", "required", "A username or an emailAddress is required.")
-	}
-	if len(username) > maxIdentifierLen {
-		v.Add("username", "too_long", "The username must be at most 254 characters.")
-	}
-	if len(email) > maxIdentifierLen {
-		v.Add("emailAddress", "too_long", "The emailAddress must be at most 254 characters.")
-	}
-	switch {
-	case req.Password == "":
-		v.Add("password", "required", "The password is required.")
-	case len(req.Password) > MaxPasswordBytes:
-		v.Add("password", "too_long", "The password must be at most 1024 bytes.")
-	}
-	req.Device.validate(&v)
-	if err := v.Err(); err != nil {
+	username, email, err := req.validate()
+	if err != nil {
 		return Session{}, err
 	}
 
@@ -275,11 +258,44 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	}
 	post, cancelPost := b.until(held)
 	defer cancelPost()
+	return s.startSession(ctx, post, b, brand, user, req.Device)
+}
 
+// validate checks a login request, normalises its device fields in place,
+// and returns its username and email address, trimmed: KindInvalid (field
+// errors) without an identifier or a password, or with a field too long or
+// a device field invalid.
+func (req *LoginRequest) validate() (username, email string, err error) {
+	username, email = strings.TrimSpace(req.Username), strings.TrimSpace(req.EmailAddress)
+	var v envelope.Validation
+	if username == "" && email == "" {
+		v.Add("username", "required", "A username or an emailAddress is required.")
+	}
+	if len(username) > maxIdentifierLen {
+		v.Add("username", "too_long", "The username must be at most 254 characters.")
+	}
+	if len(email) > maxIdentifierLen {
+		v.Add("emailAddress", "too_long", "The emailAddress must be at most 254 characters.")
+	}
+	switch {
+	case req.Password == "":
+		v.Add("password", "required", "The password is required.")
+	case len(req.Password) > MaxPasswordBytes:
+		v.Add("password", "too_long", "The password must be at most 1024 bytes.")
+	}
+	req.Device.validate(&v)
+	return username, email, v.Err()
+}
+
+// startSession ends a login whose password was verified: it registers the
+// device the login comes from (every login is a device: the one its
+// X-Device-Code names, or one of its own named from its User-Agent),
+// stores a new key pair of a new family on it, and emits the login's
+// events. Its store calls run under post, the login's budget b after the
+// hash; ctx is the login's own context.
+func (s *Service) startSession(ctx, post context.Context, b loginBudget, brand Brand, user UserRecord, info DeviceInfo) (Session, error) {
 	now := s.now().UTC().Truncate(time.Microsecond)
-	// Every login is a device: the one its X-Device-Code names, or one of
-	// its own named from its User-Agent.
-	device, newDevice, err := s.registerDevice(post, user, req.Device, now)
+	device, newDevice, err := s.registerDevice(post, user, info, now)
 	if err != nil {
 		return Session{}, b.err(post, err)
 	}
