@@ -96,6 +96,13 @@ type Config struct {
 	// when 0.
 	AuthKeyTTL    time.Duration
 	RefreshKeyTTL time.Duration
+	// RefreshReuseInterval is how long after a refresh key's rotation a
+	// second use of it (two tabs refreshing together, a retry after an
+	// answer lost on the network) gets a working pair of the same family
+	// instead of revoking the family as a stolen key's use does:
+	// auth.DefaultRefreshReuseInterval (10 s) when 0; none when negative
+	// (every reuse revokes the family). See auth.WithRefreshReuseInterval.
+	RefreshReuseInterval time.Duration
 	// KeyCacheTTL is how long a checked Auth-Key is trusted without a store
 	// read: auth.DefaultKeyCacheTTL when 0, no cache when negative.
 	// Revocations through this App are seen at once. One made by another
@@ -181,6 +188,12 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		auth.WithMaxHashWait(cfg.MaxHashWait),
 		auth.WithKeyLifetimes(cfg.AuthKeyTTL, cfg.RefreshKeyTTL),
 		auth.WithEventHook(cfg.OnAuthEvent))
+	switch {
+	case cfg.RefreshReuseInterval < 0:
+		authOpts = append(authOpts, auth.WithRefreshReuseInterval(0))
+	case cfg.RefreshReuseInterval > 0:
+		authOpts = append(authOpts, auth.WithRefreshReuseInterval(cfg.RefreshReuseInterval))
+	}
 	switch {
 	case cfg.KeyCacheTTL < 0:
 		authOpts = append(authOpts, auth.WithKeyCache(0, 0))

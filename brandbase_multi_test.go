@@ -40,10 +40,10 @@ type instance struct {
 }
 
 // cluster opens n instances on one fresh PostgreSQL schema: every store
-// opened on the URL, every App with the same key ring, every handler with
-// the default rate limits but a high update limit (the test sends bursts
-// of updates).
-func cluster(t *testing.T, n int) []*instance {
+// opened on the URL, every App with the same key ring (and what with sets
+// in its Config), every handler with the default rate limits but a high
+// update limit (the test sends bursts of updates).
+func cluster(t *testing.T, n int, with ...func(*brandbase.Config)) []*instance {
 	t.Helper()
 	url := pgtest.Schema(t)
 	keys, err := integrations.NewKeyRing("k1", map[string][]byte{"k1": []byte("0123456789abcdef0123456789abcdef")})
@@ -56,13 +56,17 @@ func cluster(t *testing.T, n int) []*instance {
 		require.NoError(t, err)
 		t.Cleanup(func() { store.Close() })
 		in := &instance{name: string(rune('A' + i))}
-		in.app, err = brandbase.New(store, brandbase.Config{
+		cfg := brandbase.Config{
 			SecretKeys:  keys,
 			AuthOptions: []auth.Option{auth.WithArgon2Params(fastArgon2)},
 			OnIntegrationUpdated: func(context.Context, integrations.IntegrationUpdated) {
 				in.updated.Add(1)
 			},
-		})
+		}
+		for _, w := range with {
+			w(&cfg)
+		}
+		in.app, err = brandbase.New(store, cfg)
 		require.NoError(t, err)
 		h, err := in.app.Handler(quiet(), httpadapter.WithRateLimits(limits))
 		require.NoError(t, err)
@@ -123,7 +127,13 @@ func within(t *testing.T, start time.Time, what string, check func() bool) {
 // that they behave as one (docs/several-instances.md).
 func TestSeveralInstances(t *testing.T) {
 	t.Parallel()
-	nodes := cluster(t, 3)
+	// The instances' clock runs ahead of time.Now by ahead, which only
+	// ever grows (a refresh key's reuse must come after the reuse
+	// interval of its rotation, and the test does not sleep).
+	var ahead atomic.Int64
+	nodes := cluster(t, 3, func(cfg *brandbase.Config) {
+		cfg.Clock = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	})
 	a, b, c := nodes[0], nodes[1], nodes[2]
 	ctx := t.Context()
 	const shop, closing = "shop.example.com", "closing.example.com"
@@ -202,6 +212,7 @@ func TestSeveralInstances(t *testing.T) {
 			require.Equal(t, http.StatusOK, next.status)
 			key := next.data["authKey"].(string)
 			warm(t, get, key)
+			ahead.Add(int64(auth.DefaultRefreshReuseInterval)) // past the reuse interval: a stolen key
 			assert.Equal(t, http.StatusUnauthorized, c.do(t, "POST", "/api/v1/users/auth/refresh-auth-key", shop, "", body).status,
 				"reuse: the family is revoked")
 			return key

@@ -23,7 +23,8 @@ var (
 	// ErrKeyPairExists: a key pair with that ID or either hash is stored.
 	ErrKeyPairExists = envelope.Conflict("A key pair with this ID or hash exists.")
 	// ErrKeyPairRevoked: the key pair to rotate is already revoked (the
-	// loser of two concurrent rotations gets it).
+	// loser of two concurrent rotations gets it), or the rotated pair to
+	// reissue from may not be reused (see Store.ReissueKeyPair).
 	ErrKeyPairRevoked = envelope.Conflict("The key pair is already revoked.")
 	// ErrKeyHashSize: a key hash is not 32 bytes long.
 	ErrKeyHashSize = envelope.Invalid("A key hash must be 32 bytes.")

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
@@ -59,18 +60,30 @@ func ExampleService_Refresh() {
 	ctx := context.Background()
 	store, _ := memory.New(ctx)
 	defer store.Close()
-	svc := auth.NewService(store)
+	now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	svc := auth.NewService(store, auth.WithClock(func() time.Time { return now }))
 	brand, _ := svc.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 	_, _ = svc.CreateUser(ctx, brand.ID, auth.NewUser{Username: "alice", Password: "correct horse battery"})
 	first, _ := svc.Login(ctx, brand, auth.LoginRequest{Username: "alice", Password: "correct horse battery"})
 
 	second, err := svc.Refresh(ctx, brand, auth.RefreshRequest{RefreshAuthKey: first.RefreshAuthKey})
 	fmt.Println(err == nil)
+	// A second tab sends the same key at once: another working pair, and
+	// the first refresh's pair keeps working.
+	third, err := svc.Refresh(ctx, brand, auth.RefreshRequest{RefreshAuthKey: first.RefreshAuthKey})
+	fmt.Println(err == nil)
+	_, err = svc.Authenticate(ctx, brand, second.AuthKey)
+	fmt.Println(err == nil)
+	// Sent again past the reuse interval, it is taken for a stolen key:
+	// every pair of the login is revoked.
+	now = now.Add(auth.DefaultRefreshReuseInterval)
 	_, err = svc.Refresh(ctx, brand, auth.RefreshRequest{RefreshAuthKey: first.RefreshAuthKey})
 	fmt.Println(envelope.CodeOf(err))
-	_, err = svc.Authenticate(ctx, brand, second.AuthKey)
+	_, err = svc.Authenticate(ctx, brand, third.AuthKey)
 	fmt.Println(envelope.CodeOf(err))
 	// Output:
+	// true
+	// true
 	// true
 	// unauthenticated
 	// unauthenticated

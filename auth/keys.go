@@ -26,7 +26,8 @@ type KeyPair struct {
 	// ID identifies the pair (Principal.KeyID).
 	ID string
 	// FamilyID is shared by a login's pair and every pair that rotation
-	// made from it; reusing a rotated refresh key revokes the family.
+	// (or a reuse within the reuse interval) made from it; reusing a
+	// rotated refresh key after the interval revokes the family.
 	FamilyID string
 	// BrandID is the brand the pair was issued in; it works nowhere else.
 	BrandID string
@@ -42,7 +43,8 @@ type KeyPair struct {
 	// AuthExpiresAt and RefreshExpiresAt are when the keys stop working.
 	AuthExpiresAt    time.Time
 	RefreshExpiresAt time.Time
-	// RevokedAt is when the pair was revoked; zero while it is not.
+	// RevokedAt is when the pair was revoked; zero while it is not. A
+	// rotated pair's is when it was rotated (see [KeyPair.RotatedAt]).
 	RevokedAt time.Time
 	// ReplacedBy is the ID of the pair a refresh replaced this one with;
 	// "" when the pair was not rotated.
@@ -53,6 +55,16 @@ type KeyPair struct {
 	// changed since, and Authenticate and Refresh refuse a pair whose
 	// epoch is below its user's.
 	SessionEpoch int64
+}
+
+// RotatedAt returns when a refresh rotated k, or the zero time when none
+// did: its RevokedAt, since a pair is rotated only while it is not
+// revoked, and a later revocation keeps the first RevokedAt.
+func (k KeyPair) RotatedAt() time.Time {
+	if k.ReplacedBy == "" {
+		return time.Time{}
+	}
+	return k.RevokedAt
 }
 
 // Session is what a login or a refresh returns: the user and a new key
@@ -212,25 +224,8 @@ func loginOutcome(err error) string {
 
 // login is Login, uncounted.
 func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Session, error) {
-	username, email := strings.TrimSpace(req.Username), strings.TrimSpace(req.EmailAddress)
-	var v envelope.Validation
-	if username == "" && email == "" {
-		v.Add("username", "required", "A username or an emailAddress is required.")
-	}
-	if len(username) > maxIdentifierLen {
-		v.Add("username", "too_long", "The username must be at most 254 characters.")
-	}
-	if len(email) > maxIdentifierLen {
-		v.Add("emailAddress", "too_long", "The emailAddress must be at most 254 characters.")
-	}
-	switch {
-	case req.Password == "":
-		v.Add("password", "required", "The password is required.")
-	case len(req.Password) > MaxPasswordBytes:
-		v.Add("password", "too_long", "The password must be at most 1024 bytes.")
-	}
-	req.Device.validate(&v)
-	if err := v.Err(); err != nil {
+	username, email, err := req.validate()
+	if err != nil {
 		return Session{}, err
 	}
 
@@ -277,11 +272,44 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 	}
 	post, cancelPost := b.until(held)
 	defer cancelPost()
+	return s.startSession(ctx, post, b, brand, user, req.Device)
+}
 
+// validate checks a login request, normalises its device fields in place,
+// and returns its username and email address, trimmed: KindInvalid (field
+// errors) without an identifier or a password, or with a field too long or
+// a device field invalid.
+func (req *LoginRequest) validate() (username, email string, err error) {
+	username, email = strings.TrimSpace(req.Username), strings.TrimSpace(req.EmailAddress)
+	var v envelope.Validation
+	if username == "" && email == "" {
+		v.Add("username", "required", "A username or an emailAddress is required.")
+	}
+	if len(username) > maxIdentifierLen {
+		v.Add("username", "too_long", "The username must be at most 254 characters.")
+	}
+	if len(email) > maxIdentifierLen {
+		v.Add("emailAddress", "too_long", "The emailAddress must be at most 254 characters.")
+	}
+	switch {
+	case req.Password == "":
+		v.Add("password", "required", "The password is required.")
+	case len(req.Password) > MaxPasswordBytes:
+		v.Add("password", "too_long", "The password must be at most 1024 bytes.")
+	}
+	req.Device.validate(&v)
+	return username, email, v.Err()
+}
+
+// startSession ends a login whose password was verified: it registers the
+// device the login comes from (every login is a device: the one its
+// X-Device-Code names, or one of its own named from its User-Agent),
+// stores a new key pair of a new family on it, and emits the login's
+// events. Its store calls run under post, the login's budget b after the
+// hash; ctx is the login's own context.
+func (s *Service) startSession(ctx, post context.Context, b loginBudget, brand Brand, user UserRecord, info DeviceInfo) (Session, error) {
 	now := s.now().UTC().Truncate(time.Microsecond)
-	// Every login is a device: the one its X-Device-Code names, or one of
-	// its own named from its User-Agent.
-	device, newDevice, err := s.registerDevice(post, user, req.Device, now)
+	device, newDevice, err := s.registerDevice(post, user, info, now)
 	if err != nil {
 		return Session{}, b.err(post, err)
 	}
@@ -404,16 +432,21 @@ type RefreshRequest struct {
 
 // Refresh rotates a key pair: it revokes the pair whose refresh key is
 // given (its authKey too) and issues a new pair in the same family, with
-// fresh lifetimes. A refresh key works once: using it again (or twice at
-// once) revokes every pair of its family, the one that the first use
-// issued included, as the sign of a stolen key.
+// fresh lifetimes. A refresh key works once, but for the reuse interval
+// ([WithRefreshReuseInterval], [DefaultRefreshReuseInterval]): used again
+// within it of its rotation (two tabs refreshing together, a retry after
+// an answer lost on the network, or several at once), it gets another
+// new pair of the family, and the pairs issued before keep working; used
+// again after it, it revokes every pair of its family, those issued from
+// it included, as the sign of a stolen key.
 //
 // The new pair keeps the session epoch of the pair it replaces (see
 // [UserRecord.SessionEpoch]).
 //
 // It fails with KindInvalid (field refreshAuthKey) when the key is empty,
 // KindUnauthenticated (code unauthenticated) when it is unknown, expired,
-// revoked, reused, of another brand, issued before its user's sessions
+// revoked, reused (after the interval, or within it once its family was
+// revoked), of another brand, issued before its user's sessions
 // were ended (a password change, RevokeUserKeys), or its user is
 // inactive, gone or deactivated during the refresh, and KindForbidden (code device_revoked)
 // when DeviceCode names a revoked device of the user or the pair was issued
@@ -438,24 +471,15 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 	if subtle.ConstantTimeCompare(old.RefreshHash, h[:]) != 1 || old.BrandID != brand.ID {
 		return Session{}, errRefreshRefused()
 	}
-	if !old.RevokedAt.IsZero() {
+	if !old.RevokedAt.IsZero() && !s.reusable(old, now) {
 		return Session{}, s.refreshRefused(ctx, old)
 	}
 	if !now.Before(old.RefreshExpiresAt) {
 		return Session{}, errRefreshRefused()
 	}
-	user, err := s.store.UserByID(ctx, old.UserID)
-	if errors.Is(err, ErrUserNotFound) || err == nil && (user.Status != StatusActive || sessionEnded(old, user)) {
-		return Session{}, errRefreshRefused()
-	}
+	user, err := s.refreshUser(ctx, old, req.DeviceCode)
 	if err != nil {
 		return Session{}, err
-	}
-	if err := s.checkDevice(ctx, user.ID, req.DeviceCode); err != nil {
-		return Session{}, err
-	}
-	if revoked, err := s.keyDeviceRevoked(ctx, old); err != nil || revoked {
-		return Session{}, cmp.Or(err, errDeviceRevoked())
 	}
 	// The new pair keeps the old one's epoch: a refresh never lifts a pair
 	// to a later epoch (and the store refuses it if the user's moved on).
@@ -463,21 +487,72 @@ func (s *Service) Refresh(ctx context.Context, brand Brand, req RefreshRequest) 
 	if err != nil {
 		return Session{}, err
 	}
-	err = s.store.RotateKeyPair(ctx, old.ID, now, next)
-	s.keys.invalidate(func(_ [32]byte, c cachedKey) bool { return c.Principal.KeyID == old.ID })
-	if errors.Is(err, ErrKeyPairRevoked) {
-		// Another refresh won the race for this key, or it was revoked
-		// meanwhile.
-		if cur, rerr := s.store.KeyPairByRefreshHash(ctx, h[:]); rerr == nil {
-			return Session{}, s.refreshRefused(ctx, cur)
-		}
-		return Session{}, errRefreshRefused()
-	}
-	if err != nil {
-		return Session{}, storeSessionError(err, errRefreshRefused)
+	if err := s.replace(ctx, old, h, next, now); err != nil {
+		return Session{}, err
 	}
 	s.accessed(ctx, old.DeviceID, now)
 	return sess, nil
+}
+
+// reusable reports whether k's refresh key, used at now, is within the
+// reuse interval of k's rotation: k was rotated less than the interval
+// before now. The store decides again when it stores the new pair.
+func (s *Service) reusable(k KeyPair, now time.Time) bool {
+	rotated := k.RotatedAt()
+	return s.reuseTTL > 0 && !rotated.IsZero() && now.Before(rotated.Add(s.reuseTTL))
+}
+
+// refreshUser returns the user of the pair k that a refresh from the
+// device deviceCode names (may be "") rotates, or why the refresh is
+// refused: the user is gone, inactive or its sessions ended since k was
+// issued (unauthenticated), or the device or k's device is revoked
+// (device_revoked).
+func (s *Service) refreshUser(ctx context.Context, k KeyPair, deviceCode string) (UserRecord, error) {
+	user, err := s.store.UserByID(ctx, k.UserID)
+	if errors.Is(err, ErrUserNotFound) || err == nil && (user.Status != StatusActive || sessionEnded(k, user)) {
+		return UserRecord{}, errRefreshRefused()
+	}
+	if err != nil {
+		return UserRecord{}, err
+	}
+	if err := s.checkDevice(ctx, user.ID, deviceCode); err != nil {
+		return UserRecord{}, err
+	}
+	if revoked, err := s.keyDeviceRevoked(ctx, k); err != nil || revoked {
+		return UserRecord{}, cmp.Or(err, errDeviceRevoked())
+	}
+	return user, nil
+}
+
+// replace stores next, issued at now for the refresh of old (whose
+// refresh key hashes to h): as old's rotation while old is not revoked;
+// else, or when another refresh of the same key rotated it first, as a
+// reissue within the reuse interval, which the store decides. A key the
+// store will not take is refused as refreshRefused says (a reuse after
+// the interval revokes the family).
+func (s *Service) replace(ctx context.Context, old KeyPair, h [32]byte, next KeyPair, now time.Time) error {
+	var err error = ErrKeyPairRevoked
+	if old.RevokedAt.IsZero() {
+		err = s.store.RotateKeyPair(ctx, old.ID, now, next)
+		s.keys.invalidate(func(_ [32]byte, c cachedKey) bool { return c.Principal.KeyID == old.ID })
+	}
+	if errors.Is(err, ErrKeyPairRevoked) && s.reuseTTL > 0 {
+		// Rotated already: by another refresh of the key (a second tab,
+		// a retry), which won the race for it or came first.
+		err = s.store.ReissueKeyPair(ctx, old.ID, now.Add(-s.reuseTTL), next)
+	}
+	if errors.Is(err, ErrKeyPairRevoked) {
+		// Rotated past the interval, its family revoked, or old revoked
+		// meanwhile.
+		if cur, rerr := s.store.KeyPairByRefreshHash(ctx, h[:]); rerr == nil {
+			return s.refreshRefused(ctx, cur)
+		}
+		return errRefreshRefused()
+	}
+	if err != nil {
+		return storeSessionError(err, errRefreshRefused)
+	}
+	return nil
 }
 
 // sessionEnded reports whether k was issued before an event that ended
@@ -489,9 +564,10 @@ func sessionEnded(k KeyPair, user UserRecord) bool {
 	return k.SessionEpoch < user.SessionEpoch
 }
 
-// refreshRefused answers the use of a revoked pair's refresh key: when the
-// pair was rotated, the key is being reused, and the whole family is
-// revoked.
+// refreshRefused answers the use of a revoked pair's refresh key that
+// gets no new pair: when the pair was rotated, the key is being reused
+// (after the reuse interval, or within it once its family was revoked),
+// and the whole family is revoked.
 func (s *Service) refreshRefused(ctx context.Context, k KeyPair) error {
 	if k.ReplacedBy == "" {
 		return errRefreshRefused()

@@ -31,7 +31,10 @@
 // [Service.Login] issues an authKey and a refreshAuthKey: 256 random bits
 // each, base64url, stored only as SHA-256, valid in the issuing brand only,
 // for [DefaultAuthKeyTTL] and [DefaultRefreshKeyTTL]. [Service.Refresh]
-// rotates a pair; using a refresh key twice revokes its whole family.
+// rotates a pair; using a refresh key again within
+// [DefaultRefreshReuseInterval] of its rotation (a second tab, a retry)
+// gets another working pair of the family, and after it revokes the whole
+// family.
 // [Service.Authenticate] turns an authKey into a [Principal]. Its answers are
 // cached ([WithKeyCache]); every revocation, permission or status change made
 // through the Service is seen by the next request. One made by another
@@ -79,6 +82,11 @@ const (
 	DefaultAuthKeyTTL = 24 * time.Hour
 	// DefaultRefreshKeyTTL is how long a refreshAuthKey is valid.
 	DefaultRefreshKeyTTL = 30 * 24 * time.Hour
+	// DefaultRefreshReuseInterval is how long after a refresh key's
+	// rotation a second use of it is taken for a second tab or a retry
+	// (answered with a working pair of the same family) rather than for
+	// theft (which revokes the family).
+	DefaultRefreshReuseInterval = 10 * time.Second
 	// DefaultKeyCacheTTL is how long Authenticate trusts a key it has
 	// checked without reading the store again. Revocations made through
 	// the same Service are seen at once regardless; one made by another
@@ -107,6 +115,7 @@ type Service struct {
 	hashWait   time.Duration
 	authTTL    time.Duration
 	refreshTTL time.Duration
+	reuseTTL   time.Duration // the refresh reuse interval; 0: none
 	cacheTTL   time.Duration
 	cacheSize  int
 	hasher     *hasher
@@ -236,6 +245,25 @@ func WithKeyLifetimes(authKey, refreshKey time.Duration) Option {
 	}
 }
 
+// WithRefreshReuseInterval sets how long after a refresh rotated a pair
+// its refresh key may be used again ([DefaultRefreshReuseInterval] by
+// default): two tabs of an app refreshing together, or a retry after an
+// answer lost on the network, each get a working pair of the same family
+// (the keys are stored only as hashes, so not the first refresh's pair,
+// which keeps working too). A use of the key after the interval is taken
+// for theft and revokes the family, the pairs made within the interval
+// included. A revoked family, device or user, an ended session (a
+// password change) and an expired refresh key are refused within the
+// interval too. A d of zero turns the interval off (every reuse revokes
+// the family); a negative d keeps the default.
+func WithRefreshReuseInterval(d time.Duration) Option {
+	return func(s *Service) {
+		if d >= 0 {
+			s.reuseTTL = d
+		}
+	}
+}
+
 // WithKeyCache sets how long Authenticate and CheckDevice trust an answer
 // without reading the store (DefaultKeyCacheTTL), and how many answers they
 // keep (DefaultKeyCacheSize). A ttl of zero turns the cache off; a negative
@@ -276,7 +304,7 @@ func NewService(store Store, opts ...Option) *Service {
 	s := &Service{
 		store: store, now: time.Now, rand: rand.Reader, log: slog.Default(),
 		argon2: DefaultArgon2Params, maxHashes: DefaultMaxConcurrentHashes(), hashWait: DefaultMaxHashWait,
-		authTTL: DefaultAuthKeyTTL, refreshTTL: DefaultRefreshKeyTTL,
+		authTTL: DefaultAuthKeyTTL, refreshTTL: DefaultRefreshKeyTTL, reuseTTL: DefaultRefreshReuseInterval,
 		cacheTTL: DefaultKeyCacheTTL, cacheSize: DefaultKeyCacheSize,
 	}
 	for _, o := range opts {

@@ -82,6 +82,18 @@ type Store interface {
 	// oldID is already revoked, so that of two concurrent rotations of one
 	// pair exactly one succeeds; the errors of CreateKeyPair for next.
 	RotateKeyPair(ctx context.Context, oldID string, at time.Time, next KeyPair) error
+	// ReissueKeyPair, in one transaction, stores next (of oldID's family)
+	// beside the pair that replaced oldID, leaving oldID as it is: the
+	// answer to a reuse of oldID's refresh key within the reuse interval
+	// (two tabs refreshing at once, a retry), whose decision it takes in
+	// that transaction. [ErrKeyPairNotFound] if oldID does not exist;
+	// [ErrKeyPairRevoked] (and nothing written) unless oldID was rotated
+	// (its ReplacedBy set) after rotatedAfter and its family still holds
+	// an unrevoked pair (a family, device or user revocation, or the
+	// revocation of every pair rotation made from it, leaves none); the
+	// errors of CreateKeyPair for next. A revocation of the family
+	// concurrent with it revokes next too, or makes it fail.
+	ReissueKeyPair(ctx context.Context, oldID string, rotatedAfter time.Time, next KeyPair) error
 	// RevokeKeyPairs revokes, at time at, every unrevoked key pair that
 	// matches all the non-empty fields of sel, and returns how many it
 	// revoked. Revoked pairs keep their first RevokedAt. [ErrEmptySelector]

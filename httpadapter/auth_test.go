@@ -1,6 +1,7 @@
 package httpadapter_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -213,15 +214,21 @@ func TestKeyPairLifecycleHTTP(t *testing.T) {
 			expectStatus(t, "POST", "/api/v1/users/auth/refresh-auth-key", shop,
 				`{"refreshAuthKey":"`+second.RefreshAuthKey+`"}`, 401, "unauthenticated")
 
-			// Reusing a rotated refresh key revokes the whole family.
+			// Reusing a rotated refresh key at once (a second tab, a retry)
+			// answers another working pair of the family; past the reuse
+			// interval it revokes the whole family
+			// (TestRefreshReuseIntervalHTTP).
 			third := f.login(t, adminLogin(), shop)
 			e = expectStatus(t, "POST", "/api/v1/users/auth/refresh-auth-key", shop,
 				`{"refreshAuthKey":"`+third.RefreshAuthKey+`"}`, 200, "")
-			var fourth authData
+			var fourth, sibling authData
 			require.NoError(t, json.Unmarshal(e.Data, &fourth))
-			expectStatus(t, "POST", "/api/v1/users/auth/refresh-auth-key", shop,
-				`{"refreshAuthKey":"`+third.RefreshAuthKey+`"}`, 401, "unauthenticated")
-			expectStatus(t, "DELETE", "/api/v1/users/auth", withKey(fourth.AuthKey), "", 401, "unauthenticated")
+			e = expectStatus(t, "POST", "/api/v1/users/auth/refresh-auth-key", shop,
+				`{"refreshAuthKey":"`+third.RefreshAuthKey+`"}`, 200, "")
+			require.NoError(t, json.Unmarshal(e.Data, &sibling))
+			assert.NotEqual(t, fourth.AuthKey, sibling.AuthKey, "a pair of its own")
+			expectStatus(t, "DELETE", "/api/v1/users/auth", withKey(fourth.AuthKey), "", 200, "")
+			expectStatus(t, "DELETE", "/api/v1/users/auth", withKey(sibling.AuthKey), "", 200, "")
 
 			// Keys are bound to their brand.
 			stray := f.login(t, `{"username":"admin","password":"`+otherPassword+`"}`, jsonHeaders("other.example.com"))
@@ -342,6 +349,90 @@ func TestConcurrentLoginsHTTP(t *testing.T) {
 		assert.Equal(t, 200, rec.Code)
 	}
 	assert.Len(t, seen, n, "every login got its own pair")
+}
+
+// TestRefreshReuseIntervalHTTP: a refresh key sent again within
+// Config.RefreshReuseInterval of its rotation answers a working pair and
+// the first refresh's pair keeps working; sent again at the interval's end
+// it is refused and the family revoked (docs/authentication.md, Refresh
+// key reuse).
+func TestRefreshReuseIntervalHTTP(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		interval time.Duration // Config.RefreshReuseInterval
+		wait     time.Duration // between the refresh and its reuse
+		want     int
+	}{
+		{"default, at once", 0, 0, 200},
+		{"default, just before its end", 0, auth.DefaultRefreshReuseInterval - time.Millisecond, 200},
+		{"default, at its end", 0, auth.DefaultRefreshReuseInterval, 401},
+		{"a minute, within", time.Minute, 59 * time.Second, 200},
+		{"a minute, after", time.Minute, time.Minute, 401},
+		{"off, at once", -1, 0, 401},
+	} {
+		for storeName, newStore := range stores {
+			t.Run(tc.name+"/"+storeName, func(t *testing.T) {
+				t.Parallel()
+				var mu sync.Mutex
+				now := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+				clock := func() time.Time {
+					mu.Lock()
+					defer mu.Unlock()
+					return now
+				}
+				store := newStore(t)
+				t.Cleanup(func() { store.Close() })
+				app, err := brandbase.New(store, brandbase.Config{
+					SecretKeys: integrations.EphemeralKeyRing(), Clock: clock, RefreshReuseInterval: tc.interval, MaxHashWait: time.Minute,
+					AuthOptions: []auth.Option{auth.WithArgon2Params(testArgon2)},
+				})
+				require.NoError(t, err)
+				ctx := t.Context()
+				b, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
+				require.NoError(t, err)
+				_, err = app.Auth.CreateUser(ctx, b.ID, auth.NewUser{Username: "admin", Password: adminPassword})
+				require.NoError(t, err)
+				h, err := app.Handler(withTestLogger(&bytes.Buffer{}))
+				require.NoError(t, err)
+				f := &fixture{app: app, handler: h, brand: b}
+				shop := jsonHeaders("shop.example.com")
+				refresh := func(key string) (int, authData) {
+					rec, e := f.do(t, "POST", "/api/v1/users/auth/refresh-auth-key", shop, `{"refreshAuthKey":"`+key+`"}`)
+					var d authData
+					if rec.Code == 200 {
+						require.NoError(t, json.Unmarshal(e.Data, &d))
+					}
+					return rec.Code, d
+				}
+				me := func(key string) int {
+					rec, _ := f.do(t, "GET", "/api/v1/users/me", jsonHeaders("shop.example.com", "Auth-Key", key), "")
+					return rec.Code
+				}
+
+				rec, e := f.do(t, "POST", "/api/v1/users/auth", shop, adminLogin())
+				require.Equal(t, 200, rec.Code, rec.Body.String())
+				var first authData
+				require.NoError(t, json.Unmarshal(e.Data, &first))
+				status, w := refresh(first.RefreshAuthKey)
+				require.Equal(t, 200, status)
+				mu.Lock()
+				now = now.Add(tc.wait)
+				mu.Unlock()
+
+				status, r := refresh(first.RefreshAuthKey)
+				require.Equal(t, tc.want, status, "the reuse")
+				if tc.want == 200 {
+					assert.Equal(t, 200, me(r.AuthKey), "the reuse's pair works")
+					assert.Equal(t, 200, me(w.AuthKey), "the first refresh's pair keeps working")
+					status, _ = refresh(r.RefreshAuthKey)
+					assert.Equal(t, 200, status, "the reuse's refresh key works")
+				} else {
+					assert.Equal(t, 401, me(w.AuthKey), "the family is revoked")
+				}
+			})
+		}
+	}
 }
 
 // TestConfigWiresAuthOptions checks that brandbase.Config reaches the auth

@@ -167,6 +167,12 @@ func (s *store) RotateKeyPair(ctx context.Context, oldID string, at time.Time, n
 	return call0(ctx, s.rec, "RotateKeyPair", func(ctx context.Context) error { return s.b.RotateKeyPair(ctx, oldID, at, next) })
 }
 
+func (s *store) ReissueKeyPair(ctx context.Context, oldID string, rotatedAfter time.Time, next auth.KeyPair) error {
+	return call0(ctx, s.rec, "ReissueKeyPair", func(ctx context.Context) error {
+		return s.b.ReissueKeyPair(ctx, oldID, rotatedAfter, next)
+	})
+}
+
 func (s *store) RevokeKeyPairs(ctx context.Context, sel auth.KeySelector, at time.Time) (int, error) {
 	return call(ctx, s.rec, "RevokeKeyPairs", func(ctx context.Context) (int, error) { return s.b.RevokeKeyPairs(ctx, sel, at) })
 }

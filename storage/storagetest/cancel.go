@@ -211,6 +211,9 @@ func authCalls(s storage.Storage, c cancelled) map[string]func(ctx context.Conte
 			return err
 		},
 		"RotateKeyPair": func(ctx context.Context) error { return s.RotateKeyPair(ctx, k.ID, t0.Add(time.Hour), next) },
+		"ReissueKeyPair": func(ctx context.Context) error {
+			return s.ReissueKeyPair(ctx, k.ID, t0.Add(-time.Hour), testKey(u, k.FamilyID, ""))
+		},
 		"RevokeKeyPairs": func(ctx context.Context) error {
 			_, err := s.RevokeKeyPairs(ctx, auth.KeySelector{UserID: u.ID}, t0.Add(time.Hour))
 			return err

@@ -123,6 +123,15 @@ func keyFailures(s storage.Storage, f errorFixture) []storeFailure {
 			return s.RotateKeyPair(ctx, f.revoked.ID, t0, testKey(f.user, f.revoked.FamilyID, ""))
 		}},
 		{"RotateKeyPair to a short hash", auth.ErrKeyHashSize, func(ctx context.Context) error { return s.RotateKeyPair(ctx, f.key.ID, t0, short) }},
+		{"ReissueKeyPair missing", auth.ErrKeyPairNotFound, func(ctx context.Context) error {
+			return s.ReissueKeyPair(ctx, "missing", t0.AddDate(0, 0, -1), testKey(f.user, "", ""))
+		}},
+		{"ReissueKeyPair not rotated", auth.ErrKeyPairRevoked, func(ctx context.Context) error {
+			return s.ReissueKeyPair(ctx, f.key.ID, t0.AddDate(0, 0, -1), testKey(f.user, f.key.FamilyID, ""))
+		}},
+		{"ReissueKeyPair revoked, not rotated", auth.ErrKeyPairRevoked, func(ctx context.Context) error {
+			return s.ReissueKeyPair(ctx, f.revoked.ID, t0.AddDate(0, 0, -1), testKey(f.user, f.revoked.FamilyID, ""))
+		}},
 		{"RevokeKeyPairs empty selector", auth.ErrEmptySelector, func(ctx context.Context) error {
 			_, err := s.RevokeKeyPairs(ctx, auth.KeySelector{}, t0)
 			return err

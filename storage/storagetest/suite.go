@@ -86,6 +86,10 @@ func runKeyPairs(t *testing.T, newStore NewStore) {
 		{"CreateErrors", testKeyPairCreateErrors},
 		{"Rotate", testKeyPairRotate},
 		{"ConcurrentRotationsOneWins", testKeyPairConcurrentRotationsOneWins},
+		{"ReissueWithinInterval", testKeyPairReissueWithinInterval},
+		{"ReissueRefused", testKeyPairReissueRefused},
+		{"ReissueConcurrent", testKeyPairConcurrentReissues},
+		{"ReissueRacesFamilyRevocation", testKeyPairReissueRacesFamilyRevocation},
 		{"Revoke", testKeyPairRevoke},
 		{"DeleteExpired", testKeyPairDeleteExpired},
 	})

@@ -360,9 +360,53 @@ func (c *Core) RotateKeyPair(ctx context.Context, oldID string, at time.Time, ne
 	})
 }
 
+// ReissueKeyPair implements auth.Store: the reuse of a rotated pair's
+// refresh key within the reuse interval is decided, and next stored, in
+// one transaction, after its owner's rows are locked as a rotation locks
+// them (lockOwner), so that a revocation of the family (revokeKeys, which
+// locks the family's user for update first) either sees next or is seen
+// by it. auth.ErrKeyPairNotFound if oldID does not exist,
+// auth.ErrKeyPairRevoked unless it was rotated after rotatedAfter and its
+// family holds an unrevoked pair, then the errors of CreateKeyPair for
+// next.
+func (c *Core) ReissueKeyPair(ctx context.Context, oldID string, rotatedAfter time.Time, next auth.KeyPair) error {
+	return c.write(ctx, func(tx DB) error {
+		owner := c.lockOwner(ctx, tx, next)
+		if owner != nil && envelope.As(owner) == nil {
+			return owner
+		}
+		var rotated time.Time
+		var replacedBy string
+		var live bool
+		if err := tx.QueryRow(ctx, c.bind(`SELECT k.revoked_at, k.replaced_by,
+			       EXISTS (SELECT 1 FROM key_pairs f WHERE f.family_id = k.family_id AND f.revoked_at IS NULL)
+			  FROM key_pairs k WHERE k.id = ?`), oldID).Scan(c.d.ScanTime(&rotated), &replacedBy, &live); err != nil {
+			return c.missing(ctx, err, auth.ErrKeyPairNotFound)
+		}
+		if replacedBy == "" || !rotated.After(rotatedAfter) || !live {
+			return auth.ErrKeyPairRevoked
+		}
+		if owner != nil {
+			return owner
+		}
+		return c.insertKey(ctx, tx, next)
+	})
+}
+
 // revokeKeys revokes in tx the unrevoked pairs that sel matches, notifies
 // ChangeUser for each of their users, and returns how many it revoked.
+// A family's revocation locks the family's user first (ForUpdate, where
+// transactions run in parallel): a rotation or reissue of the family,
+// which locks it for share (lockOwner), then commits before the UPDATE
+// reads the family (at read committed, its statement sees the new pair
+// and revokes it), or starts after and sees the family revoked.
 func (c *Core) revokeKeys(ctx context.Context, tx DB, sel auth.KeySelector, at time.Time) (int, error) {
+	if sel.FamilyID != "" && c.d.ForUpdate() != "" {
+		if _, err := QueryAll(ctx, c, tx, ScanColumn[string], `SELECT id FROM users
+			WHERE id IN (SELECT user_id FROM key_pairs WHERE family_id = ?) ORDER BY id`+c.d.ForUpdate(), sel.FamilyID); err != nil {
+			return 0, err
+		}
+	}
 	where := []string{"revoked_at IS NULL"}
 	args := []any{c.d.Time(at)}
 	for _, f := range []struct{ col, val string }{
