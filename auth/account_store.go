@@ -29,12 +29,15 @@ type AccountStore interface {
 	// UpdateUser does (notifying the change of the user) and deletes the
 	// token, so that it works once. [ErrResetTokenInvalid] (and nothing
 	// written) when no such token exists or it has expired; an error from
-	// fn aborts the whole and is returned as is: the token stays.
+	// fn aborts the whole and is returned as is: the token stays. Tokens
+	// end with any change of their user's password, status or address
+	// (see [Store] UpdateUser), which fn's new password is.
 	UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*UserRecord) error) (UserRecord, error)
 }
 
 // ResetToken is a password-reset token as stored: only its SHA-256. A user
-// has at most one; a newer one replaces it.
+// has at most one; a newer one replaces it, and any change of the user's
+// password, status or email address, or its deletion, ends it.
 type ResetToken struct {
 	// UserID is the user whose password the token resets.
 	UserID string

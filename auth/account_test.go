@@ -188,3 +188,90 @@ func TestResetOfAnotherBrandRefused(t *testing.T) {
 	assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(svc.ResetPassword(ctx, e.other, req)))
 	assert.NoError(t, svc.ResetPassword(ctx, e.brand, req), "still usable in its brand")
 }
+
+// resetTokenOf asks svc for a reset link for email in e's brand and returns
+// its token.
+func resetTokenOf(t *testing.T, svc *auth.Service, sent chanSender, e *env, email string) string {
+	t.Helper()
+	require.NoError(t, svc.RequestPasswordReset(t.Context(), e.brand, auth.PasswordResetRequest{
+		EmailAddress: email, ResetPasswordLink: "https://shop.example.com/reset"}))
+	select {
+	case m := <-sent:
+		u, err := url.Parse(m.Link)
+		require.NoError(t, err)
+		return u.Query().Get("token")
+	case <-time.After(5 * time.Second):
+		t.Fatal("no message")
+		return ""
+	}
+}
+
+// TestUserChangesEndResetTokens: a reset token asked for before any change
+// of the user's password (its own, an admin's, the host's), status or
+// address no longer resets the password; a change of anything else keeps
+// it.
+func TestUserChangesEndResetTokens(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, e *env, svc *auth.Service)
+		ends   bool
+	}{
+		{"own password change", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.ChangePassword(t.Context(), login(t, e, "admin", adminPassword), auth.PasswordChange{
+				OldPassword: adminPassword, NewPassword: "secured by the owner", ConfirmPassword: "secured by the owner"})
+			require.NoError(t, err)
+		}, true},
+		{"admin sets it", func(t *testing.T, e *env, svc *auth.Service) {
+			boss, err := svc.CreateUser(t.Context(), e.brand.ID, auth.NewUser{Username: "boss", Password: "boss password",
+				Permissions: []auth.Permission{auth.PermAll}})
+			require.NoError(t, err)
+			require.NoError(t, svc.SetUserPassword(t.Context(), login(t, e, boss.Username, "boss password"), e.admin.ID, "set by the boss", ""))
+		}, true},
+		{"host sets it", func(t *testing.T, e *env, svc *auth.Service) {
+			require.NoError(t, svc.SetPassword(t.Context(), e.admin.ID, "set by the host"))
+		}, true},
+		{"deactivated", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.SetUserStatus(t.Context(), e.admin.ID, auth.StatusInactive)
+			require.NoError(t, err)
+			_, err = svc.SetUserStatus(t.Context(), e.admin.ID, auth.StatusActive)
+			require.NoError(t, err)
+		}, true},
+		{"address changed and back", func(t *testing.T, e *env, svc *auth.Service) {
+			for _, a := range []string{"moved@shop.example.com", "admin@shop.example.com"} {
+				_, err := svc.UpdateUser(t.Context(), e.admin.ID, auth.UserUpdate{EmailAddress: &a})
+				require.NoError(t, err)
+			}
+		}, true},
+		{"phone changed", func(t *testing.T, e *env, svc *auth.Service) {
+			phone := "+1 555 0199"
+			_, err := svc.UpdateUser(t.Context(), e.admin.ID, auth.UserUpdate{PhoneNumber: &phone})
+			require.NoError(t, err)
+		}, false},
+		{"every session ended", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.RevokeUserKeys(t.Context(), e.admin.ID)
+			require.NoError(t, err)
+		}, false},
+		{"permission revoked", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.Revoke(t.Context(), e.admin.ID, auth.PermAll)
+			require.NoError(t, err)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forEachStore(t, func(t *testing.T, e *env) {
+				sent := make(chanSender, 4)
+				svc := auth.NewService(e.store, auth.WithClock(e.clock.Now), auth.WithArgon2Params(fastArgon2), auth.WithMessageSender(sent))
+				tok := resetTokenOf(t, svc, sent, e, "admin@shop.example.com")
+				tc.change(t, e, svc)
+				err := svc.ResetPassword(t.Context(), e.brand, auth.PasswordReset{
+					EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "taken back by the reader"})
+				if tc.ends {
+					assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err), "the change ended the token")
+				} else {
+					assert.NoError(t, err, "the token outlives this change")
+				}
+			})
+		})
+	}
+}

@@ -389,6 +389,52 @@ func TestPasswordResetHTTP(t *testing.T) {
 	}
 }
 
+// TestPasswordChangeEndsResetTokenHTTP: a reset link asked for before the
+// owner changed its password (or an administrator set it) no longer resets
+// it: whoever read the mail cannot take the account back.
+func TestPasswordChangeEndsResetTokenHTTP(t *testing.T) {
+	t.Parallel()
+	for name, newStore := range stores {
+		for _, tc := range []struct {
+			name   string
+			change func(t *testing.T, f *integFixture) int
+		}{
+			{"own change", func(t *testing.T, f *integFixture) int {
+				rec, _ := f.do(t, "PUT", "/api/v1/users/change-password", jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]),
+					`{"oldPassword":"`+adminPassword+`","newPassword":"secured by the owner","confirmPassword":"secured by the owner"}`)
+				return rec.Code
+			}},
+			{"set by another admin", func(t *testing.T, f *integFixture) int {
+				_, err := f.app.Auth.CreateUser(t.Context(), f.brand.ID, auth.NewUser{Username: "second", Password: "second admin password",
+					Permissions: []auth.Permission{auth.PermAll}})
+				require.NoError(t, err)
+				key := f.login(t, `{"username":"second","password":"second admin password"}`, jsonHeaders("shop.example.com")).AuthKey
+				rec, _ := f.do(t, "PUT", "/api/v1/users/"+f.admin.ID+"/change-password", jsonHeaders("shop.example.com", "Auth-Key", key),
+					`{"newPassword":"secured by an admin"}`)
+				return rec.Code
+			}},
+		} {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				f := newIntegFixture(t, newStore)
+				shop := jsonHeaders("shop.example.com")
+				rec, _ := f.do(t, "POST", "/api/v1/users/forgot-password", shop,
+					`{"emailAddress":"admin@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`)
+				require.Equal(t, http.StatusOK, rec.Code)
+				link, err := url.Parse(f.mail.next(t).Link)
+				require.NoError(t, err)
+				require.Equal(t, http.StatusOK, tc.change(t, f))
+				rec, e := f.do(t, "POST", "/api/v1/users/reset-password", shop, fmt.Sprintf(
+					`{"emailAddress":"admin@shop.example.com","token":%q,"newPassword":"taken back by the reader"}`, link.Query().Get("token")))
+				assert.Equal(t, http.StatusBadRequest, rec.Code, "the change ended the token")
+				assert.Equal(t, []string{"token:invalid_token"}, errorsOf(e))
+				rec, _ = f.do(t, "POST", "/api/v1/users/auth", shop, `{"username":"admin","password":"taken back by the reader"}`)
+				assert.Equal(t, http.StatusUnauthorized, rec.Code, "the reader's password was never set")
+			})
+		}
+	}
+}
+
 // TestPasswordResetRoutesNeedASender: without a message sender the two
 // routes are not mounted.
 func TestPasswordResetRoutesNeedASender(t *testing.T) {
