@@ -303,6 +303,59 @@ func TestSetUserPasswordHTTP(t *testing.T) {
 	}
 }
 
+// TestActingOnAUserNeedsItsPermissionsHTTP: a holder of users.write alone
+// neither sets the password of a "*" admin (and so signs in as it), nor
+// lists or ends its devices, nor those of a user holding a permission it
+// lacks; it still acts on a user whose permissions it holds.
+func TestActingOnAUserNeedsItsPermissionsHTTP(t *testing.T) {
+	t.Parallel()
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newIntegFixture(t, newStore)
+			shop := jsonHeaders("shop.example.com")
+			_, err := f.app.Auth.CreateUser(t.Context(), f.brand.ID, auth.NewUser{Username: "manager", Password: "manager password",
+				Permissions: []auth.Permission{auth.PermUsersWrite}})
+			require.NoError(t, err)
+			manager := jsonHeaders("shop.example.com", "Auth-Key", f.login(t, `{"username":"manager","password":"manager password"}`, shop).AuthKey)
+			analyst, err := f.app.Auth.UserByUsername(t.Context(), f.brand.ID, "analyst")
+			require.NoError(t, err)
+			firstDevice := func(path string) string {
+				_, e := f.do(t, "GET", path, jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]), "")
+				var devices []deviceUser
+				require.NoError(t, json.Unmarshal(e.Data, &devices))
+				require.NotEmpty(t, devices)
+				return devices[0].ID
+			}
+			analystDevices := "/api/v1/users/" + analyst.ID + "/devices"
+			adminDevices := "/api/v1/users/" + f.admin.ID + "/devices"
+			for _, sc := range []struct{ name, method, path, body string }{
+				{"set the admin's password", "PUT", "/api/v1/users/" + f.admin.ID + "/change-password", `{"newPassword":"taken over by manager"}`},
+				{"list the admin's devices", "GET", adminDevices, ""},
+				{"end the admin's device", "DELETE", adminDevices + "/" + firstDevice(adminDevices), ""},
+				{"set the analyst's password", "PUT", "/api/v1/users/" + analyst.ID + "/change-password", `{"newPassword":"taken over by manager"}`},
+				{"list the analyst's devices", "GET", analystDevices, ""},
+				{"end the analyst's device", "DELETE", analystDevices + "/" + firstDevice(analystDevices), ""},
+			} {
+				rec, e := f.do(t, sc.method, sc.path, manager, sc.body)
+				assert.Equal(t, http.StatusForbidden, rec.Code, sc.name)
+				assert.Equal(t, []string{":access_denied"}, errorsOf(e), sc.name)
+			}
+			rec, _ := f.do(t, "POST", "/api/v1/users/auth", shop, `{"username":"admin","password":"taken over by manager"}`)
+			assert.Equal(t, http.StatusUnauthorized, rec.Code, "the manager never signs in as the admin")
+			rec, _ = f.do(t, "GET", "/api/v1/users/me", jsonHeaders("shop.example.com", "Auth-Key", f.keys["analyst"]), "")
+			assert.Equal(t, http.StatusOK, rec.Code, "the analyst's session stands")
+			rec, _ = f.do(t, "GET", "/api/v1/users/me", jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]), "")
+			assert.Equal(t, http.StatusOK, rec.Code, "the admin's session stands")
+
+			rec, e := f.do(t, "PUT", "/api/v1/users/"+f.viewer.ID+"/change-password", manager, `{"newPassword":"set by the manager"}`)
+			assert.Equal(t, http.StatusOK, rec.Code, "a user whose permissions it holds (none): %v", errorsOf(e))
+			rec, _ = f.do(t, "GET", "/api/v1/users/"+f.viewer.ID+"/devices", manager, "")
+			assert.Equal(t, http.StatusOK, rec.Code)
+		})
+	}
+}
+
 func TestPasswordResetHTTP(t *testing.T) {
 	t.Parallel()
 	for name, newStore := range stores {
