@@ -179,14 +179,21 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, req PasswordC
 // ([Service.SetPassword]). confirm, when not empty, must equal password.
 // actor may act on the user only under the rule of [CanActOn] (users.write
 // and every permission the user holds), checked again in the write that
-// sets the password.
+// sets the password; and never on itself: its own password is changed with
+// [Service.ChangePassword] (PUT users/change-password), which checks the
+// old password and is limited as a login is, so that a stolen key cannot
+// set it.
 //
-// It fails with KindForbidden (code access_denied) when actor may not act
-// on the user; KindNotFound when no such user is in actor's brand
+// It fails with KindForbidden (code access_denied) when actor is the user,
+// or may not act on it; KindNotFound when no such user is in actor's brand
 // (for an actor holding users.write); KindInvalid for a password the rules
 // refuse (field newPassword) or a confirmation unlike it (field
 // confirmPassword, code mismatch); the store's errors.
 func (s *Service) SetUserPassword(ctx context.Context, actor Principal, userID, password, confirm string) error {
+	if actor.UserID != "" && actor.UserID == userID {
+		return errAccessDenied("A user does not set its own password here: PUT users/change-password (ChangePassword) changes it, " +
+			"checking the old password.")
+	}
 	if _, err := s.UserToActOn(ctx, actor, userID); err != nil {
 		return err
 	}

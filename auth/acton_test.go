@@ -140,3 +140,18 @@ func TestSetUserPasswordChecksInItsWrite(t *testing.T) {
 		login(t, e, "admin", adminPassword)
 	})
 }
+
+// TestSetUserPasswordRefusesSelf: the admin route never changes the
+// caller's own password, even for a "*" admin: that is ChangePassword's,
+// which checks the old password.
+func TestSetUserPasswordRefusesSelf(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		admin := login(t, e, "admin", adminPassword)
+		err := e.svc.SetUserPassword(t.Context(), admin, e.admin.ID, "set without the old one", "")
+		require.Equal(t, auth.CodeAccessDenied, envelope.CodeOf(err))
+		assert.Equal(t, envelope.KindForbidden, envelope.KindOf(err))
+		assert.Contains(t, envelope.As(err).Message, "PUT users/change-password")
+		login(t, e, "admin", adminPassword)
+	})
+}

@@ -356,6 +356,29 @@ func TestActingOnAUserNeedsItsPermissionsHTTP(t *testing.T) {
 	}
 }
 
+// TestSetOwnPasswordRefusedHTTP: a key of the user, even a "*" admin's,
+// does not set the user's own password through the administrator's route,
+// which skips the old-password check and the login limits; the answer
+// names the route that checks it.
+func TestSetOwnPasswordRefusedHTTP(t *testing.T) {
+	t.Parallel()
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newIntegFixture(t, newStore)
+			rec, e := f.do(t, "PUT", "/api/v1/users/"+f.admin.ID+"/change-password", jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]),
+				`{"newPassword":"set with a stolen key","confirmPassword":"set with a stolen key"}`)
+			require.Equal(t, http.StatusForbidden, rec.Code)
+			assert.Equal(t, []string{":access_denied"}, errorsOf(e))
+			require.NotNil(t, e.Errors[0].Message)
+			assert.Contains(t, *e.Errors[0].Message, "PUT users/change-password")
+			rec, _ = f.do(t, "GET", "/api/v1/users/me", jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]), "")
+			assert.Equal(t, http.StatusOK, rec.Code, "the session stands: nothing changed")
+			f.login(t, adminLogin(), jsonHeaders("shop.example.com"))
+		})
+	}
+}
+
 func TestPasswordResetHTTP(t *testing.T) {
 	t.Parallel()
 	for name, newStore := range stores {

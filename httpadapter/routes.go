@@ -288,7 +288,8 @@ var specRoutes = []route{
 		pattern: "PUT /api/v1/users/{id}/change-password", id: "changePasswordOfUser", tag: tagAccount,
 		summary: "Set another user's password",
 		description: "Needs users.write and every permission the user holds. Sets the password of a user of the caller's brand " +
-			"and ends every session of that user. Answers true.",
+			"and ends every session of that user. Answers true. The caller's own id is refused (403 access_denied): " +
+			"PUT users/change-password changes one's own password, checking the old one.",
 		access: accessAuthKey, body: reflect.TypeFor[SetPasswordRequest](), data: reflect.TypeFor[bool](), limit: limitUpdates,
 		errors: map[int][]string{
 			400: {"required", "too_short", "too_long", auth.CodeTooCommon, auth.CodeMismatch},
