@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,7 +139,9 @@ func TestPasswordResetSameWorkKnownOrNot(t *testing.T) {
 	assert.Empty(t, sent, "the unknown address got none")
 }
 
-// TestResetTokenExpiresAfterAnHour uses the service's clock.
+// TestResetTokenExpiresAfterAnHour uses the service's clock, advanced by
+// literal durations (not by auth.ResetTokenTTL, which a longer lifetime
+// would pass): a token works at 59m59s, not at 60m, nor at 60m01s.
 func TestResetTokenExpiresAfterAnHour(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
@@ -152,21 +155,23 @@ func TestResetTokenExpiresAfterAnHour(t *testing.T) {
 			case m := <-sent:
 				u, err := url.Parse(m.Link)
 				require.NoError(t, err)
-				assert.Equal(t, e.clock.Now().Add(auth.ResetTokenTTL).UTC(), m.ExpiresAt.UTC())
+				assert.Equal(t, e.clock.Now().Add(time.Hour).UTC(), m.ExpiresAt.UTC())
 				return u.Query().Get("token")
 			case <-time.After(5 * time.Second):
 				t.Fatal("no message")
 				return ""
 			}
 		}
+		for _, age := range []time.Duration{time.Hour, time.Hour + time.Second} {
+			tok := token()
+			e.clock.Add(age)
+			err := svc.ResetPassword(ctx, e.brand, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
+			assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err), "expired after an hour (%s)", age)
+		}
 		tok := token()
-		e.clock.Add(auth.ResetTokenTTL)
-		err := svc.ResetPassword(ctx, e.brand, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
-		assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err), "expired after an hour")
-		tok = token()
-		e.clock.Add(auth.ResetTokenTTL - time.Second)
+		e.clock.Add(59*time.Minute + 59*time.Second)
 		assert.NoError(t, svc.ResetPassword(ctx, e.brand, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"}))
-		err = svc.ResetPassword(ctx, e.other, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
+		err := svc.ResetPassword(ctx, e.other, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
 		assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err))
 	})
 }
@@ -274,4 +279,56 @@ func TestUserChangesEndResetTokens(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestRegistrationClosedByDefault: Register refuses a sign-up in a brand
+// whose settings do not open it, and stores no user; once opened, the new
+// user is active and holds no permission.
+func TestRegistrationClosedByDefault(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		r := auth.Registration{Username: "newbie", EmailAddress: "newbie@shop.example.com", Password: "a long new password"}
+		_, err := e.svc.Register(ctx, e.brand, r)
+		assert.Equal(t, envelope.KindForbidden, envelope.KindOf(err))
+		assert.Equal(t, auth.CodeRegistrationClosed, envelope.CodeOf(err))
+		_, err = e.svc.UserByUsername(ctx, e.brand.ID, "newbie")
+		assert.ErrorIs(t, err, auth.ErrUserNotFound, "no user stored")
+		require.NoError(t, e.svc.SetBrandSettings(ctx, e.other.ID, auth.BrandSettings{RegistrationOpen: true}))
+		_, err = e.svc.Register(ctx, e.brand, r)
+		assert.Equal(t, auth.CodeRegistrationClosed, envelope.CodeOf(err), "another brand's setting opens nothing here")
+
+		require.NoError(t, e.svc.SetBrandSettings(ctx, e.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+		u, err := e.svc.Register(ctx, e.brand, r)
+		require.NoError(t, err)
+		assert.Equal(t, auth.StatusActive, u.Status)
+		assert.Empty(t, u.Permissions)
+		login(t, e, "newbie", "a long new password")
+	})
+}
+
+// TestChangePasswordChecksTheOldOne: a wrong old password changes nothing:
+// the password and every session stand.
+func TestChangePasswordChecksTheOldOne(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		sess, err := e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword})
+		require.NoError(t, err)
+		p, err := e.svc.Authenticate(ctx, e.brand, sess.AuthKey)
+		require.NoError(t, err)
+		for _, old := range []string{"not the password", strings.ToUpper(adminPassword), adminPassword + " "} {
+			_, err := e.svc.ChangePassword(ctx, p, auth.PasswordChange{OldPassword: old,
+				NewPassword: "set without the old one", ConfirmPassword: "set without the old one"})
+			require.Equal(t, envelope.KindInvalid, envelope.KindOf(err), "%q", old)
+			f := envelope.As(err).Fields
+			require.Len(t, f, 1)
+			assert.Equal(t, "oldPassword:"+auth.CodeIncorrectPassword, f[0].Field+":"+f[0].Code)
+		}
+		_, err = e.svc.Authenticate(ctx, e.brand, sess.AuthKey)
+		assert.NoError(t, err, "the session stands")
+		_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: "set without the old one"})
+		assert.Equal(t, envelope.KindUnauthenticated, envelope.KindOf(err), "the new password was never set")
+		login(t, e, "admin", adminPassword)
+	})
 }

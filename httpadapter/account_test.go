@@ -189,6 +189,43 @@ func TestRegisterHTTP(t *testing.T) {
 	}
 }
 
+// TestRegisterTakesNoPermissionOrStatusHTTP: a sign-up body that names
+// permissions, a status, a brand or an id sets none of them: the new user
+// is an active user of the request's brand holding no permission.
+func TestRegisterTakesNoPermissionOrStatusHTTP(t *testing.T) {
+	t.Parallel()
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newIntegFixture(t, newStore)
+			require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+			for i, extra := range []string{
+				`"permissions":["*"]`,
+				`"Permissions":"*"`,
+				`"permissions":["users.write","integrations.analytics.write"],"roles":["admin"],"isAdmin":true`,
+				`"status":"Inactive"`,
+				`"status":"Active","permissions":["*"],"brandId":"` + f.other.ID + `","id":"` + f.admin.ID + `"`,
+			} {
+				username := fmt.Sprintf("sneaky%d", i)
+				rec, e := f.do(t, "POST", "/api/v1/users/register", jsonHeaders("shop.example.com"),
+					`{"username":"`+username+`","password":"a long new password",`+extra+`}`)
+				require.Equal(t, http.StatusCreated, rec.Code, "%s: %s", extra, rec.Body.String())
+				var u userData
+				require.NoError(t, json.Unmarshal(e.Data, &u))
+				assert.Empty(t, u.Permissions, extra)
+				assert.Equal(t, "Active", u.Status, extra)
+				assert.Equal(t, f.brand.ID, u.BrandID, extra)
+				assert.NotEqual(t, f.admin.ID, u.ID, extra)
+				stored, err := f.app.Auth.User(t.Context(), u.ID)
+				require.NoError(t, err)
+				assert.Empty(t, stored.Permissions, "stored: %s", extra)
+				assert.Equal(t, auth.StatusActive, stored.Status, "stored: %s", extra)
+				f.login(t, `{"username":"`+username+`","password":"a long new password"}`, jsonHeaders("shop.example.com"))
+			}
+		})
+	}
+}
+
 func TestRegisterIsLimitedPerIP(t *testing.T) {
 	t.Parallel()
 	clock := newClock()
