@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"time"
 )
 
@@ -22,7 +23,11 @@ type AccountStore interface {
 
 	// PutResetToken stores t as its user's reset token, replacing any
 	// other of the user. [ErrUserNotFound] if t.UserID names no user;
-	// [ErrKeyHashSize] if t.Hash is not 32 bytes.
+	// [ErrKeyHashSize] if t.Hash is not 32 bytes; [ErrResetTokenInvalid]
+	// (nothing stored) if t.UserStamp is set and is not the user's
+	// [UserRecord.TokenStamp] as the transaction reads it: its password,
+	// status or address changed since the token was asked for, which ends
+	// the token before it is stored.
 	PutResetToken(ctx context.Context, t ResetToken) error
 	// UseResetToken, in one transaction, finds the token whose Hash is
 	// hash and that has not expired at time at, applies fn to its user as
@@ -48,4 +53,21 @@ type ResetToken struct {
 	// CreatedAt and ExpiresAt bound when the token works.
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// UserStamp, when set, is the user's [UserRecord.TokenStamp] when the
+	// token was asked for: the store refuses to store a token whose user
+	// changed since (see PutResetToken).
+	UserStamp []byte
+}
+
+// TokenStamp is a digest of what ends a user's single-use tokens when it
+// changes: its password hash, status and email address. A token made
+// from a read of the user is stored only while the stamp is unchanged, so
+// that a change made between the read and the store write ends it too.
+func (r UserRecord) TokenStamp() []byte {
+	h := sha256.New()
+	for _, f := range []string{r.PasswordHash, string(r.Status), r.EmailAddress, r.EmailKey} {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	return h.Sum(nil)
 }

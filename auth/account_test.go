@@ -332,3 +332,74 @@ func TestChangePasswordChecksTheOldOne(t *testing.T) {
 		login(t, e, "admin", adminPassword)
 	})
 }
+
+// heldPuts is a real store whose PutResetToken waits for a gate, then
+// reports its answer.
+type heldPuts struct {
+	storage.Storage
+	gate    chan struct{}
+	answers chan error
+}
+
+func (h heldPuts) PutResetToken(ctx context.Context, t auth.ResetToken) error {
+	<-h.gate
+	err := h.Storage.PutResetToken(ctx, t)
+	h.answers <- err
+	return err
+}
+
+// TestChangeBeforeTheTokenIsStoredEndsIt: a reset asked for before a
+// change of the user's password, status or address, whose token's store
+// write (on a goroutine of its own) comes after the change, stores no
+// token and sends nothing.
+func TestChangeBeforeTheTokenIsStoredEndsIt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, e *env, svc *auth.Service)
+		stored bool
+	}{
+		{"password", func(t *testing.T, e *env, svc *auth.Service) {
+			require.NoError(t, svc.SetPassword(t.Context(), e.admin.ID, "secured by the owner"))
+		}, false},
+		{"status", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.SetUserStatus(t.Context(), e.admin.ID, auth.StatusInactive)
+			require.NoError(t, err)
+		}, false},
+		{"phone", func(t *testing.T, e *env, svc *auth.Service) {
+			phone := "+1 555 0199"
+			_, err := svc.UpdateUser(t.Context(), e.admin.ID, auth.UserUpdate{PhoneNumber: &phone})
+			require.NoError(t, err)
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forEachStore(t, func(t *testing.T, e *env) {
+				held := heldPuts{Storage: e.store, gate: make(chan struct{}), answers: make(chan error, 1)}
+				sent := make(chanSender, 4)
+				svc := auth.NewService(held, auth.WithClock(e.clock.Now), auth.WithArgon2Params(fastArgon2), auth.WithMessageSender(sent))
+				require.NoError(t, svc.RequestPasswordReset(t.Context(), e.brand, auth.PasswordResetRequest{
+					EmailAddress: "admin@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
+				tc.change(t, e, svc)
+				close(held.gate)
+				var err error
+				select {
+				case err = <-held.answers:
+				case <-time.After(5 * time.Second):
+					t.Fatal("the token was never written")
+				}
+				if tc.stored {
+					assert.NoError(t, err)
+					select {
+					case <-sent:
+					case <-time.After(5 * time.Second):
+						t.Fatal("no message")
+					}
+					return
+				}
+				assert.ErrorIs(t, err, auth.ErrResetTokenInvalid, "the change ended the token before it was stored")
+				assert.Empty(t, sent, "nothing sent")
+			})
+		})
+	}
+}

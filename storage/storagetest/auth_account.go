@@ -28,6 +28,7 @@ func runAccount(t *testing.T, newStore NewStore) {
 		{"ResetTokenRefusedKeepsIt", testResetTokenRefusedKeepsIt},
 		{"ResetTokenErrors", testResetTokenErrors},
 		{"ResetTokenEndedByUserChange", testResetTokenEndedByUserChange},
+		{"ResetTokenStampRefused", testResetTokenStampRefused},
 	})
 }
 
@@ -155,6 +156,44 @@ func testResetTokenEndedByUserChange(t *testing.T, newStore NewStore) {
 			}
 			assert.True(t, tokenAlive(t, s, theirs), "another user's token stays")
 		})
+	}
+}
+
+// testResetTokenStampRefused checks that PutResetToken stores a token
+// whose UserStamp is its user's TokenStamp, and refuses one asked for
+// before a change of the password, status or address (nothing stored, the
+// user's earlier token kept), but not one asked for before another change.
+func testResetTokenStampRefused(t *testing.T, newStore NewStore) {
+	s, _, u := openWithUser(t, newStore, "stamp")
+	ctx := t.Context()
+	first := resetToken(u)
+	first.UserStamp = u.TokenStamp()
+	require.NoError(t, s.PutResetToken(ctx, first), "the stamp of the user as it is")
+	assert.True(t, tokenAlive(t, s, first))
+
+	stale := resetToken(u)
+	stale.UserStamp = u.TokenStamp()
+	u, err := s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error { r.PhoneNumber = "+1 555 0199"; return nil })
+	require.NoError(t, err)
+	require.NoError(t, s.PutResetToken(ctx, stale), "a change of the phone leaves the stamp")
+	assert.True(t, tokenAlive(t, s, stale))
+
+	for _, change := range []func(*auth.UserRecord){
+		func(r *auth.UserRecord) { r.PasswordHash = "$argon2id$stamped" },
+		func(r *auth.UserRecord) { r.Status = auth.StatusInactive },
+		func(r *auth.UserRecord) { r.Status = auth.StatusActive },
+		func(r *auth.UserRecord) { r.EmailAddress, r.EmailKey = "new@example.com", "new@example.com" },
+	} {
+		kept := resetToken(u)
+		require.NoError(t, s.PutResetToken(ctx, kept))
+		stale := resetToken(u)
+		stale.UserStamp = u.TokenStamp()
+		u, err = s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error { change(r); return nil })
+		require.NoError(t, err)
+		require.NoError(t, s.PutResetToken(ctx, kept), "a token without a stamp is not checked")
+		assert.ErrorIs(t, s.PutResetToken(ctx, stale), auth.ErrResetTokenInvalid, "asked for before the change")
+		assert.False(t, tokenAlive(t, s, stale), "nothing stored")
+		assert.True(t, tokenAlive(t, s, kept), "the user's token stays")
 	}
 }
 

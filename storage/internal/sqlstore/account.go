@@ -4,6 +4,7 @@ package sqlstore
 // tokens.
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -64,13 +65,23 @@ func (c *Core) SetBrandSettings(ctx context.Context, brandID string, bs auth.Bra
 // PutResetToken implements auth.AccountStore: it stores t as its user's
 // token, replacing the user's earlier one; auth.ErrUserNotFound if the
 // user does not exist, auth.ErrKeyHashSize for a hash that is not 32
-// bytes.
+// bytes, auth.ErrResetTokenInvalid if t.UserStamp is set and the user's
+// stamp (read under its row's lock, as every user write takes it) is
+// another.
 func (c *Core) PutResetToken(ctx context.Context, t auth.ResetToken) error {
 	if len(t.Hash) != 32 {
 		return auth.ErrKeyHashSize
 	}
 	return c.write(ctx, func(tx DB) error {
-		_, err := c.exec(ctx, tx, nil, auth.ErrUserNotFound, `INSERT INTO password_reset_tokens
+		u, err := queryOne(ctx, c, tx, c.scanUser, auth.ErrUserNotFound,
+			`SELECT `+UserColumns+` FROM users WHERE id = ?`+c.d.ForUpdate(), t.UserID)
+		if err != nil {
+			return err
+		}
+		if t.UserStamp != nil && !bytes.Equal(t.UserStamp, u.TokenStamp()) {
+			return auth.ErrResetTokenInvalid // its user changed since: the change ended it
+		}
+		_, err = c.exec(ctx, tx, nil, auth.ErrUserNotFound, `INSERT INTO password_reset_tokens
 			(user_id, brand_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (user_id) DO UPDATE SET brand_id = excluded.brand_id, token_hash = excluded.token_hash,
 			created_at = excluded.created_at, expires_at = excluded.expires_at`,
