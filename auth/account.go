@@ -190,15 +190,25 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, req PasswordC
 // SetUserPassword sets the password of the user userID of actor's brand,
 // as an administrator does, and ends every session of that user
 // ([Service.SetPassword]). confirm, when not empty, must equal password.
+// actor may act on the user only under the rule of [CanActOn] (users.write
+// and every permission the user holds), checked again in the write that
+// sets the password; and never on itself: its own password is changed with
+// [Service.ChangePassword] (PUT users/change-password), which checks the
+// old password and is limited as a login is, so that a stolen key cannot
+// set it.
 //
-// It fails with KindForbidden (code access_denied) unless actor holds
-// [PermUsersWrite]; KindNotFound when no such user is in actor's brand;
-// KindInvalid for a password the rules refuse (field newPassword) or a
-// confirmation unlike it (field confirmPassword, code mismatch); the
-// store's errors.
+// It fails with KindForbidden (code access_denied) when actor is the user,
+// or may not act on it; KindNotFound when no such user is in actor's brand
+// (for an actor holding users.write); KindInvalid for a password the rules
+// refuse (field newPassword) or a confirmation unlike it (field
+// confirmPassword, code mismatch); the store's errors.
 func (s *Service) SetUserPassword(ctx context.Context, actor Principal, userID, password, confirm string) error {
-	if !actor.Can(PermUsersWrite) {
-		return envelope.New(envelope.KindForbidden, "access_denied", "Changing another user's password needs the users.write permission.")
+	if actor.UserID != "" && actor.UserID == userID {
+		return errAccessDenied("A user does not set its own password here: PUT users/change-password (ChangePassword) changes it, " +
+			"checking the old password.")
+	}
+	if _, err := s.UserToActOn(ctx, actor, userID); err != nil {
+		return err
 	}
 	var v envelope.Validation
 	validatePassword(&v, "newPassword", password)
@@ -208,12 +218,5 @@ func (s *Service) SetUserPassword(ctx context.Context, actor Principal, userID, 
 	if err := v.Err(); err != nil {
 		return err
 	}
-	u, err := s.store.UserByID(ctx, userID)
-	if errors.Is(err, ErrUserNotFound) || err == nil && u.BrandID != actor.BrandID {
-		return envelope.New(envelope.KindNotFound, "not_found", "No user of this brand has this ID.")
-	}
-	if err != nil {
-		return err
-	}
-	return s.SetPassword(ctx, userID, password)
+	return s.setPassword(ctx, userID, password, func(r *UserRecord) error { return CanActOn(actor, r.User) })
 }

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"time"
 )
 
@@ -22,19 +23,26 @@ type AccountStore interface {
 
 	// PutResetToken stores t as its user's reset token, replacing any
 	// other of the user. [ErrUserNotFound] if t.UserID names no user;
-	// [ErrKeyHashSize] if t.Hash is not 32 bytes.
+	// [ErrKeyHashSize] if t.Hash is not 32 bytes; [ErrResetTokenInvalid]
+	// (nothing stored) if t.UserStamp is set and is not the user's
+	// [UserRecord.TokenStamp] as the transaction reads it: its password,
+	// status or address changed since the token was asked for, which ends
+	// the token before it is stored.
 	PutResetToken(ctx context.Context, t ResetToken) error
 	// UseResetToken, in one transaction, finds the token whose Hash is
 	// hash and that has not expired at time at, applies fn to its user as
 	// UpdateUser does (notifying the change of the user) and deletes the
 	// token, so that it works once. [ErrResetTokenInvalid] (and nothing
 	// written) when no such token exists or it has expired; an error from
-	// fn aborts the whole and is returned as is: the token stays.
+	// fn aborts the whole and is returned as is: the token stays. Tokens
+	// end with any change of their user's password, status or address
+	// (see [Store] UpdateUser), which fn's new password is.
 	UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*UserRecord) error) (UserRecord, error)
 }
 
 // ResetToken is a password-reset token as stored: only its SHA-256. A user
-// has at most one; a newer one replaces it.
+// has at most one; a newer one replaces it, and any change of the user's
+// password, status or email address, or its deletion, ends it.
 type ResetToken struct {
 	// UserID is the user whose password the token resets.
 	UserID string
@@ -45,4 +53,21 @@ type ResetToken struct {
 	// CreatedAt and ExpiresAt bound when the token works.
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// UserStamp, when set, is the user's [UserRecord.TokenStamp] when the
+	// token was asked for: the store refuses to store a token whose user
+	// changed since (see PutResetToken).
+	UserStamp []byte
+}
+
+// TokenStamp is a digest of what ends a user's single-use tokens when it
+// changes: its password hash, status and email address. A token made
+// from a read of the user is stored only while the stamp is unchanged, so
+// that a change made between the read and the store write ends it too.
+func (r UserRecord) TokenStamp() []byte {
+	h := sha256.New()
+	for _, f := range []string{r.PasswordHash, string(r.Status), r.EmailAddress, r.EmailKey} {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
+	}
+	return h.Sum(nil)
 }

@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,7 +139,9 @@ func TestPasswordResetSameWorkKnownOrNot(t *testing.T) {
 	assert.Empty(t, sent, "the unknown address got none")
 }
 
-// TestResetTokenExpiresAfterAnHour uses the service's clock.
+// TestResetTokenExpiresAfterAnHour uses the service's clock, advanced by
+// literal durations (not by auth.ResetTokenTTL, which a longer lifetime
+// would pass): a token works at 59m59s, not at 60m, nor at 60m01s.
 func TestResetTokenExpiresAfterAnHour(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, e *env) {
@@ -152,21 +155,23 @@ func TestResetTokenExpiresAfterAnHour(t *testing.T) {
 			case m := <-sent:
 				u, err := url.Parse(m.Link)
 				require.NoError(t, err)
-				assert.Equal(t, e.clock.Now().Add(auth.ResetTokenTTL).UTC(), m.ExpiresAt.UTC())
+				assert.Equal(t, e.clock.Now().Add(time.Hour).UTC(), m.ExpiresAt.UTC())
 				return u.Query().Get("token")
 			case <-time.After(5 * time.Second):
 				t.Fatal("no message")
 				return ""
 			}
 		}
+		for _, age := range []time.Duration{time.Hour, time.Hour + time.Second} {
+			tok := token()
+			e.clock.Add(age)
+			err := svc.ResetPassword(ctx, e.brand, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
+			assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err), "expired after an hour (%s)", age)
+		}
 		tok := token()
-		e.clock.Add(auth.ResetTokenTTL)
-		err := svc.ResetPassword(ctx, e.brand, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
-		assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err), "expired after an hour")
-		tok = token()
-		e.clock.Add(auth.ResetTokenTTL - time.Second)
+		e.clock.Add(59*time.Minute + 59*time.Second)
 		assert.NoError(t, svc.ResetPassword(ctx, e.brand, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"}))
-		err = svc.ResetPassword(ctx, e.other, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
+		err := svc.ResetPassword(ctx, e.other, auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "reset passphrase"})
 		assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err))
 	})
 }
@@ -187,4 +192,214 @@ func TestResetOfAnotherBrandRefused(t *testing.T) {
 	req := auth.PasswordReset{EmailAddress: "admin@shop.example.com", Token: u.Query().Get("token"), NewPassword: "reset passphrase"}
 	assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(svc.ResetPassword(ctx, e.other, req)))
 	assert.NoError(t, svc.ResetPassword(ctx, e.brand, req), "still usable in its brand")
+}
+
+// resetTokenOf asks svc for a reset link for email in e's brand and returns
+// its token.
+func resetTokenOf(t *testing.T, svc *auth.Service, sent chanSender, e *env, email string) string {
+	t.Helper()
+	require.NoError(t, svc.RequestPasswordReset(t.Context(), e.brand, auth.PasswordResetRequest{
+		EmailAddress: email, ResetPasswordLink: "https://shop.example.com/reset"}))
+	select {
+	case m := <-sent:
+		u, err := url.Parse(m.Link)
+		require.NoError(t, err)
+		return u.Query().Get("token")
+	case <-time.After(5 * time.Second):
+		t.Fatal("no message")
+		return ""
+	}
+}
+
+// TestUserChangesEndResetTokens: a reset token asked for before any change
+// of the user's password (its own, an admin's, the host's), status or
+// address no longer resets the password; a change of anything else keeps
+// it.
+func TestUserChangesEndResetTokens(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, e *env, svc *auth.Service)
+		ends   bool
+	}{
+		{"own password change", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.ChangePassword(t.Context(), login(t, e, "admin", adminPassword), auth.PasswordChange{
+				OldPassword: adminPassword, NewPassword: "secured by the owner", ConfirmPassword: "secured by the owner"})
+			require.NoError(t, err)
+		}, true},
+		{"admin sets it", func(t *testing.T, e *env, svc *auth.Service) {
+			boss, err := svc.CreateUser(t.Context(), e.brand.ID, auth.NewUser{Username: "boss", Password: "boss password",
+				Permissions: []auth.Permission{auth.PermAll}})
+			require.NoError(t, err)
+			require.NoError(t, svc.SetUserPassword(t.Context(), login(t, e, boss.Username, "boss password"), e.admin.ID, "set by the boss", ""))
+		}, true},
+		{"host sets it", func(t *testing.T, e *env, svc *auth.Service) {
+			require.NoError(t, svc.SetPassword(t.Context(), e.admin.ID, "set by the host"))
+		}, true},
+		{"deactivated", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.SetUserStatus(t.Context(), e.admin.ID, auth.StatusInactive)
+			require.NoError(t, err)
+			_, err = svc.SetUserStatus(t.Context(), e.admin.ID, auth.StatusActive)
+			require.NoError(t, err)
+		}, true},
+		{"address changed and back", func(t *testing.T, e *env, svc *auth.Service) {
+			for _, a := range []string{"moved@shop.example.com", "admin@shop.example.com"} {
+				_, err := svc.UpdateUser(t.Context(), e.admin.ID, auth.UserUpdate{EmailAddress: &a})
+				require.NoError(t, err)
+			}
+		}, true},
+		{"phone changed", func(t *testing.T, e *env, svc *auth.Service) {
+			phone := "+1 555 0199"
+			_, err := svc.UpdateUser(t.Context(), e.admin.ID, auth.UserUpdate{PhoneNumber: &phone})
+			require.NoError(t, err)
+		}, false},
+		{"every session ended", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.RevokeUserKeys(t.Context(), e.admin.ID)
+			require.NoError(t, err)
+		}, false},
+		{"permission revoked", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.Revoke(t.Context(), e.admin.ID, auth.PermAll)
+			require.NoError(t, err)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forEachStore(t, func(t *testing.T, e *env) {
+				sent := make(chanSender, 4)
+				svc := auth.NewService(e.store, auth.WithClock(e.clock.Now), auth.WithArgon2Params(fastArgon2), auth.WithMessageSender(sent))
+				tok := resetTokenOf(t, svc, sent, e, "admin@shop.example.com")
+				tc.change(t, e, svc)
+				err := svc.ResetPassword(t.Context(), e.brand, auth.PasswordReset{
+					EmailAddress: "admin@shop.example.com", Token: tok, NewPassword: "taken back by the reader"})
+				if tc.ends {
+					assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err), "the change ended the token")
+				} else {
+					assert.NoError(t, err, "the token outlives this change")
+				}
+			})
+		})
+	}
+}
+
+// TestRegistrationClosedByDefault: Register refuses a sign-up in a brand
+// whose settings do not open it, and stores no user; once opened, the new
+// user is active and holds no permission.
+func TestRegistrationClosedByDefault(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		r := auth.Registration{Username: "newbie", EmailAddress: "newbie@shop.example.com", Password: "a long new password"}
+		_, err := e.svc.Register(ctx, e.brand, r)
+		assert.Equal(t, envelope.KindForbidden, envelope.KindOf(err))
+		assert.Equal(t, auth.CodeRegistrationClosed, envelope.CodeOf(err))
+		_, err = e.svc.UserByUsername(ctx, e.brand.ID, "newbie")
+		assert.ErrorIs(t, err, auth.ErrUserNotFound, "no user stored")
+		require.NoError(t, e.svc.SetBrandSettings(ctx, e.other.ID, auth.BrandSettings{RegistrationOpen: true}))
+		_, err = e.svc.Register(ctx, e.brand, r)
+		assert.Equal(t, auth.CodeRegistrationClosed, envelope.CodeOf(err), "another brand's setting opens nothing here")
+
+		require.NoError(t, e.svc.SetBrandSettings(ctx, e.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+		u, err := e.svc.Register(ctx, e.brand, r)
+		require.NoError(t, err)
+		assert.Equal(t, auth.StatusActive, u.Status)
+		assert.Empty(t, u.Permissions)
+		login(t, e, "newbie", "a long new password")
+	})
+}
+
+// TestChangePasswordChecksTheOldOne: a wrong old password changes nothing:
+// the password and every session stand.
+func TestChangePasswordChecksTheOldOne(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		sess, err := e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: adminPassword})
+		require.NoError(t, err)
+		p, err := e.svc.Authenticate(ctx, e.brand, sess.AuthKey)
+		require.NoError(t, err)
+		for _, old := range []string{"not the password", strings.ToUpper(adminPassword), adminPassword + " "} {
+			_, err := e.svc.ChangePassword(ctx, p, auth.PasswordChange{OldPassword: old,
+				NewPassword: "set without the old one", ConfirmPassword: "set without the old one"})
+			require.Equal(t, envelope.KindInvalid, envelope.KindOf(err), "%q", old)
+			f := envelope.As(err).Fields
+			require.Len(t, f, 1)
+			assert.Equal(t, "oldPassword:"+auth.CodeIncorrectPassword, f[0].Field+":"+f[0].Code)
+		}
+		_, err = e.svc.Authenticate(ctx, e.brand, sess.AuthKey)
+		assert.NoError(t, err, "the session stands")
+		_, err = e.svc.Login(ctx, e.brand, auth.LoginRequest{Username: "admin", Password: "set without the old one"})
+		assert.Equal(t, envelope.KindUnauthenticated, envelope.KindOf(err), "the new password was never set")
+		login(t, e, "admin", adminPassword)
+	})
+}
+
+// heldPuts is a real store whose PutResetToken waits for a gate, then
+// reports its answer.
+type heldPuts struct {
+	storage.Storage
+	gate    chan struct{}
+	answers chan error
+}
+
+func (h heldPuts) PutResetToken(ctx context.Context, t auth.ResetToken) error {
+	<-h.gate
+	err := h.Storage.PutResetToken(ctx, t)
+	h.answers <- err
+	return err
+}
+
+// TestChangeBeforeTheTokenIsStoredEndsIt: a reset asked for before a
+// change of the user's password, status or address, whose token's store
+// write (on a goroutine of its own) comes after the change, stores no
+// token and sends nothing.
+func TestChangeBeforeTheTokenIsStoredEndsIt(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, e *env, svc *auth.Service)
+		stored bool
+	}{
+		{"password", func(t *testing.T, e *env, svc *auth.Service) {
+			require.NoError(t, svc.SetPassword(t.Context(), e.admin.ID, "secured by the owner"))
+		}, false},
+		{"status", func(t *testing.T, e *env, svc *auth.Service) {
+			_, err := svc.SetUserStatus(t.Context(), e.admin.ID, auth.StatusInactive)
+			require.NoError(t, err)
+		}, false},
+		{"phone", func(t *testing.T, e *env, svc *auth.Service) {
+			phone := "+1 555 0199"
+			_, err := svc.UpdateUser(t.Context(), e.admin.ID, auth.UserUpdate{PhoneNumber: &phone})
+			require.NoError(t, err)
+		}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			forEachStore(t, func(t *testing.T, e *env) {
+				held := heldPuts{Storage: e.store, gate: make(chan struct{}), answers: make(chan error, 1)}
+				sent := make(chanSender, 4)
+				svc := auth.NewService(held, auth.WithClock(e.clock.Now), auth.WithArgon2Params(fastArgon2), auth.WithMessageSender(sent))
+				require.NoError(t, svc.RequestPasswordReset(t.Context(), e.brand, auth.PasswordResetRequest{
+					EmailAddress: "admin@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
+				tc.change(t, e, svc)
+				close(held.gate)
+				var err error
+				select {
+				case err = <-held.answers:
+				case <-time.After(5 * time.Second):
+					t.Fatal("the token was never written")
+				}
+				if tc.stored {
+					assert.NoError(t, err)
+					select {
+					case <-sent:
+					case <-time.After(5 * time.Second):
+						t.Fatal("no message")
+					}
+					return
+				}
+				assert.ErrorIs(t, err, auth.ErrResetTokenInvalid, "the change ended the token before it was stored")
+				assert.Empty(t, sent, "nothing sent")
+			})
+		})
+	}
 }

@@ -295,29 +295,22 @@ func (s *Service) deviceCap(ctx context.Context, brandID string) (int, error) {
 }
 
 // mayManageDevices checks that p may see and end the devices of userID:
-// p is that user, or holds [PermUsersWrite] and the user is of p's brand.
-// KindForbidden (access_denied) when p is another user without the
-// permission, whether or not userID exists; [ErrUserNotFound] when p holds
-// it and no user of p's brand has that ID.
+// p is that user, or may act on it ([CanActOn]: users.write, the user of
+// p's brand, and every permission the user holds). KindForbidden
+// (access_denied) when p is another user without users.write, whether or
+// not userID exists, or without one of the user's permissions;
+// [ErrUserNotFound] when p holds users.write and no user of p's brand has
+// that ID.
 func (s *Service) mayManageDevices(ctx context.Context, p Principal, userID string) error {
 	if userID != "" && p.UserID == userID {
 		return nil
 	}
-	if !p.Can(PermUsersWrite) {
-		return errAccessDenied("Only the user, or a user holding users.write, may see or end the user's devices.")
-	}
-	if !plausibleID(userID) {
-		return ErrUserNotFound
-	}
-	u, err := s.store.UserByID(ctx, userID)
-	if err == nil && u.BrandID != p.BrandID {
-		err = ErrUserNotFound
-	}
+	_, err := s.UserToActOn(ctx, p, userID)
 	return err
 }
 
-// DevicesOf is UserDevices as p asks for it: p must be the user, or hold
-// [PermUsersWrite] in the user's brand. A non-nil mobile keeps only the
+// DevicesOf is UserDevices as p asks for it: p must be the user, or may
+// act on the user ([CanActOn]). A non-nil mobile keeps only the
 // devices whose IsMobileApp is *mobile. Errors: KindForbidden
 // (access_denied), [ErrUserNotFound] (see mayManageDevices), the store's.
 func (s *Service) DevicesOf(ctx context.Context, p Principal, userID string, mobile *bool) ([]Device, error) {

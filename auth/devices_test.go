@@ -338,3 +338,33 @@ func BenchmarkAuthenticateLastAccess(b *testing.B) {
 		})
 	}
 }
+
+// TestEndDeviceOfAnotherBrandsUser: a holder of users.write (or of every
+// permission) neither lists nor ends the devices of a user of another
+// brand, even one whose permissions it holds: not found, and the user's
+// session stands.
+func TestEndDeviceOfAnotherBrandsUser(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		_, err := e.svc.CreateUser(ctx, e.brand.ID, auth.NewUser{Username: "manager", Password: "manager password",
+			Permissions: []auth.Permission{auth.PermUsersWrite}})
+		require.NoError(t, err)
+		strayed, err := e.svc.Login(ctx, e.other, auth.LoginRequest{Username: "admin", Password: strayPassword})
+		require.NoError(t, err)
+		stray, err := e.svc.Authenticate(ctx, e.other, strayed.AuthKey)
+		require.NoError(t, err)
+		require.NotEmpty(t, stray.DeviceID)
+		for _, actor := range []auth.Principal{login(t, e, "manager", "manager password"), login(t, e, "admin", adminPassword)} {
+			_, err = e.svc.EndDeviceOf(ctx, actor, e.stray.ID, stray.DeviceID)
+			assert.ErrorIs(t, err, auth.ErrUserNotFound, "%s ends no device of another brand", actor.Username)
+			_, err = e.svc.DevicesOf(ctx, actor, e.stray.ID, nil)
+			assert.ErrorIs(t, err, auth.ErrUserNotFound, "%s lists none", actor.Username)
+		}
+		_, err = e.svc.Authenticate(ctx, e.other, strayed.AuthKey)
+		assert.NoError(t, err, "the other brand's user's session stands")
+		devices, err := e.svc.UserDevices(ctx, e.stray.ID)
+		require.NoError(t, err)
+		assert.Len(t, devices, 1)
+	})
+}

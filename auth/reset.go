@@ -155,7 +155,8 @@ func (s *Service) RequestPasswordReset(ctx context.Context, brand Brand, req Pas
 	if !known {
 		return nil
 	}
-	t := ResetToken{UserID: user.ID, BrandID: brand.ID, Hash: h[:], CreatedAt: now, ExpiresAt: now.Add(ResetTokenTTL)}
+	t := ResetToken{UserID: user.ID, BrandID: brand.ID, Hash: h[:], CreatedAt: now, ExpiresAt: now.Add(ResetTokenTTL),
+		UserStamp: user.TokenStamp()}
 	m := Message{Kind: MessagePasswordReset, To: user.EmailAddress, Link: link.String(), BrandURL: brand.URL,
 		BrandID: brand.ID, UserID: user.ID, ExpiresAt: t.ExpiresAt}
 	s.deliver(t, m)
@@ -176,7 +177,10 @@ func (s *Service) deliver(t ResetToken, m Message) {
 		defer func() { <-s.sends }()
 		ctx, cancel := context.WithTimeout(context.Background(), DefaultSendTimeout)
 		defer cancel()
-		if err := s.store.PutResetToken(ctx, t); err != nil {
+		if err := s.store.PutResetToken(ctx, t); errors.Is(err, ErrResetTokenInvalid) {
+			s.log.InfoContext(ctx, "auth: a password-reset token not sent: its user changed since it was asked for", "user", t.UserID)
+			return
+		} else if err != nil {
 			s.log.WarnContext(ctx, "auth: store a password-reset token", "user", t.UserID, "error", err)
 			return
 		}

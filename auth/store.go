@@ -46,7 +46,13 @@ type Store interface {
 	// update and is returned as is. [ErrUserNotFound] if the user does not
 	// exist; [ErrUserExists] if a key fn changed (UsernameKey, EmailKey) is
 	// held by another user of the brand, as CreateUser checks (a key left
-	// as it was is not checked again). It returns the stored user.
+	// as it was is not checked again). It returns the stored user. When fn
+	// changes the PasswordHash, the Status, or the EmailAddress (or
+	// EmailKey), every outstanding single-use token of the user
+	// ([ResetToken] now, and every later kind) is ended in the same
+	// transaction: whoever read a mailed token before the owner changed its
+	// password, status or address cannot use it after. A deletion of a user
+	// ends them too.
 	UpdateUser(ctx context.Context, id string, fn func(*UserRecord) error) (UserRecord, error)
 	// UserByID returns the user with that ID, or [ErrUserNotFound].
 	UserByID(ctx context.Context, id string) (UserRecord, error)

@@ -453,6 +453,12 @@ func (s *Service) SetPassword(ctx context.Context, userID, password string) erro
 	if err := v.Err(); err != nil {
 		return err
 	}
+	return s.setPassword(ctx, userID, password, nil)
+}
+
+// setPassword is SetPassword of a valid password; check, when not nil,
+// runs on the user in the write that sets it, and its error aborts it.
+func (s *Service) setPassword(ctx context.Context, userID, password string, check func(*UserRecord) error) error {
 	if _, err := s.store.UserByID(ctx, userID); err != nil {
 		return err
 	}
@@ -461,6 +467,11 @@ func (s *Service) SetPassword(ctx context.Context, userID, password string) erro
 		return err
 	}
 	if _, err := s.updateUser(ctx, userID, true, func(r *UserRecord) error {
+		if check != nil {
+			if err := check(r); err != nil {
+				return err
+			}
+		}
 		r.PasswordHash = hash
 		r.SessionEpoch++ // a login that checked the old password stores no pair
 		return nil

@@ -234,6 +234,43 @@ func TestRegisterLookAlikesHTTP(t *testing.T) {
 	}
 }
 
+// TestRegisterTakesNoPermissionOrStatusHTTP: a sign-up body that names
+// permissions, a status, a brand or an id sets none of them: the new user
+// is an active user of the request's brand holding no permission.
+func TestRegisterTakesNoPermissionOrStatusHTTP(t *testing.T) {
+	t.Parallel()
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newIntegFixture(t, newStore)
+			require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+			for i, extra := range []string{
+				`"permissions":["*"]`,
+				`"Permissions":"*"`,
+				`"permissions":["users.write","integrations.analytics.write"],"roles":["admin"],"isAdmin":true`,
+				`"status":"Inactive"`,
+				`"status":"Active","permissions":["*"],"brandId":"` + f.other.ID + `","id":"` + f.admin.ID + `"`,
+			} {
+				username := fmt.Sprintf("sneaky%d", i)
+				rec, e := f.do(t, "POST", "/api/v1/users/register", jsonHeaders("shop.example.com"),
+					`{"username":"`+username+`","password":"a long new password",`+extra+`}`)
+				require.Equal(t, http.StatusCreated, rec.Code, "%s: %s", extra, rec.Body.String())
+				var u userData
+				require.NoError(t, json.Unmarshal(e.Data, &u))
+				assert.Empty(t, u.Permissions, extra)
+				assert.Equal(t, "Active", u.Status, extra)
+				assert.Equal(t, f.brand.ID, u.BrandID, extra)
+				assert.NotEqual(t, f.admin.ID, u.ID, extra)
+				stored, err := f.app.Auth.User(t.Context(), u.ID)
+				require.NoError(t, err)
+				assert.Empty(t, stored.Permissions, "stored: %s", extra)
+				assert.Equal(t, auth.StatusActive, stored.Status, "stored: %s", extra)
+				f.login(t, `{"username":"`+username+`","password":"a long new password"}`, jsonHeaders("shop.example.com"))
+			}
+		})
+	}
+}
+
 func TestRegisterIsLimitedPerIP(t *testing.T) {
 	t.Parallel()
 	clock := newClock()
@@ -348,6 +385,82 @@ func TestSetUserPasswordHTTP(t *testing.T) {
 	}
 }
 
+// TestActingOnAUserNeedsItsPermissionsHTTP: a holder of users.write alone
+// neither sets the password of a "*" admin (and so signs in as it), nor
+// lists or ends its devices, nor those of a user holding a permission it
+// lacks; it still acts on a user whose permissions it holds.
+func TestActingOnAUserNeedsItsPermissionsHTTP(t *testing.T) {
+	t.Parallel()
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newIntegFixture(t, newStore)
+			shop := jsonHeaders("shop.example.com")
+			_, err := f.app.Auth.CreateUser(t.Context(), f.brand.ID, auth.NewUser{Username: "manager", Password: "manager password",
+				Permissions: []auth.Permission{auth.PermUsersWrite}})
+			require.NoError(t, err)
+			manager := jsonHeaders("shop.example.com", "Auth-Key", f.login(t, `{"username":"manager","password":"manager password"}`, shop).AuthKey)
+			analyst, err := f.app.Auth.UserByUsername(t.Context(), f.brand.ID, "analyst")
+			require.NoError(t, err)
+			firstDevice := func(path string) string {
+				_, e := f.do(t, "GET", path, jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]), "")
+				var devices []deviceUser
+				require.NoError(t, json.Unmarshal(e.Data, &devices))
+				require.NotEmpty(t, devices)
+				return devices[0].ID
+			}
+			analystDevices := "/api/v1/users/" + analyst.ID + "/devices"
+			adminDevices := "/api/v1/users/" + f.admin.ID + "/devices"
+			for _, sc := range []struct{ name, method, path, body string }{
+				{"set the admin's password", "PUT", "/api/v1/users/" + f.admin.ID + "/change-password", `{"newPassword":"taken over by manager"}`},
+				{"list the admin's devices", "GET", adminDevices, ""},
+				{"end the admin's device", "DELETE", adminDevices + "/" + firstDevice(adminDevices), ""},
+				{"set the analyst's password", "PUT", "/api/v1/users/" + analyst.ID + "/change-password", `{"newPassword":"taken over by manager"}`},
+				{"list the analyst's devices", "GET", analystDevices, ""},
+				{"end the analyst's device", "DELETE", analystDevices + "/" + firstDevice(analystDevices), ""},
+			} {
+				rec, e := f.do(t, sc.method, sc.path, manager, sc.body)
+				assert.Equal(t, http.StatusForbidden, rec.Code, sc.name)
+				assert.Equal(t, []string{":access_denied"}, errorsOf(e), sc.name)
+			}
+			rec, _ := f.do(t, "POST", "/api/v1/users/auth", shop, `{"username":"admin","password":"taken over by manager"}`)
+			assert.Equal(t, http.StatusUnauthorized, rec.Code, "the manager never signs in as the admin")
+			rec, _ = f.do(t, "GET", "/api/v1/users/me", jsonHeaders("shop.example.com", "Auth-Key", f.keys["analyst"]), "")
+			assert.Equal(t, http.StatusOK, rec.Code, "the analyst's session stands")
+			rec, _ = f.do(t, "GET", "/api/v1/users/me", jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]), "")
+			assert.Equal(t, http.StatusOK, rec.Code, "the admin's session stands")
+
+			rec, e := f.do(t, "PUT", "/api/v1/users/"+f.viewer.ID+"/change-password", manager, `{"newPassword":"set by the manager"}`)
+			assert.Equal(t, http.StatusOK, rec.Code, "a user whose permissions it holds (none): %v", errorsOf(e))
+			rec, _ = f.do(t, "GET", "/api/v1/users/"+f.viewer.ID+"/devices", manager, "")
+			assert.Equal(t, http.StatusOK, rec.Code)
+		})
+	}
+}
+
+// TestSetOwnPasswordRefusedHTTP: a key of the user, even a "*" admin's,
+// does not set the user's own password through the administrator's route,
+// which skips the old-password check and the login limits; the answer
+// names the route that checks it.
+func TestSetOwnPasswordRefusedHTTP(t *testing.T) {
+	t.Parallel()
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newIntegFixture(t, newStore)
+			rec, e := f.do(t, "PUT", "/api/v1/users/"+f.admin.ID+"/change-password", jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]),
+				`{"newPassword":"set with a stolen key","confirmPassword":"set with a stolen key"}`)
+			require.Equal(t, http.StatusForbidden, rec.Code)
+			assert.Equal(t, []string{":access_denied"}, errorsOf(e))
+			require.NotNil(t, e.Errors[0].Message)
+			assert.Contains(t, *e.Errors[0].Message, "PUT users/change-password")
+			rec, _ = f.do(t, "GET", "/api/v1/users/me", jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]), "")
+			assert.Equal(t, http.StatusOK, rec.Code, "the session stands: nothing changed")
+			f.login(t, adminLogin(), jsonHeaders("shop.example.com"))
+		})
+	}
+}
+
 func TestPasswordResetHTTP(t *testing.T) {
 	t.Parallel()
 	for name, newStore := range stores {
@@ -431,6 +544,52 @@ func TestPasswordResetHTTP(t *testing.T) {
 			assert.Equal(t, http.StatusUnauthorized, rec.Code, "every session ends")
 			f.login(t, `{"username":"admin","password":"reset passphrase"}`, shop)
 		})
+	}
+}
+
+// TestPasswordChangeEndsResetTokenHTTP: a reset link asked for before the
+// owner changed its password (or an administrator set it) no longer resets
+// it: whoever read the mail cannot take the account back.
+func TestPasswordChangeEndsResetTokenHTTP(t *testing.T) {
+	t.Parallel()
+	for name, newStore := range stores {
+		for _, tc := range []struct {
+			name   string
+			change func(t *testing.T, f *integFixture) int
+		}{
+			{"own change", func(t *testing.T, f *integFixture) int {
+				rec, _ := f.do(t, "PUT", "/api/v1/users/change-password", jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"]),
+					`{"oldPassword":"`+adminPassword+`","newPassword":"secured by the owner","confirmPassword":"secured by the owner"}`)
+				return rec.Code
+			}},
+			{"set by another admin", func(t *testing.T, f *integFixture) int {
+				_, err := f.app.Auth.CreateUser(t.Context(), f.brand.ID, auth.NewUser{Username: "second", Password: "second admin password",
+					Permissions: []auth.Permission{auth.PermAll}})
+				require.NoError(t, err)
+				key := f.login(t, `{"username":"second","password":"second admin password"}`, jsonHeaders("shop.example.com")).AuthKey
+				rec, _ := f.do(t, "PUT", "/api/v1/users/"+f.admin.ID+"/change-password", jsonHeaders("shop.example.com", "Auth-Key", key),
+					`{"newPassword":"secured by an admin"}`)
+				return rec.Code
+			}},
+		} {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				f := newIntegFixture(t, newStore)
+				shop := jsonHeaders("shop.example.com")
+				rec, _ := f.do(t, "POST", "/api/v1/users/forgot-password", shop,
+					`{"emailAddress":"admin@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`)
+				require.Equal(t, http.StatusOK, rec.Code)
+				link, err := url.Parse(f.mail.next(t).Link)
+				require.NoError(t, err)
+				require.Equal(t, http.StatusOK, tc.change(t, f))
+				rec, e := f.do(t, "POST", "/api/v1/users/reset-password", shop, fmt.Sprintf(
+					`{"emailAddress":"admin@shop.example.com","token":%q,"newPassword":"taken back by the reader"}`, link.Query().Get("token")))
+				assert.Equal(t, http.StatusBadRequest, rec.Code, "the change ended the token")
+				assert.Equal(t, []string{"token:invalid_token"}, errorsOf(e))
+				rec, _ = f.do(t, "POST", "/api/v1/users/auth", shop, `{"username":"admin","password":"taken back by the reader"}`)
+				assert.Equal(t, http.StatusUnauthorized, rec.Code, "the reader's password was never set")
+			})
+		}
 	}
 }
 

@@ -171,7 +171,7 @@ var specRoutes = []route{
 		pattern: "GET /api/v1/users/{userId}/devices", id: "getDevicesFromUser", tag: tagAuth,
 		summary: "List a user's devices",
 		description: "The devices the user is signed in on (every login is one), oldest first. Open to the user themself, " +
-			"or to a user holding users.write in the brand. isMobileApp=true keeps the devices registered from X-Device-* headers, " +
+			"or to a user of the brand holding users.write and every permission the user holds. isMobileApp=true keeps the devices registered from X-Device-* headers, " +
 			"false those named from a browser's User-Agent.",
 		access: accessAuthKey, query: []refdata.Param{{Name: "isMobileApp", Type: reflect.TypeFor[bool](),
 			Doc: "true or false: keep only the devices whose isMobileApp is this."}},
@@ -187,7 +187,8 @@ var specRoutes = []route{
 		pattern: "DELETE /api/v1/users/{userId}/devices/{deviceId}", id: "removeDeviceFromUser", tag: tagAuth,
 		summary: "End a device's sessions",
 		description: "Revokes every key pair of the device (refused on every instance within 1 s) and removes it from the list; " +
-			"it may log in again with the password. Open to the user themself, or to a user holding users.write in the brand. " +
+			"it may log in again with the password. Open to the user themself, or to a user of the brand holding users.write " +
+			"and every permission the user holds. " +
 			"data is true.",
 		access: accessAuthKey, data: reflect.TypeFor[bool](), limit: limitUpdates,
 		errors: map[int][]string{
@@ -296,9 +297,11 @@ var specRoutes = []route{
 	},
 	{
 		pattern: "PUT /api/v1/users/{id}/change-password", id: "changePasswordOfUser", tag: tagAccount,
-		summary:     "Set another user's password",
-		description: "Needs users.write. Sets the password of a user of the caller's brand and ends every session of that user. Answers true.",
-		access:      accessAuthKey, body: reflect.TypeFor[SetPasswordRequest](), data: reflect.TypeFor[bool](), limit: limitUpdates,
+		summary: "Set another user's password",
+		description: "Needs users.write and every permission the user holds. Sets the password of a user of the caller's brand " +
+			"and ends every session of that user. Answers true. The caller's own id is refused (403 access_denied): " +
+			"PUT users/change-password changes one's own password, checking the old one.",
+		access: accessAuthKey, body: reflect.TypeFor[SetPasswordRequest](), data: reflect.TypeFor[bool](), limit: limitUpdates,
 		errors: map[int][]string{
 			400: {"required", "too_short", "too_long", auth.CodeTooCommon, auth.CodeMismatch},
 			403: {"access_denied"},

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/testkit/pgtest"
 	"github.com/brandbase/brandbase/storage/postgres"
@@ -377,6 +379,92 @@ func seedIntegration(t *testing.T, db, keyFile string) {
 	_, err = app.Integrations.CreateAnalytics(ctx, host, integrations.AnalyticsInput{AppIntegrationID: &ai.ID,
 		TrackingID: new("G-1"), APIKey: new("key-0123456789012345"), APISecret: new("secret-0123456789")})
 	require.NoError(t, err)
+}
+
+// TestSetPasswordEndsResetToken: a reset link asked for before an operator
+// set the user's password (user set-password) no longer resets it, and
+// neither does one asked for before user deactivate.
+func TestSetPasswordEndsResetToken(t *testing.T) {
+	t.Parallel()
+	for name, newDB := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			db := newDB(t, dir)
+			env := []string{"BRANDBASE_DATABASE_URL=" + db, "BRANDBASE_SECRET_KEYS=" + strings.TrimSpace(integrations.FormatKey("k1", integrations.GenerateKey()))}
+			ok(t, dir, env, "", "migrate", "up")
+			ok(t, dir, env, "", "brand", "create", "shop.example.com", "--name", "Shop")
+			ok(t, dir, env, "correct horse battery\n", "user", "create", "--brand", "shop.example.com", "ann", "--email", "ann@shop.example.com")
+			for _, step := range []struct {
+				name string
+				args []string
+			}{
+				{"set-password", []string{"user", "set-password", "--brand", "shop.example.com", "ann"}},
+				{"deactivate", []string{"user", "deactivate", "--brand", "shop.example.com", "ann"}},
+			} {
+				token := askReset(t, db, "ann@shop.example.com")
+				ok(t, dir, env, "set by the operator\n", step.args...)
+				err := resetWith(t, db, "ann@shop.example.com", token)
+				assert.Equal(t, auth.CodeInvalidToken, envelope.CodeOf(err), "%s ended the token", step.name)
+			}
+		})
+	}
+}
+
+// askReset asks, in-process, for a password-reset link for email in the
+// brand shop.example.com of db, and returns its token.
+func askReset(t *testing.T, db, email string) string {
+	t.Helper()
+	sent := make(chan auth.Message, 1)
+	app, brand, done := openApp(t, db, sent)
+	defer done()
+	require.NoError(t, app.Auth.RequestPasswordReset(t.Context(), brand, auth.PasswordResetRequest{
+		EmailAddress: email, ResetPasswordLink: "https://shop.example.com/reset"}))
+	select {
+	case m := <-sent:
+		link, err := url.Parse(m.Link)
+		require.NoError(t, err)
+		return link.Query().Get("token")
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reset message")
+		return ""
+	}
+}
+
+// resetWith resets, in-process, the password of email with token in the
+// brand shop.example.com of db.
+func resetWith(t *testing.T, db, email, token string) error {
+	t.Helper()
+	app, brand, done := openApp(t, db, make(chan auth.Message, 1))
+	defer done()
+	return app.Auth.ResetPassword(t.Context(), brand, auth.PasswordReset{EmailAddress: email, Token: token, NewPassword: "taken back by the reader"})
+}
+
+// openApp opens db as a host's instance would, its messages sent to sent,
+// and returns it with the brand shop.example.com and the function that
+// closes both the App and its store.
+func openApp(t *testing.T, db string, sent chan auth.Message) (*brandbase.App, auth.Brand, func()) {
+	t.Helper()
+	store, err := storeurl.Open(t.Context(), db, storeurl.Options{})
+	require.NoError(t, err)
+	keys, err := integrations.NewKeyRing("k1", map[string][]byte{"k1": integrations.GenerateKey()})
+	require.NoError(t, err)
+	mailer := auth.MessageSenderFunc(func(_ context.Context, m auth.Message) error { sent <- m; return nil })
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys, AuthOptions: []auth.Option{auth.WithMessageSender(mailer)}})
+	if err != nil {
+		store.Close()
+		require.NoError(t, err)
+	}
+	done := func() {
+		app.Close()
+		store.Close()
+	}
+	b, err := app.Auth.ResolveBrand(t.Context(), "shop.example.com")
+	if err != nil {
+		done()
+		require.NoError(t, err)
+	}
+	return app, b, done
 }
 
 // TestNewerSchema: a schema that a newer binary migrated is named by

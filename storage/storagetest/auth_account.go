@@ -3,6 +3,7 @@ package storagetest
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"testing"
 	"time"
 
@@ -26,6 +27,8 @@ func runAccount(t *testing.T, newStore NewStore) {
 		{"ResetTokenReplacedAndExpires", testResetTokenReplacedAndExpires},
 		{"ResetTokenRefusedKeepsIt", testResetTokenRefusedKeepsIt},
 		{"ResetTokenErrors", testResetTokenErrors},
+		{"ResetTokenEndedByUserChange", testResetTokenEndedByUserChange},
+		{"ResetTokenStampRefused", testResetTokenStampRefused},
 	})
 }
 
@@ -101,6 +104,111 @@ func testResetTokenRefusedKeepsIt(t *testing.T, newStore NewStore) {
 	assert.Equal(t, u, stored, "nothing written")
 	_, err = s.UseResetToken(ctx, tok.Hash, t0, newPassword("after"))
 	assert.NoError(t, err, "the token still works")
+}
+
+// testResetTokenEndedByUserChange checks the rule of auth.Store's
+// UpdateUser: a change of the password hash, the status or the email
+// address ends the user's reset token in the same write (a failed write
+// ends nothing); a change of anything else (phone, names, permissions,
+// username, the session epoch alone) keeps it; another user's change
+// leaves it alone.
+func testResetTokenEndedByUserChange(t *testing.T, newStore NewStore) {
+	s, b, u := openWithUser(t, newStore, "ends")
+	ctx := t.Context()
+	other := testUser(b.ID, "neighbour", "neighbour@example.com")
+	require.NoError(t, s.CreateUser(ctx, other))
+	for _, tc := range []struct {
+		name   string
+		change func(*auth.UserRecord)
+		ends   bool
+	}{
+		{"password", func(r *auth.UserRecord) { r.PasswordHash = "$argon2id$changed" }, true},
+		{"password and epoch", func(r *auth.UserRecord) { r.PasswordHash = "$argon2id$again"; r.SessionEpoch++ }, true},
+		{"deactivated", func(r *auth.UserRecord) { r.Status = auth.StatusInactive }, true},
+		{"reactivated", func(r *auth.UserRecord) { r.Status = auth.StatusActive }, true},
+		{"email address", func(r *auth.UserRecord) { r.EmailAddress, r.EmailKey = "moved@example.com", "moved@example.com" }, true},
+		{"email address removed", func(r *auth.UserRecord) { r.EmailAddress, r.EmailKey = "", "" }, true},
+		{"phone", func(r *auth.UserRecord) { r.PhoneNumber = "+1 555 0199" }, false},
+		{"names", func(r *auth.UserRecord) { r.FirstName, r.NickName = "Ann", "annie" }, false},
+		{"permissions", func(r *auth.UserRecord) { r.Permissions = []auth.Permission{auth.PermAll} }, false},
+		{"username", func(r *auth.UserRecord) { r.Username, r.UsernameKey = "renamed", "renamed" }, false},
+		{"session epoch alone", func(r *auth.UserRecord) { r.SessionEpoch++ }, false},
+		{"nothing", func(*auth.UserRecord) {}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "reactivated" {
+				_, err := s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error { r.Status = auth.StatusInactive; return nil })
+				require.NoError(t, err)
+			}
+			tok, theirs := resetToken(u), resetToken(other)
+			require.NoError(t, s.PutResetToken(ctx, tok))
+			require.NoError(t, s.PutResetToken(ctx, theirs))
+			refused := envelope.Invalid("no")
+			_, err := s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error { tc.change(r); return refused })
+			require.ErrorIs(t, err, refused)
+			assert.True(t, tokenAlive(t, s, tok), "a write that failed ends nothing")
+			_, err = s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error { tc.change(r); return nil })
+			require.NoError(t, err)
+			if tc.ends {
+				assert.False(t, tokenAlive(t, s, tok), "the change ended the token")
+			} else {
+				assert.True(t, tokenAlive(t, s, tok), "the token outlives a change of anything else")
+			}
+			assert.True(t, tokenAlive(t, s, theirs), "another user's token stays")
+		})
+	}
+}
+
+// testResetTokenStampRefused checks that PutResetToken stores a token
+// whose UserStamp is its user's TokenStamp, and refuses one asked for
+// before a change of the password, status or address (nothing stored, the
+// user's earlier token kept), but not one asked for before another change.
+func testResetTokenStampRefused(t *testing.T, newStore NewStore) {
+	s, _, u := openWithUser(t, newStore, "stamp")
+	ctx := t.Context()
+	first := resetToken(u)
+	first.UserStamp = u.TokenStamp()
+	require.NoError(t, s.PutResetToken(ctx, first), "the stamp of the user as it is")
+	assert.True(t, tokenAlive(t, s, first))
+
+	stale := resetToken(u)
+	stale.UserStamp = u.TokenStamp()
+	u, err := s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error { r.PhoneNumber = "+1 555 0199"; return nil })
+	require.NoError(t, err)
+	require.NoError(t, s.PutResetToken(ctx, stale), "a change of the phone leaves the stamp")
+	assert.True(t, tokenAlive(t, s, stale))
+
+	for _, change := range []func(*auth.UserRecord){
+		func(r *auth.UserRecord) { r.PasswordHash = "$argon2id$stamped" },
+		func(r *auth.UserRecord) { r.Status = auth.StatusInactive },
+		func(r *auth.UserRecord) { r.Status = auth.StatusActive },
+		func(r *auth.UserRecord) { r.EmailAddress, r.EmailKey = "new@example.com", "new@example.com" },
+	} {
+		kept := resetToken(u)
+		require.NoError(t, s.PutResetToken(ctx, kept))
+		stale := resetToken(u)
+		stale.UserStamp = u.TokenStamp()
+		u, err = s.UpdateUser(ctx, u.ID, func(r *auth.UserRecord) error { change(r); return nil })
+		require.NoError(t, err)
+		require.NoError(t, s.PutResetToken(ctx, kept), "a token without a stamp is not checked")
+		assert.ErrorIs(t, s.PutResetToken(ctx, stale), auth.ErrResetTokenInvalid, "asked for before the change")
+		assert.False(t, tokenAlive(t, s, stale), "nothing stored")
+		assert.True(t, tokenAlive(t, s, kept), "the user's token stays")
+	}
+}
+
+// tokenAlive reports whether tok would still work, without using it: its
+// UseResetToken is aborted by its function, which runs only for a token
+// that works.
+func tokenAlive(t *testing.T, s storage.Storage, tok auth.ResetToken) bool {
+	t.Helper()
+	probe := envelope.Invalid("probe")
+	_, err := s.UseResetToken(t.Context(), tok.Hash, t0, func(*auth.UserRecord) error { return probe })
+	if errors.Is(err, probe) {
+		return true
+	}
+	require.ErrorIs(t, err, auth.ErrResetTokenInvalid)
+	return false
 }
 
 // testResetTokenErrors checks the errors of PutResetToken and

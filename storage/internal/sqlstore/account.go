@@ -4,6 +4,7 @@ package sqlstore
 // tokens.
 
 import (
+	"bytes"
 	"context"
 	"time"
 
@@ -64,13 +65,23 @@ func (c *Core) SetBrandSettings(ctx context.Context, brandID string, bs auth.Bra
 // PutResetToken implements auth.AccountStore: it stores t as its user's
 // token, replacing the user's earlier one; auth.ErrUserNotFound if the
 // user does not exist, auth.ErrKeyHashSize for a hash that is not 32
-// bytes.
+// bytes, auth.ErrResetTokenInvalid if t.UserStamp is set and the user's
+// stamp (read under its row's lock, as every user write takes it) is
+// another.
 func (c *Core) PutResetToken(ctx context.Context, t auth.ResetToken) error {
 	if len(t.Hash) != 32 {
 		return auth.ErrKeyHashSize
 	}
 	return c.write(ctx, func(tx DB) error {
-		_, err := c.exec(ctx, tx, nil, auth.ErrUserNotFound, `INSERT INTO password_reset_tokens
+		u, err := queryOne(ctx, c, tx, c.scanUser, auth.ErrUserNotFound,
+			`SELECT `+UserColumns+` FROM users WHERE id = ?`+c.d.ForUpdate(), t.UserID)
+		if err != nil {
+			return err
+		}
+		if t.UserStamp != nil && !bytes.Equal(t.UserStamp, u.TokenStamp()) {
+			return auth.ErrResetTokenInvalid // its user changed since: the change ended it
+		}
+		_, err = c.exec(ctx, tx, nil, auth.ErrUserNotFound, `INSERT INTO password_reset_tokens
 			(user_id, brand_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (user_id) DO UPDATE SET brand_id = excluded.brand_id, token_hash = excluded.token_hash,
 			created_at = excluded.created_at, expires_at = excluded.expires_at`,
@@ -79,20 +90,31 @@ func (c *Core) PutResetToken(ctx context.Context, t auth.ResetToken) error {
 	})
 }
 
-// UseResetToken implements auth.AccountStore: the token's row is locked
-// (ForUpdate), so of two concurrent uses one finds it gone;
+// UseResetToken implements auth.AccountStore: the token's user's row, then
+// the token's, are locked (ForUpdate), so of two concurrent uses one finds
+// it gone;
 // auth.ErrResetTokenInvalid when no unexpired token has the hash. The
 // user is updated as UpdateUser does (it notifies ChangeUser) and the
 // token deleted, in one transaction.
 func (c *Core) UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
 	var u auth.UserRecord
 	err := c.write(ctx, func(tx DB) error {
+		// Locks in the order of every user write (the user's row, then
+		// its tokens: updateUserIn ends them), so that a use racing a
+		// password change cannot deadlock with it.
 		var userID string
-		var expires time.Time
-		err := tx.QueryRow(ctx, c.bind(`SELECT user_id, expires_at FROM password_reset_tokens WHERE token_hash = ?`+
-			c.d.ForUpdate()), hash).Scan(&userID, c.d.ScanTime(&expires))
+		err := tx.QueryRow(ctx, c.bind(`SELECT user_id FROM password_reset_tokens WHERE token_hash = ?`), hash).Scan(&userID)
 		if err != nil {
 			return c.missing(ctx, err, auth.ErrResetTokenInvalid)
+		}
+		if _, err := c.found(ctx, tx, `SELECT 1 FROM users WHERE id = ?`+c.d.ForUpdate(), userID); err != nil {
+			return err
+		}
+		var expires time.Time
+		err = tx.QueryRow(ctx, c.bind(`SELECT expires_at FROM password_reset_tokens WHERE token_hash = ? AND user_id = ?`+
+			c.d.ForUpdate()), hash, userID).Scan(c.d.ScanTime(&expires))
+		if err != nil {
+			return c.missing(ctx, err, auth.ErrResetTokenInvalid) // ended or used meanwhile
 		}
 		if !at.Before(expires) {
 			return auth.ErrResetTokenInvalid
@@ -107,4 +129,26 @@ func (c *Core) UseResetToken(ctx context.Context, hash []byte, at time.Time, fn 
 		return auth.UserRecord{}, err
 	}
 	return u, nil
+}
+
+// endsTokens reports whether the change of a user from old to u ends its
+// outstanding single-use tokens: a change of its password hash, its status
+// or its email address (a token was mailed to the old one, or to an owner
+// who since secured the account). Its enrolled factors are no token and
+// stay.
+func endsTokens(old, u auth.UserRecord) bool {
+	return u.PasswordHash != old.PasswordHash || u.Status != old.Status ||
+		u.EmailAddress != old.EmailAddress || u.EmailKey != old.EmailKey
+}
+
+// endUserTokens ends, in tx, every outstanding single-use token of the user
+// userID: the one place where every kind of such token (reset
+// tokens now; verification tokens, mailed sign-in codes and links, pending
+// second-factor tokens as they come) is ended, each kind by a statement of
+// its own here. Every write that changes a user's password, status or
+// email address calls it in its transaction (updateUserIn), and so must a
+// deletion of the user (the tables' ON DELETE CASCADE does it too).
+func (c *Core) endUserTokens(ctx context.Context, tx DB, userID string) error {
+	_, err := c.exec(ctx, tx, nil, nil, `DELETE FROM password_reset_tokens WHERE user_id = ?`, userID)
+	return err
 }

@@ -170,7 +170,9 @@ func (c *Core) UpdateUser(ctx context.Context, id string, fn func(*auth.UserReco
 }
 
 // updateUserIn is UpdateUser inside tx: it locks the user's row, applies
-// fn, writes the result and notifies ChangeUser.
+// fn, writes the result and notifies ChangeUser. A change of the password
+// hash, the status or the email address ends the user's outstanding
+// single-use tokens in tx (endUserTokens).
 func (c *Core) updateUserIn(ctx context.Context, tx DB, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
 	old, err := queryOne(ctx, c, tx, c.scanUser, auth.ErrUserNotFound,
 		`SELECT `+UserColumns+` FROM users WHERE id = ?`+c.d.ForUpdate(), id)
@@ -183,6 +185,11 @@ func (c *Core) updateUserIn(ctx context.Context, tx DB, id string, fn func(*auth
 		return auth.UserRecord{}, err
 	}
 	u.ID, u.BrandID, u.CreatedAt = old.ID, old.BrandID, old.CreatedAt
+	if endsTokens(old, u) {
+		if err := c.endUserTokens(ctx, tx, id); err != nil {
+			return auth.UserRecord{}, err
+		}
+	}
 	if _, err := c.exec(ctx, tx, auth.ErrUserExists, nil, `UPDATE users SET username = ?, username_key = ?,
 		email_address = ?, email_key = ?, phone_number = ?, password_hash = ?, permissions = ?, status = ?,
 		updated_at = ?, session_epoch = ?, first_name = ?, last_name = ?, nick_name = ? WHERE id = ?`,
