@@ -407,15 +407,14 @@ func (s *Service) reread(ctx context.Context, url string) {
 		case errors.Is(err, ErrBrandNotFound):
 			s.lastBrands.forgetURL(url)
 		case err == nil:
-			s.keepBrand(url, b, gen, lastGen)
+			s.keepBrand(url, b, s.now(), gen, lastGen)
 		}
 	}()
 }
 
-// keepBrand caches b, read for url, unless the caches changed since their
-// generations gen and lastGen were taken, before the read.
-func (s *Service) keepBrand(url string, b Brand, gen, lastGen uint64) {
-	now := s.now()
+// keepBrand caches b, read for url, from now, unless the caches changed
+// since their generations gen and lastGen were taken, before the read.
+func (s *Service) keepBrand(url string, b Brand, now time.Time, gen, lastGen uint64) {
 	s.brands.put(url, b, now, now.Add(s.cacheTTL), gen)
 	s.lastBrands.put(url, b, lastGen)
 }
@@ -460,7 +459,7 @@ func (s *Service) resolveBrand(ctx context.Context, raw string, lastKnown bool) 
 		case err != nil:
 			return Brand{}, err
 		default:
-			s.keepBrand(url, b, gen, lastGen)
+			s.keepBrand(url, b, now, gen, lastGen)
 		}
 	}
 	if b.Status != StatusActive {
