@@ -66,6 +66,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -125,9 +126,10 @@ type Service struct {
 	settings   *cache[string, BrandSettings] // by brand ID
 	// lastBrands keeps the last record read of each brand, by normalised
 	// URL, through every cache invalidation but the brand's own change:
-	// ResolveBrandOrLastKnown answers from it while the store is
-	// unavailable.
+	// ResolveBrandOrLastKnown answers from it at once, while the brand is
+	// read again in the background (rereading: the URLs being read).
 	lastBrands *lastKnown
+	rereading  sync.Map
 	// access keeps the last use of each device and when it was written.
 	access *accessTracker
 
@@ -400,23 +402,53 @@ func (s *Service) ResolveBrand(ctx context.Context, raw string) (Brand, error) {
 }
 
 // ResolveBrandOrLastKnown is ResolveBrand for answers that hold nothing a
-// revocation protects (the reference-data lists): when the store cannot be
-// reached (an error for which envelope.IsUnavailable is true), it answers
-// from the last record of the brand this Service read, however long ago,
-// instead of failing. That record is kept when the caches are dropped
-// because changes may have been missed (a Change of kind ChangeAll, which
-// a shared store sends while its listener is down), and forgotten when a
-// change of that brand is heard (ChangeBrand, or SetBrandStatus through
-// this Service) or the store says the brand is gone; at most as many
-// brands are kept as keys are cached (WithKeyCache). A brand never read,
-// or forgotten, fails with the store's error. While the store answers, it
-// is exactly ResolveBrand.
+// revocation protects (the reference-data lists), which never wait on the
+// store for a brand this Service has read: when the brand is not cached,
+// it answers from the last record of the brand this Service read, however
+// long ago, and reads the brand again in the background (one read of a
+// brand at a time), so that a store that does not answer (a frozen
+// database) holds no such answer. That record is kept when the caches are
+// dropped because changes may have been missed (a Change of kind
+// ChangeAll, which a shared store sends while its listener is down), and
+// forgotten when a change of that brand is heard (ChangeBrand, or
+// SetBrandStatus through this Service) or the store says the brand is
+// gone; at most as many brands are kept as keys are cached
+// (WithKeyCache). A brand never read, or forgotten, is looked up as
+// ResolveBrand does: it fails with the store's error when the store
+// cannot be reached.
 func (s *Service) ResolveBrandOrLastKnown(ctx context.Context, raw string) (Brand, error) {
 	return s.resolveBrand(ctx, raw, true)
 }
 
-// resolveBrand is ResolveBrand, answering from the last known record
-// when lastKnown is set and the store is unavailable.
+// reread reads the brand of url again in the background unless a read of
+// it runs: it keeps what it finds as resolveBrand does, forgets the brand
+// the store says is gone, and keeps the last record on any failure.
+func (s *Service) reread(ctx context.Context, url string) {
+	if _, busy := s.rereading.LoadOrStore(url, true); busy {
+		return
+	}
+	gen, lastGen := s.brands.generation(), s.lastBrands.generation()
+	go func() {
+		defer s.rereading.Delete(url)
+		b, err := s.store.BrandByURL(context.WithoutCancel(ctx), url) // the store bounds its calls
+		switch {
+		case errors.Is(err, ErrBrandNotFound):
+			s.lastBrands.forgetURL(url)
+		case err == nil:
+			s.keepBrand(url, b, s.now(), gen, lastGen)
+		}
+	}()
+}
+
+// keepBrand caches b, read for url, from now, unless the caches changed
+// since their generations gen and lastGen were taken, before the read.
+func (s *Service) keepBrand(url string, b Brand, now time.Time, gen, lastGen uint64) {
+	s.brands.put(url, b, now, now.Add(s.cacheTTL), gen)
+	s.lastBrands.put(url, b, lastGen)
+}
+
+// resolveBrand is ResolveBrand, answering from the last known record when
+// lastKnown is set (ResolveBrandOrLastKnown).
 func (s *Service) resolveBrand(ctx context.Context, raw string, lastKnown bool) (Brand, error) {
 	if strings.TrimSpace(raw) == "" {
 		return Brand{}, &envelope.Error{
@@ -432,6 +464,11 @@ func (s *Service) resolveBrand(ctx context.Context, raw string, lastKnown bool) 
 	}
 	now := s.now()
 	b, cached := s.brands.get(url, now)
+	if !cached && lastKnown {
+		if b, cached = s.lastBrands.get(url); cached {
+			s.reread(ctx, url)
+		}
+	}
 	if !cached {
 		gen := s.brands.generation()
 		lastGen := s.lastBrands.generation()
@@ -450,8 +487,7 @@ func (s *Service) resolveBrand(ctx context.Context, raw string, lastKnown bool) 
 		case err != nil:
 			return Brand{}, err
 		default:
-			s.brands.put(url, b, now, now.Add(s.cacheTTL), gen)
-			s.lastBrands.put(url, b, lastGen)
+			s.keepBrand(url, b, now, gen, lastGen)
 		}
 	}
 	if b.Status != StatusActive {

@@ -1,26 +1,39 @@
 package refdata
 
 // How the snapshot keeps up with the store without making lists wait:
-// patches for other instances' writes at most once a patchInterval, in
-// the background; a backoff after a failed read; and a check, once a
-// checkInterval, that the store's reference data are still the history
-// the snapshot was read from (a restore or a failover takes the revision
-// back, and no notification says so).
+// checks run beside the lists, never in their path (a list uses what
+// they last learned, and a database that does not answer holds no list
+// answered from the snapshot): the store's revision every revisionEvery,
+// and, once a checkInterval, that the store's reference data are still
+// the history the snapshot was read from (a restore or a failover takes
+// the revision back, and no notification says so). Patches for other
+// instances' writes run at most once a patchInterval, in the background;
+// a backoff follows a failed read.
 
 import (
 	"context"
+	"fmt"
 	"time"
+
+	"github.com/brandbase/brandbase/envelope"
 )
 
 const (
 	// patchInterval is how often, at most, the snapshot is patched in the
 	// background with other instances' writes while lists answer from it.
 	patchInterval = time.Second
+	// revisionEvery is the pause between two reads of the store's
+	// revision (Store.RefDataRevision, which the stores cache) by the
+	// checks.
+	revisionEvery = 100 * time.Millisecond
 	// checkInterval is how often the store's generation and revision are
 	// read uncached (Store.RefDataGeneration).
 	checkInterval = time.Second
-	// checkTimeout bounds that read.
+	// checkTimeout bounds each read of the checks.
 	checkTimeout = 5 * time.Second
+	// refreshIdle is how long the checks go on with no list: then they
+	// stop, until the next list.
+	refreshIdle = 30 * time.Second
 	// minBackoff and maxBackoff bound the wait after a failed read before
 	// the next one starts; it doubles after each failure in a row.
 	minBackoff = 100 * time.Millisecond
@@ -34,13 +47,13 @@ type freshness struct {
 	failures  int       // builds failed in a row
 	retryAt   time.Time // no build starts before (after a failure)
 	lastErr   error     // the last build's error, while backing off
-	checkedAt time.Time // when the last check started
-	checking  bool
+	checkedAt time.Time // when the last check of the generation started
 }
 
 // WithClock makes the Service read the time from now (time.Now when nil
 // or not given): the pace of background patches, the backoff after a
-// failed read and the checks of the store's generation.
+// failed read, the checks of the store's generation and when the checks
+// stop for want of lists.
 func WithClock(now func() time.Time) Option {
 	return func(s *Service) {
 		if now != nil {
@@ -50,9 +63,29 @@ func WithClock(now func() time.Time) Option {
 }
 
 // floor is the revision a list must see: the last write through this
-// store, unless the store's revision rev is below it (a restore took it
-// back).
-func (x *index) floor(rev uint64) uint64 { return min(x.store.RefDataWritten(), rev) }
+// store, unless a read made since found the store's revision below it (a
+// restore took it back).
+func (x *index) floor() uint64 {
+	w := x.store.RefDataWritten()
+	if b := x.back.Load(); b != nil && b.written == w {
+		return min(w, b.rev)
+	}
+	return w
+}
+
+// wentBack is a revision of the store that a read found below the last
+// write through this store, written before it started.
+type wentBack struct{ written, rev uint64 }
+
+// readAt records that a read, started when the last write through this
+// store was written, found the store at revision rev.
+func (x *index) readAt(written, rev uint64) {
+	if rev < written {
+		x.back.Store(&wentBack{written: written, rev: rev})
+	} else {
+		x.back.Store(nil)
+	}
+}
 
 // startPatch starts a build in the background unless one ran within the
 // last patchInterval (or the index backs off after a failure).
@@ -82,45 +115,129 @@ func (x *index) builtAt(err error) {
 	x.fresh.retryAt, x.fresh.lastErr = x.now().Add(wait), err
 }
 
-// checkStore starts, once a checkInterval, a read of the store's
-// generation and revision in the background: when the store holds
-// another generation than the snapshot's, or a revision below it, the
-// snapshot is marked invalid (lists wait for it to be read whole) and a
-// read starts. The snapshot is loaded before the read, so that a patch
-// published meanwhile is not taken for a store gone back.
-func (x *index) checkStore(ctx context.Context) {
+// learned is what a check (or a read of the snapshot) learned of the
+// store: its revision, or why it could not be read; stamp orders the
+// reads by their start (index.stamps).
+type learned struct {
+	stamp uint64
+	rev   uint64
+	err   error
+}
+
+// learn makes l what the lists use unless a read started later has
+// told already.
+func (x *index) learn(l *learned) {
+	for {
+		old := x.known.Load()
+		if old != nil && old.stamp > l.stamp || x.known.CompareAndSwap(old, l) {
+			return
+		}
+	}
+}
+
+// use records that a list (or Ready, or Warm) needs the snapshot now, and
+// starts the checks unless they run: they run beside the lists, from the
+// first until none has come for refreshIdle, and until Close.
+func (x *index) use() {
+	x.usedAt.Store(x.now().UnixNano())
+	if x.refreshing.Load() {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed || !x.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	x.checks.Add(1)
+	go x.refresh()
+}
+
+// idle reports whether no list has come for refreshIdle.
+func (x *index) idle() bool {
+	return x.now().Sub(time.Unix(0, x.usedAt.Load())) >= refreshIdle
+}
+
+// refresh runs the checks, one every revisionEvery, until Close or until
+// the lists stop coming (idle); what they learned is then forgotten, and
+// the next list starts them again.
+func (x *index) refresh() {
+	defer x.checks.Done()
+	wait := time.NewTimer(0)
+	defer wait.Stop()
+	for {
+		select {
+		case <-x.life.Done():
+			return
+		case <-wait.C:
+		}
+		x.check()
+		if x.idle() {
+			x.known.Store(nil)
+			x.refreshing.Store(false)
+			// A list that came meanwhile saw the checks running and
+			// started none: go on for it, unless it started others.
+			if x.idle() || x.life.Err() != nil || !x.refreshing.CompareAndSwap(false, true) {
+				return
+			}
+		}
+		wait.Reset(revisionEvery)
+	}
+}
+
+// check reads the store's revision (Store.RefDataRevision, within
+// checkTimeout) for the lists to use, and starts a patch in the
+// background when the snapshot is behind it; once a checkInterval it
+// also checks the store's generation (checkGeneration).
+func (x *index) check() {
+	ctx, cancel := context.WithTimeout(x.life, checkTimeout)
+	defer cancel()
+	stamp := x.stamps.Add(1)
+	rev, err := x.store.RefDataRevision(ctx)
+	switch {
+	case x.life.Err() != nil:
+		return // closed: nothing more to learn
+	case err != nil && ctx.Err() != nil:
+		err = envelope.Unavailable(fmt.Errorf("refdata: the store's revision was not read within %s: %w", checkTimeout, err), 1)
+	}
+	x.learn(&learned{stamp: stamp, rev: rev, err: err})
+	if err != nil {
+		return
+	}
+	if sn := x.snap.Load(); sn != nil && x.invalid.Load() != sn && sn.rev < rev {
+		x.startPatch(x.life)
+	}
+	x.checkGeneration(x.life)
+}
+
+// checkGeneration reads, once a checkInterval, the store's generation and
+// revision uncached (Store.RefDataGeneration, within checkTimeout): when
+// the store holds another generation than the snapshot's, or a revision
+// below it, the snapshot is marked invalid (lists wait for it to be read
+// whole) and a read starts. The snapshot is loaded before the read, so
+// that a patch published meanwhile is not taken for a store gone back.
+func (x *index) checkGeneration(ctx context.Context) {
 	x.mu.Lock()
 	now := x.now()
-	if x.closed || x.fresh.checking || now.Sub(x.fresh.checkedAt) < checkInterval {
+	if now.Sub(x.fresh.checkedAt) < checkInterval {
 		x.mu.Unlock()
 		return
 	}
-	x.fresh.checking, x.fresh.checkedAt = true, now
-	x.checks.Add(1)
+	x.fresh.checkedAt = now
 	x.mu.Unlock()
-	go func() {
-		defer x.checks.Done()
-		defer func() {
-			x.mu.Lock()
-			x.fresh.checking = false
-			x.mu.Unlock()
-		}()
-		sn := x.snap.Load()
-		if sn == nil {
-			return
-		}
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
-		defer cancel()
-		defer context.AfterFunc(x.life, cancel)()
-		gen, rev, err := x.store.RefDataGeneration(cctx)
-		if err != nil || (gen == sn.gen && rev >= sn.rev) {
-			return
-		}
-		x.logger.Warn("refdata: the store's reference data are not those the snapshot was read from (a restore or a failover?): reading them again",
-			"snapshot_revision", sn.rev, "store_revision", rev, "generation_changed", gen != sn.gen)
-		x.invalid.Store(sn)
-		_, _ = x.startBuild(cctx)
-	}()
+	sn := x.snap.Load()
+	if sn == nil {
+		return
+	}
+	cctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	gen, rev, err := x.store.RefDataGeneration(cctx)
+	if err != nil || (gen == sn.gen && rev >= sn.rev) {
+		return
+	}
+	x.logger.Warn("refdata: the store's reference data are not those the snapshot was read from (a restore or a failover?): reading them again",
+		"snapshot_revision", sn.rev, "store_revision", rev, "generation_changed", gen != sn.gen)
+	x.invalid.Store(sn)
+	_, _ = x.startBuild(ctx)
 }
 
 // ListVersion returns the version of the reference data that lists

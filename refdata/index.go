@@ -56,7 +56,20 @@ type index struct {
 	building *build // the running build, or nil
 	closed   bool
 	fresh    freshness      // guarded by mu
-	checks   sync.WaitGroup // checkStore's reads, waited for by close
+	checks   sync.WaitGroup // the checks (refresh), waited for by close
+
+	// known is what the checks (or a read) last learned of the store
+	// (nil: nothing yet, or forgotten when the checks stopped); stamps
+	// numbers the reads that learn, in the order they start; refreshing is
+	// set while the checks run; usedAt is when a list last came (UnixNano
+	// of now).
+	known      atomic.Pointer[learned]
+	stamps     atomic.Uint64
+	refreshing atomic.Bool
+	usedAt     atomic.Int64
+	// back is the revision a read found the store at, below this store's
+	// last write (floor).
+	back atomic.Pointer[wentBack]
 
 	now      func() time.Time
 	versions atomic.Uint64 // the last snapshot version given
@@ -92,13 +105,17 @@ func (x *index) current(ctx context.Context) (*snapshot, error) {
 // currentOrHeld is current, also reporting whether the snapshot returned
 // is the one held while the store is unavailable.
 //
-// A snapshot behind the store's revision only by other instances' writes
-// (above the revision of the last write through this store,
-// Store.RefDataWritten) answers at once: a patch starts in the
-// background, at most once a patchInterval, so that lists never wait on
-// another instance's import. A snapshot behind this store's own last
-// write, none at all, or one found to be of another history (checkStore)
-// makes the list wait for the read.
+// A list never waits on the store for a snapshot it holds: it uses what
+// the checks beside the lists last learned (freshness.go). A snapshot
+// behind the store's revision only by other instances' writes (above the
+// revision of the last write through this store, Store.RefDataWritten)
+// answers at once, while a patch runs in the background, at most once a
+// patchInterval; when the checks last found the store unavailable, it
+// answers as the snapshot held, and another failure of theirs fails the
+// list. A snapshot behind this store's own last write, none at all, or
+// one found to be of another history (checkGeneration) makes the list
+// wait for the read (and answer from the snapshot held, if any, when the
+// store is unavailable).
 func (x *index) currentOrHeld(ctx context.Context) (sn *snapshot, held bool, err error) {
 	for range 3 {
 		if x.life.Err() != nil {
@@ -107,21 +124,17 @@ func (x *index) currentOrHeld(ctx context.Context) (sn *snapshot, held bool, err
 		if err := ctx.Err(); err != nil { // a caller that went away gets no list, cached or not
 			return nil, false, err
 		}
-		rev, err := x.store.RefDataRevision(ctx)
-		if err != nil {
-			sn, err := x.held(ctx, err)
-			return sn, sn != nil, err
-		}
-		x.checkStore(ctx)
+		x.use()
 		sn := x.snap.Load()
-		if sn != nil && x.invalid.Load() != sn {
-			if sn.rev >= rev {
-				return sn, false, nil
-			}
-			if sn.rev >= x.floor(rev) {
+		if sn != nil && x.invalid.Load() != sn && sn.rev >= x.floor() {
+			switch k := x.known.Load(); {
+			case k != nil && k.err != nil:
+				sn, err := x.held(ctx, k.err)
+				return sn, sn != nil, err
+			case k != nil && k.rev > sn.rev:
 				x.startPatch(ctx) // behind by others' writes only
-				return sn, false, nil
 			}
+			return sn, false, nil
 		}
 		b, err := x.startBuild(ctx)
 		if b == nil { // backing off after a failed read
@@ -137,8 +150,9 @@ func (x *index) currentOrHeld(ctx context.Context) (sn *snapshot, held bool, err
 			sn, err := x.held(ctx, b.err)
 			return sn, sn != nil, err
 		}
-		// The build read a revision at least as recent as rev, unless it
-		// had started before rev was read: then check again.
+		// The build read a revision at least as recent as this store's
+		// last write, unless it had started before the write returned:
+		// then check again.
 	}
 	if sn := x.snap.Load(); sn != nil {
 		return sn, false, nil
@@ -183,12 +197,12 @@ func (x *index) warm(ctx context.Context) (bool, error) {
 	if x.life.Err() != nil {
 		return false, errClosed
 	}
+	x.use()
 	rev, err := x.store.RefDataRevision(ctx)
 	if err != nil {
 		return false, err
 	}
-	x.checkStore(ctx)
-	if sn := x.snap.Load(); sn != nil && x.invalid.Load() != sn && sn.rev >= x.floor(rev) {
+	if sn := x.snap.Load(); sn != nil && x.invalid.Load() != sn && sn.rev >= min(x.floor(), rev) {
 		if sn.rev < rev {
 			x.startPatch(ctx)
 		}
@@ -255,12 +269,15 @@ func (x *index) build(ctx context.Context) (err error) {
 		}
 		telemetry.EndSpan(span, err)
 	}()
+	written, stamp := x.store.RefDataWritten(), x.stamps.Add(1)
 	old := x.snap.Load()
 	if old != nil && x.invalid.Load() != old {
 		data, err := x.store.RefDataChangesSince(ctx, old.rev, old.cities.len()/4+1)
 		if err != nil {
 			return fmt.Errorf("refdata: reading the changes since revision %d: %w", old.rev, err)
 		}
+		x.readAt(written, data.Revision)
+		x.learn(&learned{stamp: stamp, rev: data.Revision})
 		switch {
 		case data.Generation != old.gen || data.Revision < old.rev: // another history: read whole
 			x.invalid.Store(old)
@@ -286,6 +303,8 @@ func (x *index) build(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("refdata: reading the reference data: %w", err)
 	}
+	x.readAt(written, data.Revision)
+	x.learn(&learned{stamp: stamp, rev: data.Revision})
 	x.publish(&snapshot{rev: data.Revision, gen: data.Generation, currencies: newCurrencyTable(data.Currencies),
 		countries: newCountryTable(data.Countries), cities: frozenCityIndex(data)})
 	x.builds.Add(1)

@@ -36,6 +36,34 @@ type spy struct {
 	// elsewhere, when set, makes every write count as another instance's
 	// (RefDataWritten reports none through this store).
 	elsewhere atomic.Bool
+	// revisionFails counts the reads of the revision that down failed.
+	revisionFails atomic.Int64
+	// frozen, when set, holds every read of the revision or generation
+	// until it is closed or the read's context ends, as a database that
+	// does not answer does; held counts the reads it holds now.
+	frozen atomic.Pointer[chan struct{}]
+	held   atomic.Int64
+}
+
+// wait holds a read of the revision or generation while s is frozen.
+func (s *spy) wait(ctx context.Context) error {
+	if p := s.frozen.Load(); p != nil {
+		s.held.Add(1)
+		defer s.held.Add(-1)
+		select {
+		case <-*p:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (s *spy) RefDataGeneration(ctx context.Context) (string, uint64, error) {
+	if err := s.wait(ctx); err != nil {
+		return "", 0, err
+	}
+	return s.Store.RefDataGeneration(ctx)
 }
 
 func (s *spy) RefDataWritten() uint64 {
@@ -78,7 +106,11 @@ func (s *spy) RefDataChangesSince(ctx context.Context, rev uint64, limit int) (r
 }
 
 func (s *spy) RefDataRevision(ctx context.Context) (uint64, error) {
+	if err := s.wait(ctx); err != nil {
+		return 0, err
+	}
 	if err := s.fail(); err != nil {
+		s.revisionFails.Add(1)
 		return 0, err
 	}
 	return s.Store.RefDataRevision(ctx)
@@ -457,8 +489,18 @@ func TestHeldSnapshotWhileUnavailable(t *testing.T) {
 	wantCountries, err := svc.ListCountries(ctx, countries)
 	require.NoError(t, err)
 
+	// failSince makes every call fail with err and waits until the checks
+	// beside the lists have read the revision (lists use what they last
+	// learned).
+	failSince := func(err *error) {
+		t.Helper()
+		fails := sp.revisionFails.Load()
+		sp.down.Store(err)
+		require.Eventually(t, func() bool { return sp.revisionFails.Load() > fails+1 }, 10*time.Second, time.Millisecond,
+			"the checks read the revision")
+	}
 	unavailable := error(envelope.Unavailable(errors.New("connection refused"), 2))
-	sp.down.Store(&unavailable)
+	failSince(&unavailable)
 	for range 3 {
 		got, err := svc.ListCities(ctx, cities)
 		require.NoError(t, err, "answered from the held snapshot")
@@ -480,7 +522,7 @@ func TestHeldSnapshotWhileUnavailable(t *testing.T) {
 	assert.Error(t, err, "an ended request is not answered")
 
 	internal := error(envelope.Internal(errors.New("relation does not exist")))
-	sp.down.Store(&internal)
+	failSince(&internal)
 	_, err = svc.ListCities(ctx, cities)
 	assert.Equal(t, envelope.KindInternal, envelope.KindOf(err), "only unavailability is answered from the held snapshot")
 
@@ -664,4 +706,51 @@ func TestTemplateStoresPatchTheirOwn(t *testing.T) {
 			assertAsStored(t, svc, stores[j])
 		}
 	}
+}
+
+// TestListsDoNotWaitForTheChecks: while the store does not answer the
+// reads of its revision and generation (a frozen database), lists the
+// Service holds answer at once from the snapshot, at every moment: before
+// the checks are due again, once the generation's check is due, and long
+// after (the clock moved past the checks' bounds); the checks run beside
+// the lists, held by the store. Once it answers, what they learn is
+// used: another instance's write made meanwhile is patched in.
+func TestListsDoNotWaitForTheChecks(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	sp, m := newSpy(t)
+	clock := newClock()
+	svc := refdata.NewService(sp, refdata.WithLogger(quiet), refdata.WithClock(clock.Now))
+	t.Cleanup(svc.Close)
+	require.NoError(t, svc.Ready(ctx))
+	q := refdata.CityQuery{CountryCode: ptr("XA")}
+	want, err := svc.ListCities(ctx, q)
+	require.NoError(t, err)
+
+	thaw := make(chan struct{})
+	sp.frozen.Store(&thaw)
+	sp.elsewhere.Store(true)
+	_, err = m.UpsertCities(ctx, []refdata.City{{CountryCode: "XA", StateCode: "AA", Name: "Frozenville"}})
+	require.NoError(t, err)
+	for _, step := range []time.Duration{0, 300 * time.Millisecond, time.Second, 5 * time.Second, time.Minute} {
+		clock.Add(step)
+		// A list that waited for a held check would fail at this bound,
+		// far past what a list from the snapshot takes.
+		bounded, cancel := context.WithTimeout(ctx, 5*time.Second)
+		got, err := svc.ListCities(bounded, q)
+		cancel()
+		require.NoError(t, err, "%v on: answered from the snapshot", step)
+		assert.Equal(t, want, got, "%v on: the snapshot held", step)
+		require.Eventually(t, func() bool { return sp.held.Load() > 0 }, 10*time.Second, time.Millisecond,
+			"%v on: a check is held by the store, beside the lists", step)
+	}
+	assert.Zero(t, sp.changes.Load()+sp.whole.Load()-1, "no read but Ready's while the checks learn nothing")
+
+	sp.frozen.Store(nil)
+	close(thaw)
+	require.Eventually(t, func() bool {
+		got, err := svc.ListCities(ctx, q)
+		return err == nil && len(got.Items) == 1
+	}, 10*time.Second, time.Millisecond, "the checks learn the store's revision: the write elsewhere is patched in")
+	assert.Equal(t, uint64(1), svc.Patches())
 }

@@ -18,18 +18,21 @@ import (
 // Every list is answered in process from a snapshot of the store's
 // reference data (filtering, sorting and paging are the same for every
 // store). The snapshot is read whole at the first list (or Ready), in one
-// transaction of the store; before every list the store's revision is
-// read. A write through this store since the snapshot makes the list wait
-// for the snapshot to be patched with the cities changed since
-// (Store.RefDataChangesSince), so that an answer is never older than the
-// last write that returned; another instance's writes are patched in the
-// background, at most once a second, while lists answer from the
-// snapshot held. Once a second the store's generation and revision are
-// read uncached: a snapshot of another history (a restore, a failover)
-// is read whole again, and lists wait for it. While the store is
-// unavailable, lists are answered from the snapshot held, if any; a
-// failed read is retried after a backoff (100 ms, doubling to 5 s). The
-// snapshot takes about 400 bytes a city (see docs/performance.md).
+// transaction of the store. A list never waits on the store for a
+// snapshot it holds: checks run beside the lists (from the first list
+// until Close, or until none has come for 30 s), each read bounded: the
+// store's revision every 100 ms, its generation and revision uncached
+// once a second; a list uses what they last learned. A write through this
+// store since the snapshot makes the list wait for the snapshot to be
+// patched with the cities changed since (Store.RefDataChangesSince), so
+// that an answer is never older than the last write that returned;
+// another instance's writes are patched in the background, at most once a
+// second, while lists answer from the snapshot held. A snapshot of
+// another history (a restore, a failover) is read whole again, and lists
+// wait for it. While the store is unavailable, lists are answered from
+// the snapshot held, if any; a failed read is retried after a backoff
+// (100 ms, doubling to 5 s). The snapshot takes about 400 bytes a city
+// (see docs/performance.md).
 type Service struct {
 	store   Store
 	ix      *index
@@ -99,7 +102,8 @@ func (s *Service) Ready(ctx context.Context) error {
 // store's history); when they are not, it starts the read a list would
 // start and reports false. It fails after
 // Close, and with the store's error when its revision cannot be read. For
-// readiness probes: it costs what a list's check of the revision costs.
+// readiness probes: it costs one read of the store's revision (cached by
+// the stores), which, unlike a list, it waits for.
 func (s *Service) Warm(ctx context.Context) (bool, error) { return s.ix.warm(ctx) }
 
 // Builds returns the number of snapshots read whole from the store (at
@@ -111,10 +115,10 @@ func (s *Service) Builds() uint64 { return s.ix.builds.Load() }
 // since their revision (writes through this Service or elsewhere).
 func (s *Service) Patches() uint64 { return s.ix.patches.Load() }
 
-// Close stops the Service reading the store: a running read is cancelled
-// and waited for, the snapshot is dropped, and lists then fail with an
-// unavailable error (503). Close it before the store. It may be called
-// more than once.
+// Close stops the Service reading the store: a running read and the
+// checks are cancelled and waited for, the snapshot is dropped, and lists
+// then fail with an unavailable error (503). Close it before the store.
+// It may be called more than once.
 func (s *Service) Close() {
 	s.stopLag()
 	s.ix.close()

@@ -64,14 +64,16 @@ type Store interface {
 	// changes nothing; nothing else does. A write is seen by the next
 	// RefDataRevision of the same Store at once, and a write of another
 	// instance sharing the database within 1 s (see
-	// docs/several-instances.md). It is read before every list, so it
-	// should be cheap (the stores of this module cache it).
+	// docs/several-instances.md). The Service reads it every 100 ms
+	// while lists come, beside them, so it should be cheap (the stores of
+	// this module cache it).
 	RefDataRevision(ctx context.Context) (uint64, error)
 	// RefDataGeneration returns the generation of the reference data
 	// (see RefData.Generation) and the revision, read from the database
 	// now in one statement, never from a cache: the Service reads it
-	// about once a second to notice on its own a restore or a failover
-	// that took the revision back, which no notification tells.
+	// about once a second, beside the lists, to notice on its own a
+	// restore or a failover that took the revision back, which no
+	// notification tells.
 	RefDataGeneration(ctx context.Context) (generation string, revision uint64, err error)
 	// RefDataWritten returns the revision of the last reference-data
 	// write this Store committed (0 when none): the Service's lists wait
