@@ -38,8 +38,8 @@ func TestConfigClockReachesTheAdapter(t *testing.T) {
 	t.Parallel()
 	store, err := memory.New(t.Context())
 	require.NoError(t, err)
-	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), Clock: func() time.Time { return now }})
+	clock := &testClock{now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)} // read beside the requests too (the reference-data checks)
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), Clock: clock.Now})
 	require.NoError(t, err)
 	_, err = app.Auth.CreateBrand(t.Context(), auth.NewBrand{URL: "clock.example.com", Name: "Clock"})
 	require.NoError(t, err)
@@ -60,7 +60,7 @@ func TestConfigClockReachesTheAdapter(t *testing.T) {
 		}
 	}
 	require.Equal(t, http.StatusTooManyRequests, status, "the list limit is reached while the clock stands still")
-	now = now.Add(time.Minute)
+	clock.Add(time.Minute)
 	assert.Equal(t, http.StatusOK, get(), "the bucket refills when Config.Clock moves on")
 }
 

@@ -13,7 +13,9 @@ package refdata
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
+	"weak"
 
 	"github.com/brandbase/brandbase/envelope"
 )
@@ -31,9 +33,12 @@ const (
 	checkInterval = time.Second
 	// checkTimeout bounds each read of the checks.
 	checkTimeout = 5 * time.Second
-	// refreshIdle is how long the checks go on with no list: then they
-	// stop, until the next list.
+	// refreshIdle is how long the checks keep their pace with no list:
+	// then they read the revision once an idleEvery, until the next list.
 	refreshIdle = 30 * time.Second
+	// idleEvery is the pause between two checks while no list comes: a
+	// list after a quiet spell uses a revision read at most this long ago.
+	idleEvery = 500 * time.Millisecond
 	// minBackoff and maxBackoff bound the wait after a failed read before
 	// the next one starts; it doubles after each failure in a row.
 	minBackoff = 100 * time.Millisecond
@@ -52,8 +57,8 @@ type freshness struct {
 
 // WithClock makes the Service read the time from now (time.Now when nil
 // or not given): the pace of background patches, the backoff after a
-// failed read, the checks of the store's generation and when the checks
-// stop for want of lists.
+// failed read and the checks of the store's generation (the pace of the
+// checks themselves is real time).
 func WithClock(now func() time.Time) Option {
 	return func(s *Service) {
 		if now != nil {
@@ -136,10 +141,11 @@ func (x *index) learn(l *learned) {
 }
 
 // use records that a list (or Ready, or Warm) needs the snapshot now, and
-// starts the checks unless they run: they run beside the lists, from the
-// first until none has come for refreshIdle, and until Close.
+// starts the checks at the first: they run beside the lists until Close,
+// or until the Service is garbage (a Service never closed ends its checks
+// and is released with its store).
 func (x *index) use() {
-	x.usedAt.Store(x.now().UnixNano())
+	x.usedAt.Store(monoNow())
 	if x.refreshing.Load() {
 		return
 	}
@@ -149,39 +155,55 @@ func (x *index) use() {
 		return
 	}
 	x.checks.Add(1)
-	go x.refresh()
+	go refresh(weak.Make(x), x.life.Done(), x.checks)
 }
+
+// monoStart and monoNow give the time on the process's monotonic clock:
+// the checks' pace is real time, whatever clock the Service was given (a
+// test's clock that stands still does not keep them at their fast pace).
+var monoStart = time.Now()
+
+func monoNow() int64 { return int64(time.Since(monoStart)) }
 
 // idle reports whether no list has come for refreshIdle.
 func (x *index) idle() bool {
-	return x.now().Sub(time.Unix(0, x.usedAt.Load())) >= refreshIdle
+	return time.Duration(monoNow()-x.usedAt.Load()) >= refreshIdle
 }
 
-// refresh runs the checks, one every revisionEvery, until Close or until
-// the lists stop coming (idle); what they learned is then forgotten, and
-// the next list starts them again.
-func (x *index) refresh() {
-	defer x.checks.Done()
+// refresh runs the checks of the index w points to, one every
+// revisionEvery (every idleEvery while no list comes), until done (Close)
+// or until the index is garbage. It holds the index only while a check
+// runs, so that a Service nobody holds is collected with its store.
+func refresh(w weak.Pointer[index], done <-chan struct{}, running *sync.WaitGroup) {
+	defer running.Done()
 	wait := time.NewTimer(0)
 	defer wait.Stop()
 	for {
 		select {
-		case <-x.life.Done():
+		case <-done:
 			return
 		case <-wait.C:
 		}
-		x.check()
-		if x.idle() {
-			x.known.Store(nil)
-			x.refreshing.Store(false)
-			// A list that came meanwhile saw the checks running and
-			// started none: go on for it, unless it started others.
-			if x.idle() || x.life.Err() != nil || !x.refreshing.CompareAndSwap(false, true) {
-				return
-			}
+		pause, ok := checkOnce(w)
+		if !ok {
+			return
 		}
-		wait.Reset(revisionEvery)
+		wait.Reset(pause)
 	}
+}
+
+// checkOnce runs one check of the index w points to and returns the
+// pause before the next; false when the index is garbage.
+func checkOnce(w weak.Pointer[index]) (time.Duration, bool) {
+	x := w.Value()
+	if x == nil {
+		return 0, false
+	}
+	x.check()
+	if x.idle() {
+		return idleEvery, true
+	}
+	return revisionEvery, true
 }
 
 // check reads the store's revision (Store.RefDataRevision, within

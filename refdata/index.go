@@ -55,14 +55,16 @@ type index struct {
 	mu       sync.Mutex
 	building *build // the running build, or nil
 	closed   bool
-	fresh    freshness      // guarded by mu
-	checks   sync.WaitGroup // the checks (refresh), waited for by close
+	fresh    freshness // guarded by mu
+	// checks is the loop of the checks (refresh), waited for by close: a
+	// WaitGroup of its own, so that the loop holds no pointer into the
+	// index.
+	checks *sync.WaitGroup
 
 	// known is what the checks (or a read) last learned of the store
-	// (nil: nothing yet, or forgotten when the checks stopped); stamps
-	// numbers the reads that learn, in the order they start; refreshing is
-	// set while the checks run; usedAt is when a list last came (UnixNano
-	// of now).
+	// (nil: nothing yet); stamps numbers the reads that learn, in the
+	// order they start; refreshing is set once the checks run; usedAt is
+	// when a list last came (on the process's monotonic clock, monoNow).
 	known      atomic.Pointer[learned]
 	stamps     atomic.Uint64
 	refreshing atomic.Bool
@@ -86,7 +88,7 @@ func newIndex(store Store, logger *slog.Logger) *index {
 		logger = slog.Default()
 	}
 	life, end := context.WithCancel(context.Background())
-	return &index{store: store, logger: logger, life: life, end: end, now: time.Now}
+	return &index{store: store, logger: logger, life: life, end: end, now: time.Now, checks: new(sync.WaitGroup)}
 }
 
 // current returns a snapshot at least as recent as the store's revision

@@ -20,9 +20,9 @@ import (
 // store). The snapshot is read whole at the first list (or Ready), in one
 // transaction of the store. A list never waits on the store for a
 // snapshot it holds: checks run beside the lists (from the first list
-// until Close, or until none has come for 30 s), each read bounded: the
-// store's revision every 100 ms, its generation and revision uncached
-// once a second; a list uses what they last learned. A write through this
+// until Close, or until the Service is garbage), each read bounded: the
+// store's revision every 100 ms (every 500 ms after 30 s without a list),
+// its generation and revision uncached once a second; a list uses what they last learned. A write through this
 // store since the snapshot makes the list wait for the snapshot to be
 // patched with the cities changed since (Store.RefDataChangesSince), so
 // that an answer is never older than the last write that returned;
