@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -753,4 +754,31 @@ func TestListsDoNotWaitForTheChecks(t *testing.T) {
 		return err == nil && len(got.Items) == 1
 	}, 10*time.Second, time.Millisecond, "the checks learn the store's revision: the write elsewhere is patched in")
 	assert.Equal(t, uint64(1), svc.Patches())
+}
+
+// TestUnclosedServiceIsReleased: the checks beside the lists hold the
+// Service only while a check runs, so a Service that is never closed is
+// garbage once nobody holds it, its store with it, and its checks end;
+// on a clock that stands still too (their pace is real time).
+func TestUnclosedServiceIsReleased(t *testing.T) {
+	t.Parallel()
+	released := make(chan struct{})
+	func() {
+		sp, m := newSpy(t)
+		t.Cleanup(func() { m.Close() })
+		clock := newClock()
+		svc := refdata.NewService(sp, refdata.WithLogger(quiet), refdata.WithClock(clock.Now))
+		_, err := svc.ListCities(t.Context(), refdata.CityQuery{})
+		require.NoError(t, err) // the checks run from here
+		runtime.AddCleanup(sp, func(ch chan struct{}) { close(ch) }, released)
+	}()
+	assert.Eventually(t, func() bool {
+		runtime.GC()
+		select {
+		case <-released:
+			return true
+		default:
+			return false
+		}
+	}, 10*time.Second, 10*time.Millisecond, "a Service nobody holds is released with its store")
 }
