@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -438,5 +439,49 @@ func TestDocsListEveryPermission(t *testing.T) {
 	page := docPages(t)[filepath.Join("docs", "in-process.md")]
 	for _, p := range perms {
 		assert.Contains(t, page, "`auth."+p+"`", "docs/in-process.md does not name the permission auth.%s", p)
+	}
+}
+
+// TestDocsNameEveryRateLimitPolicy checks that docs/observability.md,
+// where brandbase.rate_limit.policy takes its values, names every policy
+// of httpadapter.DefaultRateLimits.
+func TestDocsNameEveryRateLimitPolicy(t *testing.T) {
+	t.Parallel()
+	d := reflect.ValueOf(httpadapter.DefaultRateLimits())
+	var names []string
+	for i := range d.NumField() {
+		if p, ok := d.Field(i).Interface().(ratelimit.Policy); ok {
+			names = append(names, p.Name)
+		}
+	}
+	require.GreaterOrEqual(t, len(names), 5, "the scan finds the policies")
+	page := docPages(t)[filepath.Join("docs", "observability.md")]
+	for _, n := range names {
+		assert.Truef(t, strings.Contains(page, "`"+n+"`"), "docs/observability.md does not name the rate-limit policy %s", n)
+	}
+}
+
+// TestDocsTablesAreWhole checks that no table of a page is cut by a blank
+// line: a row that follows a line outside a table opens a table, so the
+// next line must be its header's separator (|---|); otherwise Markdown
+// shows the rows after the cut as text.
+func TestDocsTablesAreWhole(t *testing.T) {
+	t.Parallel()
+	for path, text := range docPages(t) {
+		lines := strings.Split(text, "\n")
+		fenced := false
+		for i, l := range lines {
+			if strings.HasPrefix(strings.TrimSpace(l), "```") {
+				fenced = !fenced
+			}
+			if fenced || !strings.HasPrefix(l, "|") || (i > 0 && strings.HasPrefix(lines[i-1], "|")) {
+				continue
+			}
+			next := ""
+			if i+1 < len(lines) {
+				next = lines[i+1]
+			}
+			assert.Regexp(t, `^\|[ :]*-{3,}`, next, "%s:%d: a table row outside a table (a blank line before it?): %s", path, i+1, l)
+		}
 	}
 }
