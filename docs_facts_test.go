@@ -103,6 +103,9 @@ func TestDocsRouteTable(t *testing.T) {
 	slices.Sort(documented)
 	assert.Equal(t, len(slices.Compact(slices.Clone(documented))), len(documented), "a route is listed twice: %v", documented)
 	assert.ElementsMatch(t, mounted, documented, "the route table of docs/http-api.md and Handler.Routes()")
+	// httpadapter's TestHostileInput sends hostile input to every route.
+	assert.Truef(t, strings.Contains(docPages(t)[filepath.Join("docs", "reliability.md")], fmt.Sprintf("on %d routes per store", len(mounted))),
+		"docs/reliability.md gives the hostile-input test's routes as other than the %d mounted", len(mounted))
 }
 
 // TestDocsRouteTableParse checks how docRoutes reads the table's cells.
