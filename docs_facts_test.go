@@ -488,3 +488,34 @@ func TestDocsTablesAreWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsConfigurationNamesEveryOption checks that docs/configuration.md,
+// which gives "every option and its default", has a row for every
+// exported With* option of the packages a host configures (a function
+// returning its package's Option): `pkg.WithX(` opening a table row.
+func TestDocsConfigurationNamesEveryOption(t *testing.T) {
+	t.Parallel()
+	packages := []string{"auth", "integrations", "refdata", "httpadapter"}
+	var options []string
+	for path, f := range sourceFiles(t) {
+		pkg := filepath.Dir(path)
+		if !slices.Contains(packages, pkg) {
+			continue
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !fn.Name.IsExported() || !strings.HasPrefix(fn.Name.Name, "With") ||
+				fn.Type.Results == nil || len(fn.Type.Results.List) != 1 {
+				continue
+			}
+			if id, ok := fn.Type.Results.List[0].Type.(*ast.Ident); ok && id.Name == "Option" {
+				options = append(options, pkg+"."+fn.Name.Name)
+			}
+		}
+	}
+	require.GreaterOrEqual(t, len(options), 25, "the scan finds the options")
+	page := docPages(t)[filepath.Join("docs", "configuration.md")]
+	for _, o := range options {
+		assert.Truef(t, strings.Contains(page, "\n| `"+o+"("), "docs/configuration.md has no row for %s", o)
+	}
+}
