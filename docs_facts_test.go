@@ -2,11 +2,13 @@ package brandbase_test
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -25,6 +27,7 @@ import (
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/postgres"
 )
 
 // The statements of the pages under docs/ that a test can hold: a route
@@ -518,4 +521,84 @@ func TestDocsConfigurationNamesEveryOption(t *testing.T) {
 	for _, o := range options {
 		assert.Truef(t, strings.Contains(page, "\n| `"+o+"("), "docs/configuration.md has no row for %s", o)
 	}
+}
+
+// TestDocsStateTheConfigDefaults checks the defaults the pages give the
+// settings of brandbase.Config, the auth options, the limiter, the
+// PostgreSQL store's bounds and the subdivision list against the values
+// they come from.
+func TestDocsStateTheConfigDefaults(t *testing.T) {
+	t.Parallel()
+	pages := docPages(t)
+	// human says a duration as the pages do: "24 h", "30 days", "10 s".
+	human := func(d time.Duration) string {
+		switch {
+		case d >= 48*time.Hour && d%(24*time.Hour) == 0:
+			return fmt.Sprintf("%d days", d/(24*time.Hour))
+		case d >= time.Hour && d%time.Hour == 0:
+			return fmt.Sprintf("%d h", d/time.Hour)
+		case d%time.Second == 0:
+			return fmt.Sprintf("%d s", d/time.Second)
+		}
+		return fmt.Sprintf("%d ms", d/time.Millisecond)
+	}
+	// thousands says a count as the pages do: "10,000".
+	thousands := func(n int) string {
+		s := fmt.Sprint(n)
+		for i := len(s) - 3; i > 0; i -= 3 {
+			s = s[:i] + "," + s[i:]
+		}
+		return s
+	}
+	codes, notes := subdivisionRows(t)
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+		"eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"}
+	require.Less(t, notes, len(words), "the additions to the subdivision list are counted in words")
+	for _, c := range []struct {
+		page, says string
+	}{
+		{"configuration.md", "| `AuthKeyTTL` | " + human(auth.DefaultAuthKeyTTL) + " |"},
+		{"configuration.md", "| `RefreshKeyTTL` | " + human(auth.DefaultRefreshKeyTTL) + " |"},
+		{"configuration.md", "| `RefreshReuseInterval` | " + human(auth.DefaultRefreshReuseInterval) + " (`auth.DefaultRefreshReuseInterval`)"},
+		{"configuration.md", "| `KeyCacheTTL` | " + human(auth.DefaultKeyCacheTTL) + ";"},
+		{"configuration.md", "| `MaxHashWait` | " + human(auth.DefaultMaxHashWait) + ";"},
+		{"configuration.md", "| `auth.WithMaxHashWait(d)` | `auth.DefaultMaxHashWait`: " + human(auth.DefaultMaxHashWait) + " |"},
+		{"configuration.md", "| `auth.WithKeyLifetimes(authKey, refreshKey)` | " + human(auth.DefaultAuthKeyTTL) + ", " + human(auth.DefaultRefreshKeyTTL) + " |"},
+		{"configuration.md", "| `auth.WithRefreshReuseInterval(d)` | `auth.DefaultRefreshReuseInterval`: " + human(auth.DefaultRefreshReuseInterval) + " "},
+		{"configuration.md", "| `auth.WithKeyCache(ttl, size)` | " + human(auth.DefaultKeyCacheTTL) + ", " + thousands(auth.DefaultKeyCacheSize) + " answers"},
+		{"configuration.md", "`ratelimit.New(ratelimit.Config{})`: at most " + thousands(ratelimit.DefaultMaxBuckets) + " buckets"},
+		{"configuration.md", fmt.Sprintf("Request bodies up to %d MiB (`httpadapter.MaxBodyBytes`)", httpadapter.MaxBodyBytes>>20)},
+		{"several-instances.md", "(" + human(auth.DefaultKeyCacheTTL) + ", at most " + thousands(auth.DefaultKeyCacheSize) + " of each;"},
+		{"reliability.md", "| " + human(postgres.DefaultConnectTimeout) + " (`postgres.DefaultConnectTimeout`) |"},
+		{"reliability.md", "| " + human(postgres.DefaultQueryTimeout) + " (`postgres.DefaultQueryTimeout`):"},
+		{"reliability.md", fmt.Sprintf("`BatchSize` configurations (%d)", integrations.DefaultRotateBatch)},
+		{"operations.md", "(`httpadapter.DefaultCheckTimeout`, " + human(httpadapter.DefaultCheckTimeout) + ")"},
+		{"operations.md", "(`httpadapter.DefaultReadinessCacheFor`, " + human(httpadapter.DefaultReadinessCacheFor) + ";"},
+		{"reference-data.md", "(" + thousands(codes) + " codes in 2026)"},
+		{"reference-data.md", "There are " + words[notes] + "."},
+		{"data-sources.md", "of every level (" + thousands(codes) + ")"},
+		{"data-sources.md", "the " + thousands(auth.CommonPasswordCount) + " most common passwords"},
+	} {
+		assert.Truef(t, strings.Contains(pages[filepath.Join("docs", c.page)], c.says), "docs/%s does not say %q", c.page, c.says)
+	}
+}
+
+// subdivisionRows counts the rows of refdata/data/subdivisions.csv and
+// those with a note (the additions to its source).
+func subdivisionRows(t *testing.T) (rows, notes int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("refdata", "data", "subdivisions.csv"))
+	require.NoError(t, err)
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comment = '#'
+	recs, err := r.ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"countryCode", "code", "name", "parent", "note"}, recs[0], "the header")
+	for _, rec := range recs[1:] {
+		if rec[4] != "" {
+			notes++
+		}
+	}
+	return len(recs) - 1, notes
 }
