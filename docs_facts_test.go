@@ -530,26 +530,6 @@ func TestDocsConfigurationNamesEveryOption(t *testing.T) {
 func TestDocsStateTheConfigDefaults(t *testing.T) {
 	t.Parallel()
 	pages := docPages(t)
-	// human says a duration as the pages do: "24 h", "30 days", "10 s".
-	human := func(d time.Duration) string {
-		switch {
-		case d >= 48*time.Hour && d%(24*time.Hour) == 0:
-			return fmt.Sprintf("%d days", d/(24*time.Hour))
-		case d >= time.Hour && d%time.Hour == 0:
-			return fmt.Sprintf("%d h", d/time.Hour)
-		case d%time.Second == 0:
-			return fmt.Sprintf("%d s", d/time.Second)
-		}
-		return fmt.Sprintf("%d ms", d/time.Millisecond)
-	}
-	// thousands says a count as the pages do: "10,000".
-	thousands := func(n int) string {
-		s := fmt.Sprint(n)
-		for i := len(s) - 3; i > 0; i -= 3 {
-			s = s[:i] + "," + s[i:]
-		}
-		return s
-	}
 	codes, notes := subdivisionRows(t)
 	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 		"eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"}
@@ -601,4 +581,54 @@ func subdivisionRows(t *testing.T) (rows, notes int) {
 		}
 	}
 	return len(recs) - 1, notes
+}
+
+// human says a duration as the pages do: "24 h", "30 days", "10 s".
+func human(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%d h", d/time.Hour)
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d s", d/time.Second)
+	}
+	return fmt.Sprintf("%d ms", d/time.Millisecond)
+}
+
+// thousands says a count as the pages do: "10,000".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// TestDocsStateTheAuthLimits checks the limits and lifetimes
+// docs/authentication.md gives (its lines joined, as a reader reads them)
+// against auth's constants.
+func TestDocsStateTheAuthLimits(t *testing.T) {
+	t.Parallel()
+	page := strings.Join(strings.Fields(docPages(t)[filepath.Join("docs", "authentication.md")]), " ")
+	// spelt says a few durations in words, as the page does.
+	spelt := map[time.Duration]string{time.Minute: "once a minute", time.Hour: "one hour"}
+	for _, says := range []string{
+		"`authKey` lives " + human(auth.DefaultAuthKeyTTL) + " (`expiresIn`",
+		"`refreshAuthKey` " + human(auth.DefaultRefreshKeyTTL) + " (`Config.AuthKeyTTL`, `RefreshKeyTTL`)",
+		"more than " + human(auth.DefaultRefreshReuseInterval) + " after its rotation",
+		"**Within the reuse interval** (" + human(auth.DefaultRefreshReuseInterval) + ", `auth.DefaultRefreshReuseInterval`;",
+		"keeps a checked key for " + human(auth.DefaultKeyCacheTTL) + " (`Config.KeyCacheTTL`;",
+		"`Config.MaxHashWait` (" + human(auth.DefaultMaxHashWait) + ")",
+		fmt.Sprintf("at least %d characters, at most %d bytes", auth.MinPasswordLen, auth.MaxPasswordBytes),
+		"not one of the " + thousands(auth.CommonPasswordCount) + " most common passwords",
+		fmt.Sprintf("`MaxDevicesPerUser` is 0 to %d (`auth.MaxDeviceCap`)", auth.MaxDeviceCap),
+		fmt.Sprintf("each of `ResetLinkOrigins` (at most %d)", auth.MaxResetLinkOrigins),
+		"valid `auth.ResetTokenTTL` (" + spelt[auth.ResetTokenTTL] + ")",
+		"`auth.DefaultSendTimeout` (" + human(auth.DefaultSendTimeout) + ")",
+		fmt.Sprintf("within the last %d minutes (`auth.OnlineWindow`)", auth.OnlineWindow/time.Minute),
+		"at most " + spelt[auth.AccessWriteInterval] + " per device (`auth.AccessWriteInterval`)",
+	} {
+		assert.Truef(t, strings.Contains(page, says), "docs/authentication.md does not say %q", says)
+	}
 }
