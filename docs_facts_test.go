@@ -24,6 +24,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/locales"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/memory"
@@ -630,5 +631,53 @@ func TestDocsStateTheAuthLimits(t *testing.T) {
 		"at most " + spelt[auth.AccessWriteInterval] + " per device (`auth.AccessWriteInterval`)",
 	} {
 		assert.Truef(t, strings.Contains(page, says), "docs/authentication.md does not say %q", says)
+	}
+}
+
+// TestDocsDataSourcesVersions checks the versions docs/data-sources.md
+// gives against the module and the data: the dataset's version, x/text's
+// version in go.mod, and the counts of the time zones and languages.
+func TestDocsDataSourcesVersions(t *testing.T) {
+	t.Parallel()
+	page := strings.Join(strings.Fields(docPages(t)[filepath.Join("docs", "data-sources.md")]), " ")
+	mod, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^\s*golang\.org/x/text (v\S+)`).FindStringSubmatch(string(mod))
+	require.NotNil(t, m, "go.mod requires golang.org/x/text")
+	zones, err := os.ReadFile(filepath.Join("locales", "data", "zone.tab"))
+	require.NoError(t, err)
+	rows := 0
+	for line := range strings.SplitSeq(string(zones), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			rows++
+		}
+	}
+	for _, says := range []string{
+		"`refdata.DatasetVersion` (`" + refdata.DatasetVersion + "`)",
+		"dataset `" + refdata.DatasetVersion + "` | MIT",
+		"through `golang.org/x/text` " + m[1] + " |",
+		"`golang.org/x/text/language/display` " + m[1] + " (",
+		fmt.Sprintf("one row per country and zone (%d)", rows),
+		fmt.Sprintf("The %d ISO 639-1 codes in force", len(locales.Languages())),
+	} {
+		assert.Truef(t, strings.Contains(page, says), "docs/data-sources.md does not say %q", says)
+	}
+}
+
+// TestDocsIndexesListEachPageOnce checks that docs/README.md and the
+// README's Further reading have one row a page.
+func TestDocsIndexesListEachPageOnce(t *testing.T) {
+	t.Parallel()
+	pages := docPages(t)
+	row := regexp.MustCompile(`(?m)^\| \[[^\]]+\]\(([^)#]+)\)`)
+	for _, index := range []string{filepath.Join("docs", "README.md"), "README.md"} {
+		seen := map[string]int{}
+		for _, m := range row.FindAllStringSubmatch(pages[index], -1) {
+			seen[m[1]]++
+		}
+		require.NotEmpty(t, seen, "%s has an index of the pages", index)
+		for page, n := range seen {
+			assert.Equalf(t, 1, n, "%s lists %s %d times", index, page, n)
+		}
 	}
 }
