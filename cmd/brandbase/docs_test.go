@@ -75,3 +75,22 @@ func TestCommandsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestVariablesDocumented: docs/operations.md's table of variables has a
+// row for every variable --help lists, naming the same flag (or none).
+func TestVariablesDocumented(t *testing.T) {
+	t.Parallel()
+	help := ok(t, t.TempDir(), nil, "", "--help")
+	doc, err := os.ReadFile("../../docs/operations.md")
+	require.NoError(t, err)
+	vars := regexp.MustCompile(`(?m)^  (BRANDBASE_[A-Z_]+)(?: \(--([a-z-]+)\))?$`).FindAllStringSubmatch(help, -1)
+	require.GreaterOrEqual(t, len(vars), 10, "the variables of --help:\n%s", help)
+	for _, v := range vars {
+		flag := "none"
+		if v[2] != "" {
+			flag = "`--" + v[2] + "`"
+		}
+		row := "\n| `" + v[1] + "` | " + flag + " |"
+		assert.Truef(t, strings.Contains(string(doc), row), "docs/operations.md has no row %q", row)
+	}
+}
