@@ -681,3 +681,46 @@ func TestDocsIndexesListEachPageOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsNameScenariosThatExist checks that every conformance scenario a
+// page names (`Auth/Users/OneNamespace`, `Auth/KeyPairs/Reissue*`,
+// 'TestConformance/Auth/Users/Conflicts') is a path of subtests that
+// storage/storagetest runs: each segment a subtest name it declares (a
+// trailing * the start of one).
+func TestDocsNameScenariosThatExist(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{}
+	for path, f := range sourceFiles(t) {
+		if filepath.Dir(path) != filepath.Join("storage", "storagetest") {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				names[strings.Trim(lit.Value, "`\"")] = true
+			}
+			return true
+		})
+	}
+	known := func(seg string) bool {
+		if prefix, wild := strings.CutSuffix(seg, "*"); wild {
+			for n := range names {
+				if strings.HasPrefix(n, prefix) {
+					return true
+				}
+			}
+			return false
+		}
+		return names[seg]
+	}
+	scenario := regexp.MustCompile("[`'](?:TestConformance/)?((?:Brands|RefData|Auth|Integrations|Cancellation|Migrations)(?:/[A-Za-z*]+)+)[`']")
+	found := 0
+	for path, text := range docPages(t) {
+		for _, m := range scenario.FindAllStringSubmatch(text, -1) {
+			found++
+			for seg := range strings.SplitSeq(m[1], "/") {
+				assert.Truef(t, known(seg), "%s names the scenario %s, whose %q storage/storagetest does not run", path, m[1], seg)
+			}
+		}
+	}
+	require.GreaterOrEqual(t, found, 8, "the scan finds the scenarios the pages name")
+}
