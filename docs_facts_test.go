@@ -724,3 +724,45 @@ func TestDocsNameScenariosThatExist(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, found, 8, "the scan finds the scenarios the pages name")
 }
+
+// TestDocsBenchCommandsSelectBenchmarks checks that every benchmark
+// command a page gives (go test ... -bench PATTERN ... ./pkg) selects a
+// benchmark in each package it names: a renamed or removed benchmark
+// leaves no command that runs nothing.
+func TestDocsBenchCommandsSelectBenchmarks(t *testing.T) {
+	t.Parallel()
+	command := regexp.MustCompile(`go test [^\n` + "`" + `]*-bench[ =]('[^']*'|\S+)[^\n` + "`" + `]*`)
+	benchmark := regexp.MustCompile(`(?m)^func (Benchmark\w*)\(b \*testing\.B\)`)
+	benchmarksOf := func(dir string) []string {
+		paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		require.NoError(t, err)
+		var names []string
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			for _, m := range benchmark.FindAllStringSubmatch(string(b), -1) {
+				names = append(names, m[1])
+			}
+		}
+		return names
+	}
+	found := 0
+	for path, text := range docPages(t) {
+		for _, m := range command.FindAllStringSubmatch(text, -1) {
+			top, _, _ := strings.Cut(strings.Trim(m[1], "'"), "/") // the top-level benchmark's part
+			re, err := regexp.Compile(top)
+			if !assert.NoError(t, err, "%s: %s", path, m[0]) {
+				continue
+			}
+			for _, arg := range strings.Fields(m[0]) {
+				if arg != "." && !strings.HasPrefix(arg, "./") || strings.Contains(arg, "<") || strings.HasSuffix(arg, "...") {
+					continue
+				}
+				found++
+				assert.Truef(t, slices.ContainsFunc(benchmarksOf(filepath.Clean(arg)), re.MatchString),
+					"%s: %q selects no benchmark of %s", path, m[0], arg)
+			}
+		}
+	}
+	require.GreaterOrEqual(t, found, 15, "the scan finds the pages' benchmark commands")
+}
