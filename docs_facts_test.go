@@ -725,44 +725,58 @@ func TestDocsNameScenariosThatExist(t *testing.T) {
 	require.GreaterOrEqual(t, found, 8, "the scan finds the scenarios the pages name")
 }
 
-// TestDocsBenchCommandsSelectBenchmarks checks that every benchmark
-// command a page gives (go test ... -bench PATTERN ... ./pkg) selects a
-// benchmark in each package it names: a renamed or removed benchmark
-// leaves no command that runs nothing.
-func TestDocsBenchCommandsSelectBenchmarks(t *testing.T) {
+// TestDocsTestCommandsSelectSomething checks that every go test command a
+// page gives selects, with each of its -run, -bench and -fuzz patterns,
+// a function of each package it names (-run '^$' and -run x select none
+// on purpose): a renamed or removed test, benchmark or fuzz target leaves
+// no command that runs nothing.
+func TestDocsTestCommandsSelectSomething(t *testing.T) {
 	t.Parallel()
-	command := regexp.MustCompile(`go test [^\n` + "`" + `]*-bench[ =]('[^']*'|\S+)[^\n` + "`" + `]*`)
-	benchmark := regexp.MustCompile(`(?m)^func (Benchmark\w*)\(b \*testing\.B\)`)
-	benchmarksOf := func(dir string) []string {
+	command := regexp.MustCompile("go test [^\n`]*")
+	pattern := regexp.MustCompile(`-(run|bench|fuzz)[ =]('[^']*'|\S+)`)
+	funcs := regexp.MustCompile(`(?m)^func ((Test|Benchmark|Fuzz|Example)\w*)\(`)
+	funcsOf := func(dir string) []string {
 		paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		require.NoError(t, err)
 		var names []string
 		for _, p := range paths {
 			b, err := os.ReadFile(p)
 			require.NoError(t, err)
-			for _, m := range benchmark.FindAllStringSubmatch(string(b), -1) {
+			for _, m := range funcs.FindAllStringSubmatch(string(b), -1) {
 				names = append(names, m[1])
 			}
 		}
 		return names
 	}
+	kinds := map[string][]string{"run": {"Test", "Fuzz", "Example"}, "bench": {"Benchmark"}, "fuzz": {"Fuzz"}}
 	found := 0
 	for path, text := range docPages(t) {
-		for _, m := range command.FindAllStringSubmatch(text, -1) {
-			top, _, _ := strings.Cut(strings.Trim(m[1], "'"), "/") // the top-level benchmark's part
-			re, err := regexp.Compile(top)
-			if !assert.NoError(t, err, "%s: %s", path, m[0]) {
-				continue
+		for _, cmd := range command.FindAllString(text, -1) {
+			var pkgs []string
+			for _, arg := range strings.Fields(cmd) {
+				if (arg == "." || strings.HasPrefix(arg, "./")) && !strings.Contains(arg, "<") && !strings.HasSuffix(arg, "...") {
+					pkgs = append(pkgs, filepath.Clean(arg))
+				}
 			}
-			for _, arg := range strings.Fields(m[0]) {
-				if arg != "." && !strings.HasPrefix(arg, "./") || strings.Contains(arg, "<") || strings.HasSuffix(arg, "...") {
+			for _, m := range pattern.FindAllStringSubmatch(cmd, -1) {
+				expr := strings.Trim(m[2], "'")
+				if m[1] == "run" && (expr == "^$" || expr == "x") {
 					continue
 				}
-				found++
-				assert.Truef(t, slices.ContainsFunc(benchmarksOf(filepath.Clean(arg)), re.MatchString),
-					"%s: %q selects no benchmark of %s", path, m[0], arg)
+				top, _, _ := strings.Cut(expr, "/") // the top-level function's part
+				re, err := regexp.Compile(top)
+				if !assert.NoError(t, err, "%s: %s", path, cmd) {
+					continue
+				}
+				for _, pkg := range pkgs {
+					found++
+					selects := slices.ContainsFunc(funcsOf(pkg), func(name string) bool {
+						return re.MatchString(name) && slices.ContainsFunc(kinds[m[1]], func(k string) bool { return strings.HasPrefix(name, k) })
+					})
+					assert.Truef(t, selects, "%s: %q: -%s %s selects nothing in %s", path, cmd, m[1], m[2], pkg)
+				}
 			}
 		}
 	}
-	require.GreaterOrEqual(t, found, 15, "the scan finds the pages' benchmark commands")
+	require.GreaterOrEqual(t, found, 25, "the scan finds the pages' test commands")
 }
