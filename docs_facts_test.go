@@ -556,6 +556,8 @@ func TestDocsStateTheConfigDefaults(t *testing.T) {
 		{"operations.md", "(`httpadapter.DefaultCheckTimeout`, " + human(httpadapter.DefaultCheckTimeout) + ")"},
 		{"operations.md", "(`httpadapter.DefaultReadinessCacheFor`, " + human(httpadapter.DefaultReadinessCacheFor) + ";"},
 		{"reference-data.md", "(" + thousands(codes) + " codes in 2026)"},
+		{"reference-data.md", fmt.Sprintf("the %d ISO 3166-1 countries", csvRows(t, filepath.Join("refdata", "data", "countries.csv")))},
+		{"reference-data.md", "(`" + auth.DefaultCurrency + "` unless the brand sets another)"},
 		{"reference-data.md", "There are " + words[notes] + "."},
 		{"data-sources.md", "of every level (" + thousands(codes) + ")"},
 		{"data-sources.md", "the " + thousands(auth.CommonPasswordCount) + " most common passwords"},
@@ -779,4 +781,15 @@ func TestDocsTestCommandsSelectSomething(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, found, 25, "the scan finds the pages' test commands")
+}
+
+// csvRows counts the records of a CSV file under its header.
+func csvRows(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	return len(recs) - 1
 }
