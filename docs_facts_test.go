@@ -8,6 +8,8 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -792,4 +794,31 @@ func csvRows(t *testing.T, path string) int {
 	recs, err := csv.NewReader(f).ReadAll()
 	require.NoError(t, err)
 	return len(recs) - 1
+}
+
+// TestDocsListCacheControl checks that docs/reference-data.md gives the
+// Cache-Control a list answers with, as a real answer of the adapter
+// carries it.
+func TestDocsListCacheControl(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := memory.New(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	app, err := brandbase.New(store, brandbase.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() { app.Close() })
+	_, err = app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "docs.example.com", Name: "Docs"})
+	require.NoError(t, err)
+	h, err := app.Handler()
+	require.NoError(t, err)
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/currencies?PageSize=1", nil)
+	req.Header.Set("Brand-URL", "docs.example.com")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	cc := rec.Header().Get("Cache-Control")
+	require.NotEmpty(t, cc)
+	page := docPages(t)[filepath.Join("docs", "reference-data.md")]
+	assert.Truef(t, strings.Contains(page, "`Cache-Control: "+cc+"`"), "docs/reference-data.md does not give the lists' Cache-Control, %q", cc)
 }
