@@ -421,6 +421,12 @@ func TestDocsExampleFlagDefaults(t *testing.T) {
 			}
 		}
 	}
+	// The README's Two commands give some of the demo server's defaults too.
+	quoted := regexp.MustCompile("`-([a-z-]+)` \\(default `([^`]+)`").FindAllStringSubmatch(docPages(t)["README.md"], -1)
+	require.NotEmpty(t, quoted, "the README gives the demo server's defaults")
+	for _, m := range quoted {
+		assert.Equal(t, defaults["examples/server"][m[1]], m[2], "README.md: the default of -%s of examples/server", m[1])
+	}
 }
 
 // TestDocsListEveryPermission checks that docs/in-process.md, where a
