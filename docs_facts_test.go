@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,6 +27,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/serve"
 	"github.com/brandbase/brandbase/locales"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
@@ -827,4 +829,23 @@ func TestDocsListCacheControl(t *testing.T) {
 	require.NotEmpty(t, cc)
 	page := docPages(t)[filepath.Join("docs", "reference-data.md")]
 	assert.Truef(t, strings.Contains(page, "`Cache-Control: "+cc+"`"), "docs/reference-data.md does not give the lists' Cache-Control, %q", cc)
+}
+
+// TestDocsServerTimeouts checks the timeouts docs/operations.md gives the
+// http.Server of the demo server and brandbase serve against the server
+// internal/serve makes.
+func TestDocsServerTimeouts(t *testing.T) {
+	t.Parallel()
+	srv := serve.NewHTTPServer(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	page := docPages(t)[filepath.Join("docs", "operations.md")]
+	for _, says := range []string{
+		"| `ReadHeaderTimeout` | " + human(srv.ReadHeaderTimeout) + " ",
+		"| `ReadTimeout` | " + human(srv.ReadTimeout) + " ",
+		"| `WriteTimeout` | " + human(srv.WriteTimeout) + " ",
+		"| `IdleTimeout` | " + human(srv.IdleTimeout) + " ",
+		fmt.Sprintf("| `MaxHeaderBytes` | %d KiB |", srv.MaxHeaderBytes>>10),
+		fmt.Sprintf("Request bodies are limited to %d MiB by the adapter", httpadapter.MaxBodyBytes>>20),
+	} {
+		assert.Truef(t, strings.Contains(page, says), "docs/operations.md does not say %q", says)
+	}
 }
