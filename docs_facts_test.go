@@ -25,6 +25,7 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/serve"
@@ -565,6 +566,7 @@ func TestDocsStateTheConfigDefaults(t *testing.T) {
 		{"reliability.md", fmt.Sprintf("`BatchSize` configurations (%d)", integrations.DefaultRotateBatch)},
 		{"operations.md", "(`httpadapter.DefaultCheckTimeout`, " + human(httpadapter.DefaultCheckTimeout) + ")"},
 		{"operations.md", "(`httpadapter.DefaultReadinessCacheFor`, " + human(httpadapter.DefaultReadinessCacheFor) + ";"},
+		{"operations.md", fmt.Sprintf("`ReadinessConfig.RetryAfter` sets the `Retry-After` of a 503 (%d s by\ndefault)", envelope.DefaultRetryAfter)},
 		{"reference-data.md", "(" + thousands(codes) + " codes in 2026)"},
 		{"reference-data.md", fmt.Sprintf("the %d ISO 3166-1 countries", csvRows(t, filepath.Join("refdata", "data", "countries.csv")))},
 		{"reference-data.md", "(`" + auth.DefaultCurrency + "` unless the brand sets another)"},
