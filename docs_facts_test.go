@@ -2,12 +2,18 @@ package brandbase_test
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,11 +25,15 @@ import (
 
 	"github.com/brandbase/brandbase"
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/serve"
+	"github.com/brandbase/brandbase/locales"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage/memory"
+	"github.com/brandbase/brandbase/storage/postgres"
 )
 
 // The statements of the pages under docs/ that a test can hold: a route
@@ -102,6 +112,9 @@ func TestDocsRouteTable(t *testing.T) {
 	slices.Sort(documented)
 	assert.Equal(t, len(slices.Compact(slices.Clone(documented))), len(documented), "a route is listed twice: %v", documented)
 	assert.ElementsMatch(t, mounted, documented, "the route table of docs/http-api.md and Handler.Routes()")
+	// httpadapter's TestHostileInput sends hostile input to every route.
+	assert.Truef(t, strings.Contains(docPages(t)[filepath.Join("docs", "reliability.md")], fmt.Sprintf("on %d routes per store", len(mounted))),
+		"docs/reliability.md gives the hostile-input test's routes as other than the %d mounted", len(mounted))
 }
 
 // TestDocsRouteTableParse checks how docRoutes reads the table's cells.
@@ -411,6 +424,12 @@ func TestDocsExampleFlagDefaults(t *testing.T) {
 			}
 		}
 	}
+	// The README's Two commands give some of the demo server's defaults too.
+	quoted := regexp.MustCompile("`-([a-z-]+)` \\(default `([^`]+)`").FindAllStringSubmatch(docPages(t)["README.md"], -1)
+	require.NotEmpty(t, quoted, "the README gives the demo server's defaults")
+	for _, m := range quoted {
+		assert.Equal(t, defaults["examples/server"][m[1]], m[2], "README.md: the default of -%s of examples/server", m[1])
+	}
 }
 
 // TestDocsListEveryPermission checks that docs/in-process.md, where a
@@ -438,5 +457,397 @@ func TestDocsListEveryPermission(t *testing.T) {
 	page := docPages(t)[filepath.Join("docs", "in-process.md")]
 	for _, p := range perms {
 		assert.Contains(t, page, "`auth."+p+"`", "docs/in-process.md does not name the permission auth.%s", p)
+	}
+}
+
+// TestDocsNameEveryRateLimitPolicy checks that docs/observability.md,
+// where brandbase.rate_limit.policy takes its values, names every policy
+// of httpadapter.DefaultRateLimits.
+func TestDocsNameEveryRateLimitPolicy(t *testing.T) {
+	t.Parallel()
+	d := reflect.ValueOf(httpadapter.DefaultRateLimits())
+	var names []string
+	for i := range d.NumField() {
+		if p, ok := d.Field(i).Interface().(ratelimit.Policy); ok {
+			names = append(names, p.Name)
+		}
+	}
+	require.GreaterOrEqual(t, len(names), 5, "the scan finds the policies")
+	page := docPages(t)[filepath.Join("docs", "observability.md")]
+	for _, n := range names {
+		assert.Truef(t, strings.Contains(page, "`"+n+"`"), "docs/observability.md does not name the rate-limit policy %s", n)
+	}
+}
+
+// TestDocsTablesAreWhole checks that no table of a page is cut by a blank
+// line: a row that follows a line outside a table opens a table, so the
+// next line must be its header's separator (|---|); otherwise Markdown
+// shows the rows after the cut as text.
+func TestDocsTablesAreWhole(t *testing.T) {
+	t.Parallel()
+	for path, text := range docPages(t) {
+		lines := strings.Split(text, "\n")
+		fenced := false
+		for i, l := range lines {
+			if strings.HasPrefix(strings.TrimSpace(l), "```") {
+				fenced = !fenced
+			}
+			if fenced || !strings.HasPrefix(l, "|") || (i > 0 && strings.HasPrefix(lines[i-1], "|")) {
+				continue
+			}
+			next := ""
+			if i+1 < len(lines) {
+				next = lines[i+1]
+			}
+			assert.Regexp(t, `^\|[ :]*-{3,}`, next, "%s:%d: a table row outside a table (a blank line before it?): %s", path, i+1, l)
+		}
+	}
+}
+
+// TestDocsConfigurationNamesEveryOption checks that docs/configuration.md,
+// which gives "every option and its default", has a row for every
+// exported With* option of the packages a host configures (a function
+// returning its package's Option): `pkg.WithX(` opening a table row.
+func TestDocsConfigurationNamesEveryOption(t *testing.T) {
+	t.Parallel()
+	packages := []string{"auth", "integrations", "refdata", "httpadapter"}
+	var options []string
+	for path, f := range sourceFiles(t) {
+		pkg := filepath.Dir(path)
+		if !slices.Contains(packages, pkg) {
+			continue
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !fn.Name.IsExported() || !strings.HasPrefix(fn.Name.Name, "With") ||
+				fn.Type.Results == nil || len(fn.Type.Results.List) != 1 {
+				continue
+			}
+			if id, ok := fn.Type.Results.List[0].Type.(*ast.Ident); ok && id.Name == "Option" {
+				options = append(options, pkg+"."+fn.Name.Name)
+			}
+		}
+	}
+	require.GreaterOrEqual(t, len(options), 25, "the scan finds the options")
+	page := docPages(t)[filepath.Join("docs", "configuration.md")]
+	for _, o := range options {
+		assert.Truef(t, strings.Contains(page, "\n| `"+o+"("), "docs/configuration.md has no row for %s", o)
+	}
+}
+
+// TestDocsStateTheConfigDefaults checks the defaults the pages give the
+// settings of brandbase.Config, the auth options, the limiter, the
+// PostgreSQL store's bounds and the subdivision list against the values
+// they come from.
+func TestDocsStateTheConfigDefaults(t *testing.T) {
+	t.Parallel()
+	pages := docPages(t)
+	codes, notes := subdivisionRows(t)
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+		"eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"}
+	require.Less(t, notes, len(words), "the additions to the subdivision list are counted in words")
+	for _, c := range []struct {
+		page, says string
+	}{
+		{"configuration.md", "| `AuthKeyTTL` | " + human(auth.DefaultAuthKeyTTL) + " |"},
+		{"configuration.md", "| `RefreshKeyTTL` | " + human(auth.DefaultRefreshKeyTTL) + " |"},
+		{"configuration.md", "| `RefreshReuseInterval` | " + human(auth.DefaultRefreshReuseInterval) + " (`auth.DefaultRefreshReuseInterval`)"},
+		{"configuration.md", "| `KeyCacheTTL` | " + human(auth.DefaultKeyCacheTTL) + ";"},
+		{"configuration.md", "| `MaxHashWait` | " + human(auth.DefaultMaxHashWait) + ";"},
+		{"configuration.md", "| `auth.WithMaxHashWait(d)` | `auth.DefaultMaxHashWait`: " + human(auth.DefaultMaxHashWait) + " |"},
+		{"configuration.md", "| `auth.WithKeyLifetimes(authKey, refreshKey)` | " + human(auth.DefaultAuthKeyTTL) + ", " + human(auth.DefaultRefreshKeyTTL) + " |"},
+		{"configuration.md", "| `auth.WithRefreshReuseInterval(d)` | `auth.DefaultRefreshReuseInterval`: " + human(auth.DefaultRefreshReuseInterval) + " "},
+		{"configuration.md", "| `auth.WithKeyCache(ttl, size)` | " + human(auth.DefaultKeyCacheTTL) + ", " + thousands(auth.DefaultKeyCacheSize) + " answers"},
+		{"configuration.md", "`ratelimit.New(ratelimit.Config{})`: at most " + thousands(ratelimit.DefaultMaxBuckets) + " buckets"},
+		{"configuration.md", fmt.Sprintf("Request bodies up to %d MiB (`httpadapter.MaxBodyBytes`)", httpadapter.MaxBodyBytes>>20)},
+		{"several-instances.md", "(" + human(auth.DefaultKeyCacheTTL) + ", at most " + thousands(auth.DefaultKeyCacheSize) + " of each;"},
+		{"reliability.md", "| " + human(postgres.DefaultConnectTimeout) + " (`postgres.DefaultConnectTimeout`) |"},
+		{"reliability.md", "| " + human(postgres.DefaultQueryTimeout) + " (`postgres.DefaultQueryTimeout`):"},
+		{"reliability.md", fmt.Sprintf("`BatchSize` configurations (%d)", integrations.DefaultRotateBatch)},
+		{"operations.md", "(`httpadapter.DefaultCheckTimeout`, " + human(httpadapter.DefaultCheckTimeout) + ")"},
+		{"operations.md", "(`httpadapter.DefaultReadinessCacheFor`, " + human(httpadapter.DefaultReadinessCacheFor) + ";"},
+		{"operations.md", fmt.Sprintf("`ReadinessConfig.RetryAfter` sets the `Retry-After` of a 503 (%d s by\ndefault)", envelope.DefaultRetryAfter)},
+		{"reference-data.md", "(" + thousands(codes) + " codes in 2026)"},
+		{"reference-data.md", fmt.Sprintf("the %d ISO 3166-1 countries", csvRows(t, filepath.Join("refdata", "data", "countries.csv")))},
+		{"reference-data.md", "(`" + auth.DefaultCurrency + "` unless the brand sets another)"},
+		{"reference-data.md", "There are " + words[notes] + "."},
+		{"data-sources.md", "of every level (" + thousands(codes) + ")"},
+		{"data-sources.md", "the " + thousands(auth.CommonPasswordCount) + " most common passwords"},
+	} {
+		assert.Truef(t, strings.Contains(pages[filepath.Join("docs", c.page)], c.says), "docs/%s does not say %q", c.page, c.says)
+	}
+}
+
+// subdivisionRows counts the rows of refdata/data/subdivisions.csv and
+// those with a note (the additions to its source).
+func subdivisionRows(t *testing.T) (rows, notes int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("refdata", "data", "subdivisions.csv"))
+	require.NoError(t, err)
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.Comment = '#'
+	recs, err := r.ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"countryCode", "code", "name", "parent", "note"}, recs[0], "the header")
+	for _, rec := range recs[1:] {
+		if rec[4] != "" {
+			notes++
+		}
+	}
+	return len(recs) - 1, notes
+}
+
+// human says a duration as the pages do: "24 h", "30 days", "10 s".
+func human(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%d h", d/time.Hour)
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d s", d/time.Second)
+	}
+	return fmt.Sprintf("%d ms", d/time.Millisecond)
+}
+
+// thousands says a count as the pages do: "10,000".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// TestDocsStateTheAuthLimits checks the limits and lifetimes
+// docs/authentication.md gives (its lines joined, as a reader reads them)
+// against auth's constants.
+func TestDocsStateTheAuthLimits(t *testing.T) {
+	t.Parallel()
+	page := strings.Join(strings.Fields(docPages(t)[filepath.Join("docs", "authentication.md")]), " ")
+	// spelt says a few durations in words, as the page does.
+	spelt := map[time.Duration]string{time.Minute: "once a minute", time.Hour: "one hour"}
+	for _, says := range []string{
+		"`authKey` lives " + human(auth.DefaultAuthKeyTTL) + " (`expiresIn`",
+		"`refreshAuthKey` " + human(auth.DefaultRefreshKeyTTL) + " (`Config.AuthKeyTTL`, `RefreshKeyTTL`)",
+		"more than " + human(auth.DefaultRefreshReuseInterval) + " after its rotation",
+		"**Within the reuse interval** (" + human(auth.DefaultRefreshReuseInterval) + ", `auth.DefaultRefreshReuseInterval`;",
+		"keeps a checked key for " + human(auth.DefaultKeyCacheTTL) + " (`Config.KeyCacheTTL`;",
+		"`Config.MaxHashWait` (" + human(auth.DefaultMaxHashWait) + ")",
+		fmt.Sprintf("at least %d characters, at most %d bytes", auth.MinPasswordLen, auth.MaxPasswordBytes),
+		"not one of the " + thousands(auth.CommonPasswordCount) + " most common passwords",
+		fmt.Sprintf("`MaxDevicesPerUser` is 0 to %d (`auth.MaxDeviceCap`)", auth.MaxDeviceCap),
+		fmt.Sprintf("each of `ResetLinkOrigins` (at most %d)", auth.MaxResetLinkOrigins),
+		"valid `auth.ResetTokenTTL` (" + spelt[auth.ResetTokenTTL] + ")",
+		"`auth.DefaultSendTimeout` (" + human(auth.DefaultSendTimeout) + ")",
+		fmt.Sprintf("within the last %d minutes (`auth.OnlineWindow`)", auth.OnlineWindow/time.Minute),
+		"at most " + spelt[auth.AccessWriteInterval] + " per device (`auth.AccessWriteInterval`)",
+	} {
+		assert.Truef(t, strings.Contains(page, says), "docs/authentication.md does not say %q", says)
+	}
+}
+
+// TestDocsDataSourcesVersions checks the versions docs/data-sources.md
+// gives against the module and the data: the dataset's version, x/text's
+// version in go.mod, and the counts of the time zones and languages.
+func TestDocsDataSourcesVersions(t *testing.T) {
+	t.Parallel()
+	page := strings.Join(strings.Fields(docPages(t)[filepath.Join("docs", "data-sources.md")]), " ")
+	mod, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^\s*golang\.org/x/text (v\S+)`).FindStringSubmatch(string(mod))
+	require.NotNil(t, m, "go.mod requires golang.org/x/text")
+	zones, err := os.ReadFile(filepath.Join("locales", "data", "zone.tab"))
+	require.NoError(t, err)
+	rows := 0
+	for line := range strings.SplitSeq(string(zones), "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") {
+			rows++
+		}
+	}
+	for _, says := range []string{
+		"`refdata.DatasetVersion` (`" + refdata.DatasetVersion + "`)",
+		"dataset `" + refdata.DatasetVersion + "` | MIT",
+		"through `golang.org/x/text` " + m[1] + " |",
+		"`golang.org/x/text/language/display` " + m[1] + " (",
+		fmt.Sprintf("one row per country and zone (%d)", rows),
+		fmt.Sprintf("The %d ISO 639-1 codes in force", len(locales.Languages())),
+	} {
+		assert.Truef(t, strings.Contains(page, says), "docs/data-sources.md does not say %q", says)
+	}
+}
+
+// TestDocsIndexesListEachPageOnce checks that docs/README.md and the
+// README's Further reading have one row a page.
+func TestDocsIndexesListEachPageOnce(t *testing.T) {
+	t.Parallel()
+	pages := docPages(t)
+	row := regexp.MustCompile(`(?m)^\| \[[^\]]+\]\(([^)#]+)\)`)
+	for _, index := range []string{filepath.Join("docs", "README.md"), "README.md"} {
+		seen := map[string]int{}
+		for _, m := range row.FindAllStringSubmatch(pages[index], -1) {
+			seen[m[1]]++
+		}
+		require.NotEmpty(t, seen, "%s has an index of the pages", index)
+		for page, n := range seen {
+			assert.Equalf(t, 1, n, "%s lists %s %d times", index, page, n)
+		}
+	}
+}
+
+// TestDocsNameScenariosThatExist checks that every conformance scenario a
+// page names (`Auth/Users/OneNamespace`, `Auth/KeyPairs/Reissue*`,
+// 'TestConformance/Auth/Users/Conflicts') is a path of subtests that
+// storage/storagetest runs: each segment a subtest name it declares (a
+// trailing * the start of one).
+func TestDocsNameScenariosThatExist(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{}
+	for path, f := range sourceFiles(t) {
+		if filepath.Dir(path) != filepath.Join("storage", "storagetest") {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				names[strings.Trim(lit.Value, "`\"")] = true
+			}
+			return true
+		})
+	}
+	known := func(seg string) bool {
+		if prefix, wild := strings.CutSuffix(seg, "*"); wild {
+			for n := range names {
+				if strings.HasPrefix(n, prefix) {
+					return true
+				}
+			}
+			return false
+		}
+		return names[seg]
+	}
+	scenario := regexp.MustCompile("[`'](?:TestConformance/)?((?:Brands|RefData|Auth|Integrations|Cancellation|Migrations)(?:/[A-Za-z*]+)+)[`']")
+	found := 0
+	for path, text := range docPages(t) {
+		for _, m := range scenario.FindAllStringSubmatch(text, -1) {
+			found++
+			for seg := range strings.SplitSeq(m[1], "/") {
+				assert.Truef(t, known(seg), "%s names the scenario %s, whose %q storage/storagetest does not run", path, m[1], seg)
+			}
+		}
+	}
+	require.GreaterOrEqual(t, found, 8, "the scan finds the scenarios the pages name")
+}
+
+// TestDocsTestCommandsSelectSomething checks that every go test command a
+// page gives selects, with each of its -run, -bench and -fuzz patterns,
+// a function of each package it names (-run '^$' and -run x select none
+// on purpose): a renamed or removed test, benchmark or fuzz target leaves
+// no command that runs nothing.
+func TestDocsTestCommandsSelectSomething(t *testing.T) {
+	t.Parallel()
+	command := regexp.MustCompile("go test [^\n`]*")
+	pattern := regexp.MustCompile(`-(run|bench|fuzz)[ =]('[^']*'|\S+)`)
+	funcs := regexp.MustCompile(`(?m)^func ((Test|Benchmark|Fuzz|Example)\w*)\(`)
+	funcsOf := func(dir string) []string {
+		paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		require.NoError(t, err)
+		var names []string
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			for _, m := range funcs.FindAllStringSubmatch(string(b), -1) {
+				names = append(names, m[1])
+			}
+		}
+		return names
+	}
+	kinds := map[string][]string{"run": {"Test", "Fuzz", "Example"}, "bench": {"Benchmark"}, "fuzz": {"Fuzz"}}
+	found := 0
+	for path, text := range docPages(t) {
+		for _, cmd := range command.FindAllString(text, -1) {
+			var pkgs []string
+			for _, arg := range strings.Fields(cmd) {
+				if (arg == "." || strings.HasPrefix(arg, "./")) && !strings.Contains(arg, "<") && !strings.HasSuffix(arg, "...") {
+					pkgs = append(pkgs, filepath.Clean(arg))
+				}
+			}
+			for _, m := range pattern.FindAllStringSubmatch(cmd, -1) {
+				expr := strings.Trim(m[2], "'")
+				if m[1] == "run" && (expr == "^$" || expr == "x") {
+					continue
+				}
+				top, _, _ := strings.Cut(expr, "/") // the top-level function's part
+				re, err := regexp.Compile(top)
+				if !assert.NoError(t, err, "%s: %s", path, cmd) {
+					continue
+				}
+				for _, pkg := range pkgs {
+					found++
+					selects := slices.ContainsFunc(funcsOf(pkg), func(name string) bool {
+						return re.MatchString(name) && slices.ContainsFunc(kinds[m[1]], func(k string) bool { return strings.HasPrefix(name, k) })
+					})
+					assert.Truef(t, selects, "%s: %q: -%s %s selects nothing in %s", path, cmd, m[1], m[2], pkg)
+				}
+			}
+		}
+	}
+	require.GreaterOrEqual(t, found, 25, "the scan finds the pages' test commands")
+}
+
+// csvRows counts the records of a CSV file under its header.
+func csvRows(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	return len(recs) - 1
+}
+
+// TestDocsListCacheControl checks that docs/reference-data.md gives the
+// Cache-Control a list answers with, as a real answer of the adapter
+// carries it.
+func TestDocsListCacheControl(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	store, err := memory.New(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	app, err := brandbase.New(store, brandbase.Config{})
+	require.NoError(t, err)
+	t.Cleanup(func() { app.Close() })
+	_, err = app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "docs.example.com", Name: "Docs"})
+	require.NoError(t, err)
+	h, err := app.Handler()
+	require.NoError(t, err)
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/currencies?PageSize=1", nil)
+	req.Header.Set("Brand-URL", "docs.example.com")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	cc := rec.Header().Get("Cache-Control")
+	require.NotEmpty(t, cc)
+	page := docPages(t)[filepath.Join("docs", "reference-data.md")]
+	assert.Truef(t, strings.Contains(page, "`Cache-Control: "+cc+"`"), "docs/reference-data.md does not give the lists' Cache-Control, %q", cc)
+}
+
+// TestDocsServerTimeouts checks the timeouts docs/operations.md gives the
+// http.Server of the demo server and brandbase serve against the server
+// internal/serve makes.
+func TestDocsServerTimeouts(t *testing.T) {
+	t.Parallel()
+	srv := serve.NewHTTPServer(http.NotFoundHandler(), slog.New(slog.DiscardHandler))
+	page := docPages(t)[filepath.Join("docs", "operations.md")]
+	for _, says := range []string{
+		"| `ReadHeaderTimeout` | " + human(srv.ReadHeaderTimeout) + " ",
+		"| `ReadTimeout` | " + human(srv.ReadTimeout) + " ",
+		"| `WriteTimeout` | " + human(srv.WriteTimeout) + " ",
+		"| `IdleTimeout` | " + human(srv.IdleTimeout) + " ",
+		fmt.Sprintf("| `MaxHeaderBytes` | %d KiB |", srv.MaxHeaderBytes>>10),
+		fmt.Sprintf("Request bodies are limited to %d MiB by the adapter", httpadapter.MaxBodyBytes>>20),
+	} {
+		assert.Truef(t, strings.Contains(page, says), "docs/operations.md does not say %q", says)
 	}
 }
