@@ -63,37 +63,43 @@ func TestStoresShareNothing(t *testing.T) {
 	assert.Equal(t, "01J0000000000000000000000B", got.ID)
 }
 
-// openDatabases counts the process's open databases: the goroutines of
-// their connection openers, the one goroutine sql.OpenDB starts for each
-// database and that its Close ends. They are counted by their "created by
-// database/sql.OpenDB" line, which every state of the goroutine prints: one
-// not scheduled yet (as on a loaded machine, right after New) shows its
-// wrapper, database/sql.OpenDB.gowrap1, not database/sql.(*DB).connectionOpener.
-func openDatabases() int {
+// openDatabases counts the open databases that the goroutine self
+// (goroutineID) opened: the goroutines of their connection openers, the one goroutine
+// sql.OpenDB starts for each database and that its Close ends. They are
+// counted by their "created by database/sql.OpenDB in goroutine N" line,
+// which every state of the goroutine prints (one not scheduled yet, as on
+// a loaded machine right after New, shows its wrapper,
+// database/sql.OpenDB.gowrap1, not database/sql.(*DB).connectionOpener),
+// N being self: the databases of other tests, and those earlier
+// rounds of a -count run left to be released, are not counted.
+func openDatabases(self string) int {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) {
-			return strings.Count(string(buf[:n]), "\ncreated by database/sql.OpenDB in goroutine ")
+			return strings.Count(string(buf[:n]), "\ncreated by database/sql.OpenDB in goroutine "+self+"\n")
 		}
 		buf = make([]byte, 2*len(buf))
 	}
 }
 
+// goroutineID returns the number of the calling goroutine, from the first
+// line of its stack ("goroutine N [running]:").
+func goroutineID() string {
+	var b [64]byte
+	return strings.Fields(string(b[:runtime.Stack(b[:], false)]))[1]
+}
+
 // TestUnclosedStoreIsReleased: a Store that is never closed releases its
-// database once it is garbage, and Close releases it at once. Not
-// parallel: it counts the process's open databases.
-//
-// It counts from the databases open when it starts (after a collection):
-// none in a run of the package, but a -count run's later rounds start
-// beside the stores the earlier rounds' parallel tests still hold.
+// database once it is garbage, and Close releases it at once. It counts
+// the databases its own goroutine opened, so other tests (and what earlier
+// rounds of a -count run left to be released) do not change its counts.
 func TestUnclosedStoreIsReleased(t *testing.T) {
-	runtime.GC()
-	base := openDatabases()
+	self := goroutineID()
 	s, err := memory.New(t.Context())
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	require.Eventually(t, func() bool { return openDatabases() == base }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return openDatabases(self) == 0 }, 10*time.Second, time.Millisecond,
 		"Close closes the database")
 	open := make([]*memory.Store, 5)
 	for i := range open {
@@ -101,10 +107,10 @@ func TestUnclosedStoreIsReleased(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, open[i].Ping(t.Context()))
 	}
-	require.Equal(t, base+5, openDatabases(), "an open store holds a database")
+	require.Equal(t, 5, openDatabases(self), "an open store holds a database")
 	runtime.KeepAlive(open) // the stores' last use: garbage from here, never closed
 	assert.Eventually(t, func() bool {
 		runtime.GC()
-		return openDatabases() == base
+		return openDatabases(self) == 0
 	}, 10*time.Second, 10*time.Millisecond, "the stores' databases are closed once they are garbage")
 }
