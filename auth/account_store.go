@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
+	"github.com/brandbase/brandbase/outbox"
 	"time"
 )
 
@@ -19,7 +20,7 @@ type AccountStore interface {
 	// ID, replacing any stored before. [ErrBrandNotFound] if the brand
 	// does not exist. A store shared by several processes tells them that
 	// the brand changed.
-	SetBrandSettings(ctx context.Context, brandID string, bs BrandSettings) error
+	SetBrandSettings(ctx context.Context, brandID string, bs BrandSettings, out ...outbox.Item) error
 
 	// PutResetToken stores t as its user's reset token, replacing any
 	// other of the user. [ErrUserNotFound] if t.UserID names no user;
@@ -28,7 +29,7 @@ type AccountStore interface {
 	// [UserRecord.TokenStamp] as the transaction reads it: its password,
 	// status or address changed since the token was asked for, which ends
 	// the token before it is stored.
-	PutResetToken(ctx context.Context, t ResetToken) error
+	PutResetToken(ctx context.Context, t ResetToken, out ...outbox.Item) error
 	// UseResetToken, in one transaction, finds the token whose Hash is
 	// hash and that has not expired at time at, applies fn to its user as
 	// UpdateUser does (notifying the change of the user) and deletes the
@@ -37,7 +38,7 @@ type AccountStore interface {
 	// fn aborts the whole and is returned as is: the token stays. Tokens
 	// end with any change of their user's password, status or address
 	// (see [Store] UpdateUser), which fn's new password is.
-	UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*UserRecord) error) (UserRecord, error)
+	UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*UserRecord) error, out ...outbox.Item) (UserRecord, error)
 }
 
 // ResetToken is a password-reset token as stored: only its SHA-256. A user

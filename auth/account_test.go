@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 	"net/url"
 	"strings"
 	"sync"
@@ -79,12 +80,12 @@ func (g *gatedStore) UserByEmail(ctx context.Context, brandID, key string) (auth
 	return g.Storage.UserByEmail(ctx, brandID, key)
 }
 
-func (g *gatedStore) PutResetToken(ctx context.Context, t auth.ResetToken) error {
+func (g *gatedStore) PutResetToken(ctx context.Context, t auth.ResetToken, out ...outbox.Item) error {
 	<-g.gate
 	g.mu.Lock()
 	g.puts++
 	g.mu.Unlock()
-	return g.Storage.PutResetToken(ctx, t)
+	return g.Storage.PutResetToken(ctx, t, out...)
 }
 
 // chanSender hands every message to a channel.
@@ -341,9 +342,9 @@ type heldPuts struct {
 	answers chan error
 }
 
-func (h heldPuts) PutResetToken(ctx context.Context, t auth.ResetToken) error {
+func (h heldPuts) PutResetToken(ctx context.Context, t auth.ResetToken, out ...outbox.Item) error {
 	<-h.gate
-	err := h.Storage.PutResetToken(ctx, t)
+	err := h.Storage.PutResetToken(ctx, t, out...)
 	h.answers <- err
 	return err
 }

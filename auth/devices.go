@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/brandbase/brandbase/outbox"
 	"slices"
 	"strings"
 	"sync"
@@ -35,7 +36,7 @@ type DeviceStore interface {
 	// ID ended at time at (keeping an earlier EndedAt; a revoked device is
 	// left as it is) and revokes every key pair issued on it.
 	// [ErrDeviceNotFound] if the user has no such device.
-	EndDevice(ctx context.Context, userID, deviceID string, at time.Time) (Device, error)
+	EndDevice(ctx context.Context, userID, deviceID string, at time.Time, out ...outbox.Item) (Device, error)
 	// TouchDevice sets the LastAccessAt of the device with that ID to at
 	// when it is zero or not after since, and writes nothing otherwise
 	// (so that several instances writing one device within the interval
@@ -228,7 +229,7 @@ func (s *Service) CurrentDevice(ctx context.Context, p Principal) (Device, error
 // once they hear of the change ([Service.Forget]). [ErrDeviceNotFound] when
 // the user has no device with that ID; ending an ended device succeeds and
 // changes nothing.
-func (s *Service) EndDevice(ctx context.Context, userID, deviceID string) (Device, error) {
+func (s *Service) EndDevice(ctx context.Context, userID, deviceID string, out ...outbox.Item) (Device, error) {
 	d, err := s.store.EndDevice(ctx, userID, deviceID, s.now().UTC().Truncate(time.Microsecond))
 	s.keys.invalidate(func(_ [32]byte, c cachedKey) bool { return c.DeviceID == deviceID })
 	return d, err

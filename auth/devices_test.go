@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,14 +29,14 @@ func (c *countingStore) TouchDevice(ctx context.Context, id string, at, since ti
 	return c.Storage.TouchDevice(ctx, id, at, since)
 }
 
-func (c *countingStore) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, bool, error) {
+func (c *countingStore) UpsertDevice(ctx context.Context, d auth.Device, out ...outbox.Item) (auth.Device, bool, error) {
 	c.writes.Add(1)
-	return c.Storage.UpsertDevice(ctx, d)
+	return c.Storage.UpsertDevice(ctx, d, out...)
 }
 
-func (c *countingStore) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
+func (c *countingStore) CreateKeyPair(ctx context.Context, k auth.KeyPair, out ...outbox.Item) error {
 	c.writes.Add(1)
-	return c.Storage.CreateKeyPair(ctx, k)
+	return c.Storage.CreateKeyPair(ctx, k, out...)
 }
 
 func (c *countingStore) RotateKeyPair(ctx context.Context, oldID string, at time.Time, next auth.KeyPair) error {
@@ -48,19 +49,19 @@ func (c *countingStore) RevokeKeyPairs(ctx context.Context, sel auth.KeySelector
 	return c.Storage.RevokeKeyPairs(ctx, sel, at)
 }
 
-func (c *countingStore) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
+func (c *countingStore) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error, out ...outbox.Item) (auth.UserRecord, error) {
 	c.writes.Add(1)
-	return c.Storage.UpdateUser(ctx, id, fn)
+	return c.Storage.UpdateUser(ctx, id, fn, out...)
 }
 
-func (c *countingStore) EndDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
+func (c *countingStore) EndDevice(ctx context.Context, userID, deviceID string, at time.Time, out ...outbox.Item) (auth.Device, error) {
 	c.writes.Add(1)
-	return c.Storage.EndDevice(ctx, userID, deviceID, at)
+	return c.Storage.EndDevice(ctx, userID, deviceID, at, out...)
 }
 
-func (c *countingStore) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
+func (c *countingStore) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time, out ...outbox.Item) (auth.Device, error) {
 	c.writes.Add(1)
-	return c.Storage.RevokeDevice(ctx, userID, deviceID, at)
+	return c.Storage.RevokeDevice(ctx, userID, deviceID, at, out...)
 }
 
 // countingEnv is an env whose service writes through a countingStore.

@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,11 +108,11 @@ func (s *stalledStore) UserByUsername(ctx context.Context, brandID, key string) 
 	return s.Store.UserByUsername(ctx, brandID, key)
 }
 
-func (s *stalledStore) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
+func (s *stalledStore) CreateKeyPair(ctx context.Context, k auth.KeyPair, out ...outbox.Item) error {
 	if err := s.wait(ctx, "CreateKeyPair"); err != nil {
 		return err
 	}
-	return s.Store.CreateKeyPair(ctx, k)
+	return s.Store.CreateKeyPair(ctx, k, out...)
 }
 
 // A login's whole time is bounded by the hash wait bound plus its one hash,

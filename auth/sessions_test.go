@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"crypto/sha256"
+	"github.com/brandbase/brandbase/outbox"
 	"sync"
 	"testing"
 	"time"
@@ -35,9 +36,9 @@ func (s *racyStore) race(ctx context.Context, k auth.KeyPair) {
 	}
 }
 
-func (s *racyStore) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
+func (s *racyStore) CreateKeyPair(ctx context.Context, k auth.KeyPair, out ...outbox.Item) error {
 	s.race(ctx, k)
-	return s.Storage.CreateKeyPair(ctx, k)
+	return s.Storage.CreateKeyPair(ctx, k, out...)
 }
 
 func (s *racyStore) RotateKeyPair(ctx context.Context, oldID string, at time.Time, next auth.KeyPair) error {

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 	"time"
 )
 
@@ -20,10 +21,10 @@ type Store interface {
 
 	// CreateBrand stores a new brand. [ErrBrandExists] if its ID or URL is
 	// taken.
-	CreateBrand(ctx context.Context, b Brand) error
+	CreateBrand(ctx context.Context, b Brand, out ...outbox.Item) error
 	// UpdateBrand replaces the brand with b.ID. [ErrBrandNotFound] if
 	// absent, [ErrBrandExists] if b.URL belongs to another brand.
-	UpdateBrand(ctx context.Context, b Brand) error
+	UpdateBrand(ctx context.Context, b Brand, out ...outbox.Item) error
 	// BrandByID returns the brand with that ID, or [ErrBrandNotFound].
 	BrandByID(ctx context.Context, id string) (Brand, error)
 	// BrandByURL returns the brand with that normalised URL, or
@@ -38,7 +39,7 @@ type Store interface {
 	// UsernameKey or its EmailKey: usernames and email addresses share one
 	// namespace per brand. The check and the write are one transaction
 	// (two concurrent creates of one key: one succeeds).
-	CreateUser(ctx context.Context, u UserRecord) error
+	CreateUser(ctx context.Context, u UserRecord, out ...outbox.Item) error
 	// UpdateUser applies fn to the stored user with that ID and stores the
 	// result, atomically: no other write to the user happens between the
 	// read and the write. fn may change every field but ID, BrandID and
@@ -53,7 +54,7 @@ type Store interface {
 	// transaction: whoever read a mailed token before the owner changed its
 	// password, status or address cannot use it after. A deletion of a user
 	// ends them too.
-	UpdateUser(ctx context.Context, id string, fn func(*UserRecord) error) (UserRecord, error)
+	UpdateUser(ctx context.Context, id string, fn func(*UserRecord) error, out ...outbox.Item) (UserRecord, error)
 	// UserByID returns the user with that ID, or [ErrUserNotFound].
 	UserByID(ctx context.Context, id string) (UserRecord, error)
 	// UserByUsername returns the user of brandID whose UsernameKey is key,
@@ -75,7 +76,7 @@ type Store interface {
 	// or either hash is taken. The checks and the write are one
 	// transaction, so that a pair is never stored after a revocation that
 	// it should have been subject to.
-	CreateKeyPair(ctx context.Context, k KeyPair) error
+	CreateKeyPair(ctx context.Context, k KeyPair, out ...outbox.Item) error
 	// KeyPairByAuthHash returns the key pair whose AuthHash is hash, or
 	// [ErrKeyPairNotFound].
 	KeyPairByAuthHash(ctx context.Context, hash []byte) (KeyPair, error)
@@ -115,7 +116,7 @@ type Store interface {
 	// a revoked device is left unchanged. It returns the stored device and
 	// whether it was created. [ErrUserNotFound] if d.UserID names no user;
 	// [ErrDeviceExists] if d is new and d.ID is taken.
-	UpsertDevice(ctx context.Context, d Device) (stored Device, created bool, err error)
+	UpsertDevice(ctx context.Context, d Device, out ...outbox.Item) (stored Device, created bool, err error)
 	// DeviceByCode returns the device of userID with that code, or
 	// [ErrDeviceNotFound].
 	DeviceByCode(ctx context.Context, userID, code string) (Device, error)
@@ -126,7 +127,7 @@ type Store interface {
 	// that ID revoked at time at (keeping an earlier RevokedAt) and revokes
 	// every key pair issued on it. [ErrDeviceNotFound] if the user has no
 	// such device.
-	RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (Device, error)
+	RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time, out ...outbox.Item) (Device, error)
 
 	// DeviceStore lists and ends the devices a user is signed in on.
 	DeviceStore

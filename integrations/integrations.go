@@ -38,6 +38,7 @@ package integrations
 
 import (
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 )
 
 // Store is what the integrations service needs from storage: reads, and
@@ -127,6 +128,10 @@ type Tx interface {
 	// ss (by Kind, BrandID and ID), and nothing else: not its version nor
 	// its update time. A configuration that does not exist is skipped.
 	UpdateSecrets(ctx context.Context, ss []SealedSecrets) error
+	// Enqueue writes items to the outbox in this transaction (the events
+	// of the change it makes). outbox.ErrItemExists if one's reference is
+	// taken.
+	Enqueue(ctx context.Context, items ...outbox.Item) error
 }
 
 // SealedSecrets are the sealed secrets of one configuration, as a store

@@ -2,6 +2,7 @@ package storecalls
 
 import (
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
@@ -21,9 +22,9 @@ func (s *store) SignedInDevices(ctx context.Context, userID string, now time.Tim
 	})
 }
 
-func (s *store) EndDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
+func (s *store) EndDevice(ctx context.Context, userID, deviceID string, at time.Time, out ...outbox.Item) (auth.Device, error) {
 	return call(ctx, s.rec, "EndDevice", func(ctx context.Context) (auth.Device, error) {
-		return s.b.EndDevice(ctx, userID, deviceID, at)
+		return s.b.EndDevice(ctx, userID, deviceID, at, out...)
 	})
 }
 

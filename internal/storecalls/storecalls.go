@@ -9,6 +9,7 @@ package storecalls
 
 import (
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
@@ -101,12 +102,12 @@ func (s *store) RefDataRevision(ctx context.Context) (uint64, error) {
 
 // auth.Store
 
-func (s *store) CreateBrand(ctx context.Context, b auth.Brand) error {
-	return call0(ctx, s.rec, "CreateBrand", func(ctx context.Context) error { return s.b.CreateBrand(ctx, b) })
+func (s *store) CreateBrand(ctx context.Context, b auth.Brand, out ...outbox.Item) error {
+	return call0(ctx, s.rec, "CreateBrand", func(ctx context.Context) error { return s.b.CreateBrand(ctx, b, out...) })
 }
 
-func (s *store) UpdateBrand(ctx context.Context, b auth.Brand) error {
-	return call0(ctx, s.rec, "UpdateBrand", func(ctx context.Context) error { return s.b.UpdateBrand(ctx, b) })
+func (s *store) UpdateBrand(ctx context.Context, b auth.Brand, out ...outbox.Item) error {
+	return call0(ctx, s.rec, "UpdateBrand", func(ctx context.Context) error { return s.b.UpdateBrand(ctx, b, out...) })
 }
 
 func (s *store) BrandByID(ctx context.Context, id string) (auth.Brand, error) {
@@ -121,12 +122,12 @@ func (s *store) ListBrands(ctx context.Context) ([]auth.Brand, error) {
 	return call(ctx, s.rec, "ListBrands", s.b.ListBrands)
 }
 
-func (s *store) CreateUser(ctx context.Context, u auth.UserRecord) error {
-	return call0(ctx, s.rec, "CreateUser", func(ctx context.Context) error { return s.b.CreateUser(ctx, u) })
+func (s *store) CreateUser(ctx context.Context, u auth.UserRecord, out ...outbox.Item) error {
+	return call0(ctx, s.rec, "CreateUser", func(ctx context.Context) error { return s.b.CreateUser(ctx, u, out...) })
 }
 
-func (s *store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
-	return call(ctx, s.rec, "UpdateUser", func(ctx context.Context) (auth.UserRecord, error) { return s.b.UpdateUser(ctx, id, fn) })
+func (s *store) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error, out ...outbox.Item) (auth.UserRecord, error) {
+	return call(ctx, s.rec, "UpdateUser", func(ctx context.Context) (auth.UserRecord, error) { return s.b.UpdateUser(ctx, id, fn, out...) })
 }
 
 func (s *store) UserByID(ctx context.Context, id string) (auth.UserRecord, error) {
@@ -149,8 +150,8 @@ func (s *store) ListUsers(ctx context.Context, brandID string) ([]auth.UserRecor
 	return call(ctx, s.rec, "ListUsers", func(ctx context.Context) ([]auth.UserRecord, error) { return s.b.ListUsers(ctx, brandID) })
 }
 
-func (s *store) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
-	return call0(ctx, s.rec, "CreateKeyPair", func(ctx context.Context) error { return s.b.CreateKeyPair(ctx, k) })
+func (s *store) CreateKeyPair(ctx context.Context, k auth.KeyPair, out ...outbox.Item) error {
+	return call0(ctx, s.rec, "CreateKeyPair", func(ctx context.Context) error { return s.b.CreateKeyPair(ctx, k, out...) })
 }
 
 func (s *store) KeyPairByAuthHash(ctx context.Context, hash []byte) (auth.KeyPair, error) {
@@ -181,9 +182,9 @@ func (s *store) DeleteKeyPairs(ctx context.Context, before time.Time) (int, erro
 	return call(ctx, s.rec, "DeleteKeyPairs", func(ctx context.Context) (int, error) { return s.b.DeleteKeyPairs(ctx, before) })
 }
 
-func (s *store) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, bool, error) {
+func (s *store) UpsertDevice(ctx context.Context, d auth.Device, out ...outbox.Item) (auth.Device, bool, error) {
 	ctx, c := s.rec.Start(ctx, "UpsertDevice")
-	stored, created, err := s.b.UpsertDevice(ctx, d)
+	stored, created, err := s.b.UpsertDevice(ctx, d, out...)
 	c.End(ctx, err)
 	return stored, created, err
 }
@@ -196,9 +197,9 @@ func (s *store) ListDevices(ctx context.Context, userID string) ([]auth.Device, 
 	return call(ctx, s.rec, "ListDevices", func(ctx context.Context) ([]auth.Device, error) { return s.b.ListDevices(ctx, userID) })
 }
 
-func (s *store) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
+func (s *store) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time, out ...outbox.Item) (auth.Device, error) {
 	return call(ctx, s.rec, "RevokeDevice", func(ctx context.Context) (auth.Device, error) {
-		return s.b.RevokeDevice(ctx, userID, deviceID, at)
+		return s.b.RevokeDevice(ctx, userID, deviceID, at, out...)
 	})
 }
 
@@ -296,6 +297,10 @@ func (t *txCalls) LockSealedSecrets(ctx context.Context, refs []integrations.Con
 
 func (t *txCalls) UpdateSecrets(ctx context.Context, ss []integrations.SealedSecrets) error {
 	return call0(ctx, t.rec, "UpdateSecrets", func(ctx context.Context) error { return t.tx.UpdateSecrets(ctx, ss) })
+}
+
+func (t *txCalls) Enqueue(ctx context.Context, items ...outbox.Item) error {
+	return call0(ctx, t.rec, "Enqueue", func(ctx context.Context) error { return t.tx.Enqueue(ctx, items...) })
 }
 
 // The reads shared by the Store and a transaction.

@@ -6,6 +6,7 @@ package sqlstore
 import (
 	"bytes"
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
@@ -44,7 +45,7 @@ func (c *Core) BrandSettings(ctx context.Context, brandID string) (auth.BrandSet
 // SetBrandSettings implements auth.AccountStore: it stores bs for the
 // brand, replacing what was stored; auth.ErrBrandNotFound if the brand
 // does not exist. It notifies ChangeBrand.
-func (c *Core) SetBrandSettings(ctx context.Context, brandID string, bs auth.BrandSettings) error {
+func (c *Core) SetBrandSettings(ctx context.Context, brandID string, bs auth.BrandSettings, out ...outbox.Item) error {
 	origins := bs.ResetLinkOrigins
 	if origins == nil {
 		origins = []string{}
@@ -58,6 +59,9 @@ func (c *Core) SetBrandSettings(ctx context.Context, brandID string, bs auth.Bra
 			brandID, bs.RegistrationOpen, bs.MaxDevicesPerUser, c.d.List(origins), c.d.Time(time.Now())); err != nil {
 			return err
 		}
+		if err := c.enqueue(ctx, tx, out); err != nil {
+			return err
+		}
 		return c.changed(ctx, tx, ChangeBrand, brandID)
 	})
 }
@@ -68,7 +72,7 @@ func (c *Core) SetBrandSettings(ctx context.Context, brandID string, bs auth.Bra
 // bytes, auth.ErrResetTokenInvalid if t.UserStamp is set and the user's
 // stamp (read under its row's lock, as every user write takes it) is
 // another.
-func (c *Core) PutResetToken(ctx context.Context, t auth.ResetToken) error {
+func (c *Core) PutResetToken(ctx context.Context, t auth.ResetToken, out ...outbox.Item) error {
 	if len(t.Hash) != 32 {
 		return auth.ErrKeyHashSize
 	}
@@ -86,7 +90,10 @@ func (c *Core) PutResetToken(ctx context.Context, t auth.ResetToken) error {
 			ON CONFLICT (user_id) DO UPDATE SET brand_id = excluded.brand_id, token_hash = excluded.token_hash,
 			created_at = excluded.created_at, expires_at = excluded.expires_at`,
 			t.UserID, t.BrandID, t.Hash, c.d.Time(t.CreatedAt), c.d.Time(t.ExpiresAt))
-		return err
+		if err != nil {
+			return err
+		}
+		return c.enqueue(ctx, tx, out)
 	})
 }
 
@@ -96,7 +103,7 @@ func (c *Core) PutResetToken(ctx context.Context, t auth.ResetToken) error {
 // auth.ErrResetTokenInvalid when no unexpired token has the hash. The
 // user is updated as UpdateUser does (it notifies ChangeUser) and the
 // token deleted, in one transaction.
-func (c *Core) UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
+func (c *Core) UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*auth.UserRecord) error, out ...outbox.Item) (auth.UserRecord, error) {
 	var u auth.UserRecord
 	err := c.write(ctx, func(tx DB) error {
 		// Locks in the order of every user write (the user's row, then
@@ -122,8 +129,10 @@ func (c *Core) UseResetToken(ctx context.Context, hash []byte, at time.Time, fn 
 		if u, err = c.updateUserIn(ctx, tx, userID, fn); err != nil {
 			return err
 		}
-		_, err = c.exec(ctx, tx, nil, nil, `DELETE FROM password_reset_tokens WHERE user_id = ?`, userID)
-		return err
+		if _, err = c.exec(ctx, tx, nil, nil, `DELETE FROM password_reset_tokens WHERE user_id = ?`, userID); err != nil {
+			return err
+		}
+		return c.enqueue(ctx, tx, out)
 	})
 	if err != nil {
 		return auth.UserRecord{}, err

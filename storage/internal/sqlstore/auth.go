@@ -10,6 +10,7 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"github.com/brandbase/brandbase/outbox"
 	"slices"
 	"strings"
 	"time"
@@ -35,12 +36,15 @@ func (c *Core) scanBrand(row Scanner) (auth.Brand, error) {
 
 // CreateBrand implements auth.Store: auth.ErrBrandExists if its ID or URL
 // is taken. It notifies ChangeBrand.
-func (c *Core) CreateBrand(ctx context.Context, b auth.Brand) error {
+func (c *Core) CreateBrand(ctx context.Context, b auth.Brand, out ...outbox.Item) error {
 	seqCol, seqVal := c.seq("brands")
 	return c.write(ctx, func(tx DB) error {
 		if _, err := c.exec(ctx, tx, auth.ErrBrandExists, nil, `INSERT INTO brands (`+BrandColumns+seqCol+`)
 			VALUES (?, ?, ?, ?, ?, ?`+seqVal+`)`,
 			b.ID, b.URL, b.Name, string(b.Status), b.DefaultCurrency, c.d.Time(b.CreatedAt)); err != nil {
+			return err
+		}
+		if err := c.enqueue(ctx, tx, out); err != nil {
 			return err
 		}
 		return c.changed(ctx, tx, ChangeBrand, b.ID)
@@ -50,11 +54,14 @@ func (c *Core) CreateBrand(ctx context.Context, b auth.Brand) error {
 // UpdateBrand implements auth.Store: auth.ErrBrandNotFound if absent,
 // auth.ErrBrandExists if b.URL belongs to another brand. It notifies
 // ChangeBrand.
-func (c *Core) UpdateBrand(ctx context.Context, b auth.Brand) error {
+func (c *Core) UpdateBrand(ctx context.Context, b auth.Brand, out ...outbox.Item) error {
 	return c.write(ctx, func(tx DB) error {
 		if err := c.execOne(ctx, tx, auth.ErrBrandNotFound, auth.ErrBrandExists,
 			`UPDATE brands SET url = ?, name = ?, status = ?, default_currency = ? WHERE id = ?`,
 			b.URL, b.Name, string(b.Status), b.DefaultCurrency, b.ID); err != nil {
+			return err
+		}
+		if err := c.enqueue(ctx, tx, out); err != nil {
 			return err
 		}
 		return c.changed(ctx, tx, ChangeBrand, b.ID)
@@ -110,7 +117,7 @@ func (c *Core) scanUser(row Scanner) (auth.UserRecord, error) {
 
 // CreateUser implements auth.Store: auth.ErrBrandNotFound if u.BrandID
 // names no brand, auth.ErrUserExists if its ID or keys are taken.
-func (c *Core) CreateUser(ctx context.Context, u auth.UserRecord) error {
+func (c *Core) CreateUser(ctx context.Context, u auth.UserRecord, out ...outbox.Item) error {
 	seqCol, seqVal := c.seq("users")
 	return c.write(ctx, func(tx DB) error {
 		_, err := c.exec(ctx, tx, auth.ErrUserExists, auth.ErrBrandNotFound, `INSERT INTO users (`+UserColumns+seqCol+`)
@@ -121,7 +128,10 @@ func (c *Core) CreateUser(ctx context.Context, u auth.UserRecord) error {
 		if err != nil {
 			return err
 		}
-		return c.claimKeys(ctx, tx, u.BrandID, u.ID, nil, []string{u.UsernameKey, u.EmailKey})
+		if err := c.claimKeys(ctx, tx, u.BrandID, u.ID, nil, []string{u.UsernameKey, u.EmailKey}); err != nil {
+			return err
+		}
+		return c.enqueue(ctx, tx, out)
 	})
 }
 
@@ -156,12 +166,14 @@ func (c *Core) claimKeys(ctx context.Context, tx DB, brandID, userID string, old
 // from the read to the write, so concurrent updates apply one after the
 // other. auth.ErrUserNotFound if absent, auth.ErrUserExists if the new
 // keys are taken. It notifies ChangeUser.
-func (c *Core) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error) (auth.UserRecord, error) {
+func (c *Core) UpdateUser(ctx context.Context, id string, fn func(*auth.UserRecord) error, out ...outbox.Item) (auth.UserRecord, error) {
 	var u auth.UserRecord
 	err := c.write(ctx, func(tx DB) error {
 		var err error
-		u, err = c.updateUserIn(ctx, tx, id, fn)
-		return err
+		if u, err = c.updateUserIn(ctx, tx, id, fn); err != nil {
+			return err
+		}
+		return c.enqueue(ctx, tx, out)
 	})
 	if err != nil {
 		return auth.UserRecord{}, err
@@ -307,7 +319,7 @@ func (c *Core) insertKey(ctx context.Context, tx DB, k auth.KeyPair) error {
 // auth.ErrUserNotFound, auth.ErrKeysRevoked, auth.ErrDeviceRevoked,
 // auth.ErrKeyPairExists. Its user and device stay locked (lockOwner) until
 // the pair is stored.
-func (c *Core) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
+func (c *Core) CreateKeyPair(ctx context.Context, k auth.KeyPair, out ...outbox.Item) error {
 	if err := checkHashes(k); err != nil {
 		return err
 	}
@@ -315,7 +327,10 @@ func (c *Core) CreateKeyPair(ctx context.Context, k auth.KeyPair) error {
 		if err := c.lockOwner(ctx, tx, k); err != nil {
 			return err
 		}
-		return c.insertKey(ctx, tx, k)
+		if err := c.insertKey(ctx, tx, k); err != nil {
+			return err
+		}
+		return c.enqueue(ctx, tx, out)
 	})
 }
 
@@ -503,7 +518,7 @@ func (c *Core) scanDevice(row Scanner) (auth.Device, error) {
 // registrations of one device store one row. auth.ErrUserNotFound if
 // d.UserID names no user; auth.ErrDeviceExists if d.ID is another
 // device's.
-func (c *Core) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, bool, error) {
+func (c *Core) UpsertDevice(ctx context.Context, d auth.Device, out ...outbox.Item) (auth.Device, bool, error) {
 	var stored auth.Device
 	var created bool
 	seqCol, seqVal := c.seq("devices")
@@ -523,7 +538,10 @@ func (c *Core) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, bo
 					last_seen_at = ?, last_access_at = ?, ended_at = NULL WHERE id = ?`,
 					d.Token, d.Name, d.AppVersion, d.OS, c.d.Time(d.LastSeenAt), c.nullTime(d.LastAccessAt), old.ID)
 				stored.LastSeenAt, stored.LastAccessAt, stored.EndedAt = asStored(d.LastSeenAt), asStored(d.LastAccessAt), time.Time{}
-				return err
+				if err != nil {
+					return err
+				}
+				return c.enqueue(ctx, tx, out)
 			case !errors.Is(err, auth.ErrDeviceNotFound):
 				return err
 			}
@@ -536,7 +554,10 @@ func (c *Core) UpsertDevice(ctx context.Context, d auth.Device) (auth.Device, bo
 				stored, created = d, true
 				stored.CreatedAt, stored.LastSeenAt, stored.RevokedAt = asStored(d.CreatedAt), asStored(d.LastSeenAt), asStored(d.RevokedAt)
 				stored.LastAccessAt, stored.EndedAt = asStored(d.LastAccessAt), asStored(d.EndedAt)
-				return err
+				if err != nil {
+					return err
+				}
+				return c.enqueue(ctx, tx, out)
 			}
 		}
 		// Inserted by another transaction, yet not visible to this one.
@@ -564,8 +585,8 @@ func (c *Core) ListDevices(ctx context.Context, userID string) ([]auth.Device, e
 // RevokeDevice implements auth.Store: the device's row is locked
 // (ForUpdate) while it and its keys are revoked. auth.ErrDeviceNotFound if
 // the user has no such device. It notifies ChangeUser.
-func (c *Core) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
-	return c.closeDevice(ctx, userID, deviceID, at, func(d *auth.Device) string {
+func (c *Core) RevokeDevice(ctx context.Context, userID, deviceID string, at time.Time, out ...outbox.Item) (auth.Device, error) {
+	return c.closeDevice(ctx, userID, deviceID, at, out, func(d *auth.Device) string {
 		if d.Revoked() {
 			return ""
 		}

@@ -5,6 +5,7 @@ package sqlstore
 
 import (
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
@@ -33,8 +34,8 @@ func (c *Core) SignedInDevices(ctx context.Context, userID string, now time.Time
 // (ForUpdate) while it is marked ended and its keys are revoked.
 // auth.ErrDeviceNotFound if the user has no such device. It notifies
 // ChangeUser.
-func (c *Core) EndDevice(ctx context.Context, userID, deviceID string, at time.Time) (auth.Device, error) {
-	return c.closeDevice(ctx, userID, deviceID, at, func(d *auth.Device) string {
+func (c *Core) EndDevice(ctx context.Context, userID, deviceID string, at time.Time, out ...outbox.Item) (auth.Device, error) {
+	return c.closeDevice(ctx, userID, deviceID, at, out, func(d *auth.Device) string {
 		if d.Revoked() || !d.EndedAt.IsZero() {
 			return ""
 		}
@@ -48,7 +49,7 @@ func (c *Core) EndDevice(ctx context.Context, userID, deviceID string, at time.T
 // the user has none), lets mark change it and name the time column to set
 // to at ("" for none), revokes every key pair issued on it and notifies
 // ChangeUser. It returns the device as mark left it.
-func (c *Core) closeDevice(ctx context.Context, userID, deviceID string, at time.Time, mark func(*auth.Device) string) (auth.Device, error) {
+func (c *Core) closeDevice(ctx context.Context, userID, deviceID string, at time.Time, out []outbox.Item, mark func(*auth.Device) string) (auth.Device, error) {
 	var d auth.Device
 	err := c.write(ctx, func(tx DB) error {
 		var err error
@@ -59,6 +60,9 @@ func (c *Core) closeDevice(ctx context.Context, userID, deviceID string, at time
 		}
 		if col := mark(&d); col != "" {
 			if _, err := c.exec(ctx, tx, nil, nil, `UPDATE devices SET `+col+` = ? WHERE id = ?`, c.d.Time(at), deviceID); err != nil {
+				return err
+			}
+			if err := c.enqueue(ctx, tx, out); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"github.com/brandbase/brandbase/outbox"
 	"slices"
 	"strings"
 
@@ -245,6 +246,12 @@ type integTx struct {
 }
 
 var _ integrations.Tx = (*integTx)(nil)
+
+// Enqueue implements integrations.Tx: items go to the outbox in this
+// transaction.
+func (t *integTx) Enqueue(ctx context.Context, items ...outbox.Item) error {
+	return t.c.enqueue(ctx, t.tx, items)
+}
 
 // lock locks, unless this transaction holds it or a wider one, the
 // partition of integration in brandID; of the whole brand when
