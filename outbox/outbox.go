@@ -128,3 +128,23 @@ const (
 	// mid-send leaves its items to another after it.
 	DefaultClaimTTL = time.Minute
 )
+
+// Mail is the payload of a [ChannelMail] item: which message to send to
+// whom. The mail handler renders it with the brand's template of Kind in
+// Language (the brand's default when empty) and sends it through the
+// brand's default SMTP integration, else the host's sender.
+type Mail struct {
+	// Kind is the message kind (password_reset, and the kinds later
+	// sign-in methods add).
+	Kind string `json:"kind"`
+	// To is the addressee's email address.
+	To string `json:"to"`
+	// UserID names the addressee, when a user.
+	UserID string `json:"userId,omitempty"`
+	// Language is the addressee's language (BCP 47), when known.
+	Language string `json:"language,omitempty"`
+	// Data are the template's placeholders by name (link, code, expiresAt,
+	// userName, brandName, ...). A link or code is a secret: the store
+	// clears the payload once the item is delivered or failed.
+	Data map[string]string `json:"data"`
+}
