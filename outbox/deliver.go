@@ -139,14 +139,14 @@ func (d *Dispatcher) track(it Item, res Result, now time.Time) {
 	}
 }
 
-// prune, when the last pruning is an hour old (by the dispatcher's clock)
-// or there was none, deletes the delivered and failed items older than the
+// prune, when the last pruning (or the start) is an hour old by the
+// dispatcher's clock, deletes the delivered and failed items older than the
 // retention, in transactions of at most PruneBatch items, in a goroutine
 // of its own; and forgets the targets that have been failing for longer
 // than the retry bound (their items have failed).
 func (d *Dispatcher) prune(ctx context.Context) {
 	now := d.cfg.clock()
-	if d.cfg.retention < 0 || !d.lastPrune.IsZero() && now.Sub(d.lastPrune) < d.cfg.pruneEvery {
+	if d.cfg.retention < 0 || now.Sub(d.lastPrune) < d.cfg.pruneEvery {
 		return
 	}
 	d.lastPrune = now

@@ -172,6 +172,7 @@ func (d *Dispatcher) runLocked(ctx context.Context) {
 	defer d.deliveries.Wait()
 	timer := time.NewTimer(d.cfg.poll)
 	defer timer.Stop()
+	d.lastPrune = d.cfg.clock() // the first pruning an hour from now
 	for ctx.Err() == nil {
 		d.prune(ctx)
 		if d.claim(ctx) {

@@ -384,8 +384,8 @@ func TestDispatcherCloseCancels(t *testing.T) {
 }
 
 // TestDispatcherPrunes checks that a dispatcher deletes the delivered and
-// failed items older than its retention when it starts, and keeps the
-// others.
+// failed items older than its retention an hour after it starts (by its
+// clock), and keeps the others.
 func TestDispatcherPrunes(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, s storage.Storage) {
@@ -402,11 +402,17 @@ func TestDispatcherPrunes(t *testing.T) {
 		require.NoError(t, s.Enqueue(ctx, recent))
 		d := newDispatcher(s, outbox.WithClock(clk.Now), outbox.WithPollInterval(time.Hour))
 		start(t, d)
+		d.Notify()
+		left, err := s.Items(ctx, outbox.Filter{BrandID: "b1"})
+		require.NoError(t, err)
+		require.Len(t, left, 4, "nothing pruned at start")
+		clk.Add(time.Hour)
+		d.Notify()
 		require.Eventually(t, func() bool {
 			left, err := s.Items(ctx, outbox.Filter{BrandID: "b1"})
 			return err == nil && len(left) == 2
 		}, eventually, 5*time.Millisecond)
-		left, err := s.Items(ctx, outbox.Filter{BrandID: "b1"})
+		left, err = s.Items(ctx, outbox.Filter{BrandID: "b1"})
 		require.NoError(t, err)
 		assert.ElementsMatch(t, []string{old[2].ID, recent.ID}, []string{left[0].ID, left[1].ID})
 	})
