@@ -48,7 +48,7 @@ var requestRules = map[reflect.Type]struct {
 var enumTypes = map[reflect.Type][]string{
 	reflect.TypeFor[auth.Status]():         {string(auth.StatusActive), string(auth.StatusInactive)},
 	reflect.TypeFor[integrations.Status](): {string(integrations.StatusActive), string(integrations.StatusInactive)},
-	reflect.TypeFor[integrations.Type]():   {string(integrations.TypeAnalytics), string(integrations.TypePaymentGateway)},
+	reflect.TypeFor[integrations.Type]():   {string(integrations.TypeAnalytics), string(integrations.TypePaymentGateway), string(integrations.TypeSMTP)},
 	reflect.TypeFor[UserDeviceStatus]():    {string(DeviceOnline), string(DeviceOffline)},
 }
 
