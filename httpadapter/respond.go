@@ -30,6 +30,7 @@ var statusByKind = map[envelope.Kind]int{
 	envelope.KindUnsupportedMediaType: http.StatusUnsupportedMediaType,
 	envelope.KindRateLimited:          http.StatusTooManyRequests,
 	envelope.KindUnavailable:          http.StatusServiceUnavailable,
+	envelope.KindBadGateway:           http.StatusBadGateway,
 	envelope.KindInternal:             http.StatusInternalServerError,
 }
 
