@@ -190,7 +190,9 @@ func TestSendFailures(t *testing.T) {
 	})
 }
 
-func base64Reader(r io.Reader) io.Reader { return base64.NewDecoder(base64.StdEncoding, newlineSkipper{r}) }
+func base64Reader(r io.Reader) io.Reader {
+	return base64.NewDecoder(base64.StdEncoding, newlineSkipper{r})
+}
 
 // newlineSkipper drops CR and LF, which base64 bodies break lines with.
 type newlineSkipper struct{ r io.Reader }
