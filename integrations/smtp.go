@@ -399,7 +399,24 @@ func (s *Service) DefaultSMTP(ctx context.Context, brandID string) (SMTPSender, 
 	if len(recs) == 0 || recs[0].Status != StatusActive {
 		return SMTPSender{}, ErrNoDefaultSMTP
 	}
-	r := recs[0]
+	return s.smtpSender(recs[0])
+}
+
+// SMTPSender returns the SMTP configuration of brandID with that ID, ready
+// to send with (its password in plaintext; never to be sent to clients),
+// whatever its status: what an operator's test of one configuration
+// needs. It fails with KindNotFound, ErrSecretUnreadable, and the store's
+// errors.
+func (s *Service) SMTPSender(ctx context.Context, brandID, id string) (SMTPSender, error) {
+	r, _, err := readConfig(ctx, s, &smtpKind, brandID, id)
+	if err != nil {
+		return SMTPSender{}, err
+	}
+	return s.smtpSender(r)
+}
+
+// smtpSender opens the password of r and returns its sender.
+func (s *Service) smtpSender(r SMTPRecord) (SMTPSender, error) {
 	password, err := s.open(secretOf(KindSMTP, &r.ConfigHeader, "password"), r.Password)
 	if err != nil {
 		return SMTPSender{}, err
