@@ -162,7 +162,7 @@ func smtpTest(ctx context.Context, c *cli, args []string) error {
 	to := f.String("to", "", "the address to send the test message to (required)")
 	subject := f.String("subject", "brandbase test message", "the subject")
 	body := f.String("body", "This is a test message from brandbase.", "the text")
-	allow := f.String("allow", "", "comma-separated address ranges a connection may reach beyond the public internet: loopback, private")
+	allow := f.String("outbound-allow", "", "comma-separated address ranges the connection may reach beyond the public internet: loopback, private")
 	pos, err := f.parse(args)
 	if err != nil {
 		return err
@@ -200,7 +200,7 @@ func smtpTest(ctx context.Context, c *cli, args []string) error {
 	})
 }
 
-// parseAllow reads --allow: loopback, private, or both.
+// parseAllow reads --outbound-allow: loopback, private, or both.
 func parseAllow(s string) (netguard.Policy, error) {
 	var p netguard.Policy
 	for _, v := range splitList(strings.ToLower(s)) {
@@ -210,7 +210,7 @@ func parseAllow(s string) (netguard.Policy, error) {
 		case "private":
 			p.AllowPrivate = true
 		default:
-			return p, usagef("--allow takes loopback and private, not %q", v)
+			return p, usagef("--outbound-allow takes loopback and private, not %q", v)
 		}
 	}
 	return p, nil

@@ -18,7 +18,7 @@ import (
 // TestSMTPCommand: smtp create seals the password (read from standard
 // input), smtp list masks it, smtp test sends through a real SMTP server
 // with AUTH, held to the address rule (loopback refused unless --allow
-// loopback), and keys rotate re-seals the password, which still logs in
+// --outbound-allow loopback), and keys rotate re-seals the password, which still logs in
 // afterwards; on each store.
 func TestSMTPCommand(t *testing.T) {
 	t.Parallel()
@@ -53,7 +53,7 @@ func TestSMTPCommand(t *testing.T) {
 					To   string
 				}
 				okJSON(t, dir, env, "", &res, "smtp", "test", "--brand", "shop.example.com", "--to", "ops@example.com",
-					"--allow", "loopback", "--subject", "Hello from the command")
+					"--outbound-allow", "loopback", "--subject", "Hello from the command")
 				assert.True(t, res.Sent)
 			}
 			test()
