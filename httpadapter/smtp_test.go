@@ -153,12 +153,13 @@ func TestSMTPTestRoute(t *testing.T) {
 	t.Parallel()
 	f := newIntegFixture(t, stores["memory"])
 	admin := jsonHeaders("shop.example.com", "Auth-Key", f.keys["admin"])
-	handler := func(t *testing.T, opts ...mail.Option) http.Handler {
+	handler := func(t *testing.T, opts ...mail.Option) (http.Handler, *bytes.Buffer) {
 		svc := mail.New(f.app.Integrations, append([]mail.Option{mail.WithTimeout(5 * time.Second)}, opts...)...)
+		logs := &bytes.Buffer{}
 		h, err := httpadapter.New(httpadapter.Services{Auth: f.app.Auth, RefData: f.app.RefData,
-			Integrations: f.app.Integrations, Mail: svc}, httpadapter.WithoutRateLimits(), withTestLogger(&bytes.Buffer{}))
+			Integrations: f.app.Integrations, Mail: svc}, httpadapter.WithoutRateLimits(), withTestLogger(logs))
 		require.NoError(t, err)
-		return h
+		return h, logs
 	}
 	post := func(t *testing.T, h http.Handler, headers map[string]string, body string) (int, env) {
 		rec := serve(h, "POST", sampleRequest{path: "/api/v1/app-integrations/smtp/test", headers: headers, body: body})
@@ -171,7 +172,7 @@ func TestSMTPTestRoute(t *testing.T) {
 	t.Run("delivers", func(t *testing.T) {
 		t.Parallel()
 		srv := smtptest.Start(t, smtptest.Options{TLS: smtptest.StartTLS, Username: "mailer", Password: "secret-password"})
-		h := handler(t, mail.WithPolicy(loopback), mail.WithRootCAs(srv.CAs))
+		h, _ := handler(t, mail.WithPolicy(loopback), mail.WithRootCAs(srv.CAs))
 		code, e := post(t, h, admin, testBody("localhost", srv.Port, nil))
 		require.Equal(t, http.StatusOK, code, "%+v", e)
 		assert.JSONEq(t, "true", string(e.Data))
@@ -193,7 +194,7 @@ func TestSMTPTestRoute(t *testing.T) {
 	t.Run("wrong password", func(t *testing.T) {
 		t.Parallel()
 		srv := smtptest.Start(t, smtptest.Options{TLS: smtptest.StartTLS, Username: "mailer", Password: "secret-password"})
-		h := handler(t, mail.WithPolicy(loopback), mail.WithRootCAs(srv.CAs))
+		h, logs := handler(t, mail.WithPolicy(loopback), mail.WithRootCAs(srv.CAs))
 		code, e := post(t, h, admin, testBody("localhost", srv.Port, map[string]any{"password": "wrong"}))
 		require.Equal(t, http.StatusBadGateway, code, "%+v", e)
 		require.Len(t, e.Errors, 1)
@@ -202,11 +203,13 @@ func TestSMTPTestRoute(t *testing.T) {
 		assert.Contains(t, e.Message, "Authentication credentials invalid")
 		assert.NotContains(t, e.Message, "wrong", "never the password")
 		assert.Empty(t, srv.Received())
+		assert.NotContains(t, logs.String(), "level=ERROR", "the caller's server failed, not this service: logged at INFO")
+		assert.Contains(t, logs.String(), "535")
 	})
 	t.Run("no STARTTLS: no plain fallback", func(t *testing.T) {
 		t.Parallel()
 		srv := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS, Username: "mailer", Password: "secret-password"})
-		h := handler(t, mail.WithPolicy(loopback), mail.WithRootCAs(srv.CAs))
+		h, _ := handler(t, mail.WithPolicy(loopback), mail.WithRootCAs(srv.CAs))
 		code, e := post(t, h, admin, testBody("localhost", srv.Port, nil))
 		require.Equal(t, http.StatusBadGateway, code, "%+v", e)
 		assert.Contains(t, e.Message, "STARTTLS")
@@ -215,7 +218,7 @@ func TestSMTPTestRoute(t *testing.T) {
 	t.Run("loopback refused by the policy, not dialled", func(t *testing.T) {
 		t.Parallel()
 		srv := smtptest.Start(t, smtptest.Options{TLS: smtptest.StartTLS, Username: "mailer", Password: "secret-password"})
-		h := handler(t) // the zero policy: public addresses only
+		h, _ := handler(t) // the zero policy: public addresses only
 		code, e := post(t, h, admin, testBody("127.0.0.1", srv.Port, nil))
 		require.Equal(t, http.StatusBadRequest, code, "%+v", e)
 		require.Len(t, e.Errors, 1)
@@ -225,7 +228,7 @@ func TestSMTPTestRoute(t *testing.T) {
 	})
 	t.Run("private address refused at once", func(t *testing.T) {
 		t.Parallel()
-		h := handler(t, mail.WithPolicy(loopback))
+		h, _ := handler(t, mail.WithPolicy(loopback))
 		began := time.Now()
 		code, e := post(t, h, admin, testBody("10.255.255.1", 587, nil))
 		require.Equal(t, http.StatusBadRequest, code, "%+v", e)
@@ -247,7 +250,7 @@ func TestSMTPTestRoute(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			h := handler(t, mail.WithPolicy(loopback))
+			h, _ := handler(t, mail.WithPolicy(loopback))
 			code, e := post(t, h, jsonHeaders("shop.example.com", "Auth-Key", f.keys[c.role]), testBody("localhost", 2525, c.set))
 			require.Equal(t, c.status, code, "%+v", e)
 			require.NotEmpty(t, e.Errors)
