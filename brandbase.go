@@ -14,8 +14,10 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/netguard"
 	"github.com/brandbase/brandbase/internal/storecalls"
 	"github.com/brandbase/brandbase/internal/telemetry"
+	"github.com/brandbase/brandbase/mail"
 	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
@@ -114,6 +116,13 @@ type Config struct {
 	// and after a device was registered (see auth.WithEventHook): once per
 	// event, on the instance where it happened.
 	OnAuthEvent func(context.Context, auth.Event)
+	// OutboundPolicy is the address rule of the service's outgoing
+	// connections (SMTP servers; see mail.WithPolicy): the zero value
+	// allows public addresses only, so that no caller makes the service
+	// reach into its own network; AllowLoopback (development, the demo
+	// server) and AllowPrivate widen it. It is checked on the address a
+	// connection is made to, after the name resolved.
+	OutboundPolicy OutboundPolicy
 	// AuthOptions are applied after the fields above, for auth settings
 	// Config does not name (argon2id parameters, random source).
 	AuthOptions []auth.Option
@@ -156,6 +165,11 @@ type Config struct {
 	OutboxOptions []outbox.Option
 }
 
+// OutboundPolicy is the address rule of outgoing connections
+// (Config.OutboundPolicy): which addresses beyond the public internet a
+// connection may reach.
+type OutboundPolicy = netguard.Policy
+
 // App wires the domain services of brandbase onto one store. Its fields are
 // ready to call in-process; Handler serves them over HTTP.
 type App struct {
@@ -171,6 +185,10 @@ type App struct {
 	// webhooks): register the handler of each channel with Handle. New
 	// starts it unless Config.OutboxManualStart; Close stops it.
 	Outbox *outbox.Dispatcher
+	// Mail sends the brand's mail: its Deliver is the outbox's handler of
+	// mail items (the brand's default SMTP integration, else the host's
+	// auth.MessageSender), its SendTest the SMTP test route's message.
+	Mail *mail.Service
 
 	clock       func() time.Time     // Config.Clock, for the adapter
 	logger      *slog.Logger         // Config.Logger, for the adapter and readiness; nil: theirs
@@ -235,12 +253,18 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if cfg.OnIntegrationUpdated != nil {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
 	}
+	authSvc := auth.NewService(backend, authOpts...)
+	mailOpts := []mail.Option{mail.WithPolicy(cfg.OutboundPolicy), mail.WithLogger(cfg.Logger)}
+	if sender := authSvc.MessageSender(); sender != nil {
+		mailOpts = append(mailOpts, mail.WithFallback(sender, authSvc))
+	}
 	a := &App{
 		Store:        store,
-		Auth:         auth.NewService(backend, authOpts...),
+		Auth:         authSvc,
 		RefData:      refdata.NewService(backend, refOpts...),
 		Integrations: integ,
 		Outbox:       newOutbox(backend, cfg),
+		Mail:         mail.New(integ, mailOpts...),
 		clock:        cfg.Clock,
 		logger:       cfg.Logger,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
@@ -254,6 +278,7 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if feed, ok := store.(ChangeFeed); ok {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
 	}
+	a.Outbox.Handle(outbox.ChannelMail, a.Mail)
 	if !cfg.OutboxManualStart {
 		a.Outbox.Start()
 	}
@@ -335,5 +360,5 @@ func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) 
 	if a.logger != nil {
 		opts = append([]httpadapter.Option{httpadapter.WithLogger(a.logger)}, opts...)
 	}
-	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations}, opts...)
+	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations, Mail: a.Mail}, opts...)
 }

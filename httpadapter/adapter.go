@@ -38,6 +38,7 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetry"
+	"github.com/brandbase/brandbase/mail"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -48,6 +49,9 @@ type Services struct {
 	Auth         *auth.Service
 	RefData      *refdata.Service
 	Integrations *integrations.Service
+	// Mail sends the test message of POST app-integrations/smtp/test; the
+	// route is mounted only with it.
+	Mail *mail.Service
 }
 
 // Option configures the handler New returns.

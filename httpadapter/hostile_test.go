@@ -57,6 +57,7 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 	// Sign-up open, so that a hostile body reaches the rules of a sign-up
 	// rather than the closed door.
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+	relay := seedSMTP(t, f.app.Integrations, f.brand.ID)
 	var out []hostileRoute
 	for _, pattern := range f.handler.(interface{ Routes() []string }).Routes() {
 		method, path, _ := strings.Cut(pattern, " ")
@@ -74,7 +75,8 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.kind = kindDoc
 		case method == "GET" && slices.Contains([]string{"/api/v1/states", "/api/v1/timezones", "/api/v1/languages"}, path):
 			r.kind = kindBareList
-		case method == "GET" && slices.Contains([]string{"/api/v1/app-integrations", "/api/v1/app-integrations/analytics", "/api/v1/app-integrations/payment-gateway"}, path):
+		case method == "GET" && slices.Contains([]string{"/api/v1/app-integrations", "/api/v1/app-integrations/analytics",
+			"/api/v1/app-integrations/payment-gateway", "/api/v1/app-integrations/smtp"}, path):
 			r.kind = kindKeyedList
 		case method == "POST" && strings.HasPrefix(path, "/api/v1/app-integrations/"):
 			r.kind = kindCreate
@@ -95,6 +97,8 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.path = analyticsPath(f.analytics.ID)
 		case path == "/api/v1/app-integrations/payment-gateway/{id}":
 			r.path = gatewayPath(f.gateway.ID)
+		case path == "/api/v1/app-integrations/smtp/{id}":
+			r.path = smtpPath(relay.ID)
 		case pattern == "GET /api/v1/users/{userId}/devices":
 			r.kind, r.path = kindDevices, "/api/v1/users/"+f.admin.ID+"/devices"
 		case pattern == "GET /api/v1/devices/current":
@@ -300,21 +304,21 @@ func hostileAttacks() []attack {
 		{name: "wrong types", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":12,"password":true}`,
 			kindRefresh:      `{"refreshAuthKey":["x"]}`,
-			kindPut:          `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no"}`,
+			kindPut:          `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no","host":12}`,
 			kindAccountOpen:  `{"authKey":12,"password":true,"newPassword":{},"emailAddress":[1]}`,
 			kindAccountKeyed: `{"oldPassword":12,"newPassword":true}`,
 		}), hit: onBodies(400), code: "invalid_type"},
 		{name: "huge float for a string", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":` + hugeFloat + `}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeFloat + `}`,
-			kindPut:          `{"status":` + hugeFloat + `}`,
+			kindPut:          `{"status":` + hugeFloat + `,"host":` + hugeFloat + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeFloat + `,"password":` + hugeFloat + `,"newPassword":` + hugeFloat + `,"emailAddress":` + hugeFloat + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeFloat + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
 		{name: "huge integer for a string or bool", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":` + hugeInt + `,"password":"x"}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeInt + `}`,
-			kindPut:          `{"isDefault":` + hugeInt + `}`,
+			kindPut:          `{"isDefault":` + hugeInt + `,"useTls":` + hugeInt + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeInt + `,"password":` + hugeInt + `,"newPassword":` + hugeInt + `,"emailAddress":` + hugeInt + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeInt + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
@@ -328,14 +332,14 @@ func hostileAttacks() []attack {
 		{name: "invalid UTF-8 in strings", req: bodies(map[routeKind]string{
 			kindLogin:        "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
 			kindRefresh:      "{\"refreshAuthKey\":\"\xff\xfe\"}",
-			kindPut:          "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\"}",
+			kindPut:          "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\",\"host\":\"\xff\"}",
 			kindAccountOpen:  "{\"authKey\":\"\xff\",\"password\":\"\xff\",\"newPassword\":\"\xff\",\"emailAddress\":\"\xff\"}",
 			kindAccountKeyed: "{\"newPassword\":\"\xff\"}",
 		}), hit: onBodies(400), code: "invalid_format"},
 		{name: "lone surrogates in strings", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":"\ud800"}`,
 			kindRefresh:      `{"refreshAuthKey":"\udc00"}`,
-			kindPut:          `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x"}`,
+			kindPut:          `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x","host":"\ud800"}`,
 			kindAccountOpen:  `{"authKey":"\ud800","password":"\ud800","newPassword":"\ud800","emailAddress":"\ud800"}`,
 			kindAccountKeyed: `{"newPassword":"\ud800"}`,
 		}), hit: onBodies(400), code: "invalid_format"},

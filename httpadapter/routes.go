@@ -53,6 +53,8 @@ type route struct {
 	// sender: the route exists only when the auth service has a message
 	// sender (auth.Service.SendsMessages).
 	sender bool
+	// mail: the route exists only when Services.Mail is set.
+	mail bool
 	// query are the query parameters, as the refdata query type declares
 	// them.
 	query []refdata.Param
@@ -93,7 +95,7 @@ var tagDescriptions = map[string]string{
 	tagRefData: "The compiled-in reference data: paginated, filterable lists of currencies, countries and cities, " +
 		"and the states, time zones and languages a client's forms ask for.",
 	tagAuth:         "Logging in and out with a username or email address and a password, and refreshing the auth-key pair a login gives.",
-	tagIntegrations: "The brand's app integrations: analytics and payment-gateway configurations, their lists, creation, update and deletion.",
+	tagIntegrations: "The brand's app integrations: analytics, payment-gateway and SMTP configurations, their lists, creation, update and deletion, and a test message through SMTP settings.",
 	tagAccount:      "The brand's users and their own account: the current user, registration, passwords and their reset, devices, and the brand itself.",
 	tagMeta:         "This document.",
 }
@@ -101,7 +103,7 @@ var tagDescriptions = map[string]string{
 // routes are every route the adapter mounts, in mounting order: the
 // spec's, then those of the spec's origin's client (each group in its
 // file).
-var routes = slices.Concat(specRoutes, integrationAdminRoutes, clientListRoutes)
+var routes = slices.Concat(specRoutes, integrationAdminRoutes, smtpRoutes, clientListRoutes)
 
 // specRoutes are the routes of the interface spec, and their extensions.
 var specRoutes = []route{
@@ -347,9 +349,11 @@ var specRoutes = []route{
 }
 
 // serves reports whether h mounts rt: the integration routes need an
-// integrations service, the password-reset routes a message sender.
+// integrations service, the password-reset routes a message sender, the
+// SMTP test route a mail service.
 func (h *Handler) serves(rt route) bool {
-	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages())
+	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages()) &&
+		(!rt.mail || h.svc.Mail != nil)
 }
 
 // mount registers every route of the table on h's mux, each behind the
