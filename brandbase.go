@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"slices"
 	"time"
 
@@ -281,6 +282,10 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	a.Outbox.Handle(outbox.ChannelMail, a.Mail)
 	if !cfg.OutboxManualStart {
 		a.Outbox.Start()
+		// An App dropped without Close stops its dispatcher when it is
+		// collected, so that the dispatcher's goroutine, which holds the
+		// store, does not keep it (and poll it) for ever.
+		runtime.AddCleanup(a, func(d *outbox.Dispatcher) { go d.Close() }, a.Outbox)
 	}
 	return a, nil
 }
