@@ -12,6 +12,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // Storage is a complete brandbase backend. Implementations are safe for
@@ -20,5 +21,6 @@ type Storage interface {
 	refdata.Store
 	auth.Store
 	integrations.Store
+	webhooks.Store
 	Close() error
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // Backend is what the services receive: every domain store interface.
@@ -23,6 +24,7 @@ type Backend interface {
 	refdata.Store
 	auth.Store
 	integrations.Store
+	webhooks.Store
 }
 
 // store records every call to the Backend it wraps. Build it with [Wrap].
