@@ -16,8 +16,10 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/storecalls"
 	"github.com/brandbase/brandbase/internal/telemetry"
+	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // ChangeFeed is implemented by a store that several instances (processes)
@@ -78,6 +80,20 @@ type Config struct {
 	// several instances on one database it is called once per change, on
 	// the instance that made it, never on the others.
 	OnIntegrationUpdated func(context.Context, integrations.IntegrationUpdated)
+
+	// WebhookAddresses says which addresses outside the public internet
+	// webhook deliveries may connect to: none by default (loopback,
+	// private and link-local addresses refused, checked on each
+	// connection's resolved address); the demo server allows loopback.
+	WebhookAddresses webhooks.AddressPolicy
+	// WebhookAutoDisable is how long an endpoint's deliveries may fail
+	// without a success before it is disabled (and a webhook.disabled
+	// event emitted); webhooks.DefaultAutoDisable (5 days) when 0.
+	WebhookAutoDisable time.Duration
+	// WebhookSecretOverlap is how long, after a secret rotation, the old
+	// secret signs beside the new one; webhooks.DefaultSecretOverlap
+	// (24 h) when 0.
+	WebhookSecretOverlap time.Duration
 
 	// MaxConcurrentHashes bounds how many password hashes (logins, new
 	// passwords) are computed at once; auth.DefaultMaxConcurrentHashes
@@ -152,6 +168,9 @@ type App struct {
 	RefData *refdata.Service
 	// Integrations manages app integrations and their configurations.
 	Integrations *integrations.Service
+	// Webhooks manages the brands' webhook endpoints and provides the
+	// outbox handlers that fan events out to them and deliver them.
+	Webhooks *webhooks.Service
 
 	clock       func() time.Time     // Config.Clock, for the adapter
 	logger      *slog.Logger         // Config.Logger, for the adapter and readiness; nil: theirs
@@ -211,7 +230,11 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	// a provider is set; the App's Store, where capabilities are looked
 	// for, stays the store itself.
 	backend := storecalls.Wrap(store, telemetry.NewStoreCalls(dbSystem(store), cfg.MeterProvider, cfg.TracerProvider))
-	integ := integrations.NewService(backend, integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock),
+	keys := cfg.SecretKeys
+	if keys == nil {
+		keys = integrations.EphemeralKeyRing()
+	}
+	integ := integrations.NewService(backend, integrations.WithKeyRing(keys), integrations.WithClock(cfg.Clock),
 		integrations.WithMeterProvider(cfg.MeterProvider))
 	if cfg.OnIntegrationUpdated != nil {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
@@ -221,6 +244,7 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		Auth:         auth.NewService(backend, authOpts...),
 		RefData:      refdata.NewService(backend, refOpts...),
 		Integrations: integ,
+		Webhooks:     newWebhooks(store, backend, keys, cfg),
 		clock:        cfg.Clock,
 		logger:       cfg.Logger,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
@@ -235,6 +259,18 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
 	}
 	return a, nil
+}
+
+// newWebhooks returns the webhooks service of an App: on backend, with the
+// store's outbox when it keeps one.
+func newWebhooks(store storage.Storage, backend webhooks.Store, keys *integrations.KeyRing, cfg Config) *webhooks.Service {
+	opts := []webhooks.Option{webhooks.WithKeyRing(keys), webhooks.WithClock(cfg.Clock),
+		webhooks.WithAddressPolicy(cfg.WebhookAddresses), webhooks.WithAutoDisable(cfg.WebhookAutoDisable),
+		webhooks.WithSecretOverlap(cfg.WebhookSecretOverlap), webhooks.WithLogger(cfg.Logger)}
+	if q, ok := any(store).(outbox.Store); ok {
+		opts = append(opts, webhooks.WithQueue(q))
+	}
+	return webhooks.NewService(backend, opts...)
 }
 
 // dbSystem returns the db.system.name of the store's calls, as a store of
@@ -301,5 +337,5 @@ func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) 
 	if a.logger != nil {
 		opts = append([]httpadapter.Option{httpadapter.WithLogger(a.logger)}, opts...)
 	}
-	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations}, opts...)
+	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations, Webhooks: a.Webhooks}, opts...)
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // Services are the domain services the adapter serves. Auth and RefData are
@@ -48,6 +49,8 @@ type Services struct {
 	Auth         *auth.Service
 	RefData      *refdata.Service
 	Integrations *integrations.Service
+	// Webhooks, when set, serves the webhook routes (/api/v1/webhooks...).
+	Webhooks *webhooks.Service
 }
 
 // Option configures the handler New returns.

@@ -15,6 +15,7 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // OpenAPIPath is the path of the OpenAPI 3.1 document the handler serves
@@ -42,6 +43,7 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[SetPasswordRequest]():               {required: []string{"newPassword"}},
 	reflect.TypeFor[ForgotPasswordRequest]():            {required: []string{"emailAddress", "resetPasswordLink"}},
 	reflect.TypeFor[ResetPasswordRequest]():             {required: []string{"emailAddress", "token", "newPassword"}},
+	reflect.TypeFor[webhooks.Input]():                   {required: []string{"url", "eventTypes"}, minLength: []string{"url"}},
 }
 
 // enumTypes are the string types with a closed set of values.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // apiDoc is a decoded OpenAPI document.
@@ -391,7 +392,15 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	forEnd := f.login(t, adminLogin(), shop)
 	adminDevices := "/api/v1/users/" + f.admin.ID + "/devices"
 	a := accountSamples(t, f)
+	hook, doomedHook := webhookSamples(t, f)
+	hookBody := `{"url":"https://hooks.example.com/in","eventTypes":["user.created","*"],"enabled":true,"description":"crm"}`
 	return map[string]sampleRequest{
+		"GET /api/v1/webhooks":                                 {path: "/api/v1/webhooks", headers: admin},
+		"POST /api/v1/webhooks":                                {path: "/api/v1/webhooks", headers: admin, body: hookBody},
+		"GET /api/v1/webhooks/{id}":                            {path: "/api/v1/webhooks/" + hook, headers: admin},
+		"PUT /api/v1/webhooks/{id}":                            {path: "/api/v1/webhooks/" + hook, headers: admin, body: hookBody},
+		"DELETE /api/v1/webhooks/{id}":                         {path: "/api/v1/webhooks/" + doomedHook, headers: admin},
+		"POST /api/v1/webhooks/{id}/rotate-secret":             {path: "/api/v1/webhooks/" + hook + "/rotate-secret", headers: admin},
 		"GET /api/v1/users/me":                                 {path: "/api/v1/users/me", headers: admin},
 		"POST /api/v1/users/check-auth-key-available":          {path: "/api/v1/users/check-auth-key-available", headers: shop, body: `{"authKey":"` + f.keys["admin"] + `"}`},
 		"POST /api/v1/users/register":                          {path: "/api/v1/users/register", headers: shop, body: `{"username":"signup","emailAddress":"signup@shop.example.com","password":"a long new password","firstName":"Sign","lastName":"Up","nickName":"su","phoneNumber":"+1 555"}`},
@@ -425,6 +434,19 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 		"GET /api/v1/timezones":                                {path: "/api/v1/timezones", headers: shop},
 		"GET /api/v1/languages":                                {path: "/api/v1/languages", headers: shop},
 	}
+}
+
+// webhookSamples makes two webhook endpoints in shop.example.com: one the
+// samples read and change, one the DELETE sample deletes.
+func webhookSamples(t *testing.T, f *integFixture) (hook, doomed string) {
+	t.Helper()
+	system := auth.SystemPrincipal(f.brand.ID)
+	in := webhooks.Input{URL: "https://hooks.example.com/in", EventTypes: []string{"*"}}
+	a, err := f.app.Webhooks.Create(t.Context(), system, in)
+	require.NoError(t, err)
+	b, err := f.app.Webhooks.Create(t.Context(), system, in)
+	require.NoError(t, err)
+	return a.ID, b.ID
 }
 
 // accountRecords are what the account samples act on.
@@ -777,7 +799,7 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 			assert.Contains(t, r["headers"], "Retry-After")
 		}
 	}
-	assert.Equal(t, 12, bodies, "login, refresh, both PUTs, both POSTs and the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) read a body")
+	assert.Equal(t, 14, bodies, "login, refresh, both PUTs, both POSTs, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) and the webhook POST and PUT read a body")
 }
 
 // TestOpenAPIToolRules holds the document to the rules that linters

@@ -587,8 +587,13 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"POST /api/v1/users/reset-password":                    {"password-reset-ip"},
 		"GET /api/v1/brands/by-url":                            {"lists"},
 		"GET /api/v1/openapi.json":                             {"lists"},
+		"POST /api/v1/webhooks":                                {"updates"},
+		"PUT /api/v1/webhooks/{id}":                            {"updates"},
+		"DELETE /api/v1/webhooks/{id}":                         {"updates"},
+		"POST /api/v1/webhooks/{id}/rotate-secret":             {"updates"},
 	}
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
+	hook, doomedHook := webhookSamples(t, f)
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	// The reset is of a user of its own, so that it ends no session the
 	// other routes use, whatever their order.
@@ -619,6 +624,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		case strings.Contains(path, "/payment-gateway/"):
 			path = gatewayPath(f.gateway.ID)
 			body = gatewayBody(f.gateway.AppIntegration.ID, nil)
+		case pattern == "DELETE /api/v1/webhooks/{id}":
+			path = "/api/v1/webhooks/" + doomedHook
+		case strings.HasPrefix(path, "/api/v1/webhooks"):
+			path = strings.Replace(path, "{id}", hook, 1)
+			body = `{"url":"https://hooks.example.com/in","eventTypes":["*"]}`
 		case pattern == "POST /api/v1/users/auth":
 			body = adminLogin()
 		case strings.Contains(path, "/{deviceId}"): // as the viewer, its own device

@@ -50,6 +50,9 @@ type route struct {
 	lastKnownBrand bool
 	// integrations: the route exists only when Services.Integrations is set.
 	integrations bool
+	// webhooks: the route exists only when Services.Webhooks is set;
+	// queue: and only when it has the outbox's queue (deliveries).
+	webhooks, queue bool
 	// sender: the route exists only when the auth service has a message
 	// sender (auth.Service.SendsMessages).
 	sender bool
@@ -84,6 +87,7 @@ const (
 	tagAuth         = "Authentication"
 	tagIntegrations = "Integrations"
 	tagAccount      = "Account"
+	tagWebhooks     = "Webhooks"
 	tagMeta         = "Meta"
 )
 
@@ -95,13 +99,15 @@ var tagDescriptions = map[string]string{
 	tagAuth:         "Logging in and out with a username or email address and a password, and refreshing the auth-key pair a login gives.",
 	tagIntegrations: "The brand's app integrations: analytics and payment-gateway configurations, their lists, creation, update and deletion.",
 	tagAccount:      "The brand's users and their own account: the current user, registration, passwords and their reset, devices, and the brand itself.",
-	tagMeta:         "This document.",
+	tagWebhooks: "The brand's webhook endpoints: signed deliveries of the events the service emits (Standard Webhooks 1.0), " +
+		"their secrets, deliveries and replays. docs/webhooks.md tells how to verify a delivery.",
+	tagMeta: "This document.",
 }
 
 // routes are every route the adapter mounts, in mounting order: the
 // spec's, then those of the spec's origin's client (each group in its
 // file).
-var routes = slices.Concat(specRoutes, integrationAdminRoutes, clientListRoutes)
+var routes = slices.Concat(specRoutes, integrationAdminRoutes, clientListRoutes, webhookRoutes)
 
 // specRoutes are the routes of the interface spec, and their extensions.
 var specRoutes = []route{
@@ -349,7 +355,8 @@ var specRoutes = []route{
 // serves reports whether h mounts rt: the integration routes need an
 // integrations service, the password-reset routes a message sender.
 func (h *Handler) serves(rt route) bool {
-	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages())
+	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages()) &&
+		(!rt.webhooks || h.svc.Webhooks != nil) && (!rt.queue || h.svc.Webhooks.Queued())
 }
 
 // mount registers every route of the table on h's mux, each behind the

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/netguard"
 	"github.com/brandbase/brandbase/webhooks"
 )
@@ -80,7 +81,8 @@ func TestRotationSignsWithBothDuringTheOverlap(t *testing.T) {
 	rot, err := f.svc.RotateSecret(t.Context(), f.system, e.ID)
 	require.NoError(t, err)
 	require.NotEqual(t, e.Secret, rot.Secret)
-	assert.Equal(t, f.clock.Now().Add(24*time.Hour), rot.SecretOverlapUntil)
+	rotatedAt := f.clock.Now()
+	assert.Equal(t, rotatedAt.Add(24*time.Hour).Format(integrations.DateLayout), rot.SecretOverlapUntil)
 
 	tests := []struct {
 		name       string
@@ -96,7 +98,7 @@ func TestRotationSignsWithBothDuringTheOverlap(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f.clock.Add(tc.after - (f.clock.Now().Sub(rot.UpdatedDate)))
+			f.clock.Add(tc.after - f.clock.Now().Sub(rotatedAt))
 			for _, n := range []string{"old", "new"} {
 				rcv.forget(n)
 			}

@@ -3,9 +3,10 @@ package webhooks
 import (
 	"context"
 	"errors"
-	"time"
+	"strings"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/outbox"
 )
 
@@ -27,13 +28,13 @@ type Delivery struct {
 	LastError string `json:"lastError"`
 	// NextAttempt is when a pending delivery is tried next; absent once
 	// delivered or failed.
-	NextAttempt time.Time `json:"nextAttempt,omitzero"`
+	NextAttempt string `json:"nextAttempt,omitempty"`
 	// Sequence is the outbox's order of the delivery (for paging: before).
 	Sequence int64 `json:"sequence"`
 	// CreatedDate is when the event happened; DeliveredDate when a 2xx
-	// answered (absent before).
-	CreatedDate   time.Time `json:"createdDate"`
-	DeliveredDate time.Time `json:"deliveredDate,omitzero"`
+	// answered (absent before). Dates as Endpoint's.
+	CreatedDate   string `json:"createdDate"`
+	DeliveredDate string `json:"deliveredDate,omitempty"`
 }
 
 // DeliveryQuery selects deliveries of one endpoint.
@@ -48,10 +49,15 @@ type DeliveryQuery struct {
 }
 
 // Deliveries returns the deliveries to the endpoint id of the actor's
-// brand, newest first. Needs webhooks.read; ErrEndpointNotFound;
+// brand, newest first. Needs webhooks.read; KindInvalid for a status other
+// than pending, delivered or failed (any case: invalid_enum), a negative
+// Before or a Limit outside 0..1000 (out_of_range); ErrEndpointNotFound;
 // ErrNoQueue without an outbox store.
 func (s *Service) Deliveries(ctx context.Context, actor auth.Principal, id string, q DeliveryQuery) ([]Delivery, error) {
 	if err := can(actor, auth.PermWebhooksRead); err != nil {
+		return nil, err
+	}
+	if err := q.check(); err != nil {
 		return nil, err
 	}
 	if s.queue == nil {
@@ -76,12 +82,36 @@ func (s *Service) Deliveries(ctx context.Context, actor auth.Principal, id strin
 	return out, nil
 }
 
+// check validates q and puts its status in its canonical case.
+func (q *DeliveryQuery) check() error {
+	var errs []envelope.ErrorItem
+	if q.Status != "" {
+		st := outbox.Status(strings.ToLower(strings.TrimSpace(string(q.Status))))
+		switch st {
+		case outbox.StatusPending, outbox.StatusDelivered, outbox.StatusFailed:
+			q.Status = st
+		default:
+			errs = append(errs, envelope.Field("status", "invalid_enum", "status is pending, delivered or failed."))
+		}
+	}
+	if q.Before < 0 {
+		errs = append(errs, envelope.Field("before", "out_of_range", "before is 0 or more."))
+	}
+	if q.Limit < 0 || q.Limit > 1000 {
+		errs = append(errs, envelope.Field("limit", "out_of_range", "limit is 1 to 1000."))
+	}
+	if len(errs) > 0 {
+		return envelope.Invalid("The query is invalid.", errs...)
+	}
+	return nil
+}
+
 // delivery returns the delivery an outbox item records.
 func delivery(it outbox.Item) Delivery {
 	d := Delivery{ID: it.ID, EventType: it.Topic, Status: it.Status, Attempts: it.Attempts, LastStatusCode: it.LastCode,
-		LastError: it.LastError, Sequence: it.Seq, CreatedDate: it.CreatedAt, DeliveredDate: it.DeliveredAt}
+		LastError: it.LastError, Sequence: it.Seq, CreatedDate: formatDate(it.CreatedAt), DeliveredDate: formatDate(it.DeliveredAt)}
 	if it.Status == outbox.StatusPending {
-		d.NextAttempt = it.NextAt
+		d.NextAttempt = formatDate(it.NextAt)
 	}
 	return d
 }

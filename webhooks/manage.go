@@ -65,11 +65,14 @@ func (s *Service) Create(ctx context.Context, actor auth.Principal, in Input) (E
 
 // Update replaces the endpoint id's URL, event types, enabled flag and
 // description (the secret stays). Enabling it clears its DisabledReason
-// and its failing time. Needs webhooks.write; the errors of Create, and
-// ErrEndpointNotFound.
+// and its failing time. Needs webhooks.write; ErrEndpointNotFound (before
+// the body is checked), then the errors of Create.
 func (s *Service) Update(ctx context.Context, actor auth.Principal, id string, in Input) (Endpoint, error) {
 	if err := can(actor, auth.PermWebhooksWrite); err != nil {
 		return Endpoint{}, err
+	}
+	if _, err := s.store.Webhook(ctx, actor.BrandID, id); err != nil {
+		return Endpoint{}, err // an unknown endpoint before a bad body
 	}
 	v, err := s.check(in)
 	if err != nil {

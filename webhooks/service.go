@@ -138,6 +138,10 @@ func NewService(store Store, opts ...Option) *Service {
 	return s
 }
 
+// Queued reports whether the service has the outbox's queue (WithQueue):
+// deliveries to list and replay.
+func (s *Service) Queued() bool { return s.queue != nil }
+
 // newClient returns the HTTP client of deliveries: every connection
 // checked by p, no proxy (a proxy would connect for us, past the check),
 // no redirect followed, DeliveryTimeout in all.
@@ -186,12 +190,21 @@ func (s *Service) open(r Record, field string, ct []byte) ([]byte, error) {
 // public returns the endpoint as users see it.
 func public(r Record, now time.Time) Endpoint {
 	e := Endpoint{ID: r.ID, URL: r.URL, EventTypes: r.EventTypes, Enabled: r.Enabled, Description: r.Description,
-		DisabledReason: r.DisabledReason, CreatedDate: r.CreatedAt, UpdatedDate: r.UpdatedAt}
+		DisabledReason: r.DisabledReason, CreatedDate: formatDate(r.CreatedAt), UpdatedDate: formatDate(r.UpdatedAt)}
 	if e.EventTypes == nil {
 		e.EventTypes = []string{}
 	}
 	if len(r.OldSecret) > 0 && now.Before(r.OldSecretUntil) {
-		e.SecretOverlapUntil = r.OldSecretUntil
+		e.SecretOverlapUntil = formatDate(r.OldSecretUntil)
 	}
 	return e
+}
+
+// formatDate writes t as every answer's dates are written; "" for the
+// zero time.
+func formatDate(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(integrations.DateLayout)
 }

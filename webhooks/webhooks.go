@@ -60,10 +60,11 @@ type Endpoint struct {
 	DisabledReason string `json:"disabledReason,omitempty"`
 	// SecretOverlapUntil, after a rotation, is when the old secret stops
 	// signing beside the new one; absent otherwise.
-	SecretOverlapUntil time.Time `json:"secretOverlapUntil,omitzero"`
-	// CreatedDate and UpdatedDate are when it was created and last changed.
-	CreatedDate time.Time `json:"createdDate"`
-	UpdatedDate time.Time `json:"updatedDate"`
+	SecretOverlapUntil string `json:"secretOverlapUntil,omitempty"`
+	// CreatedDate and UpdatedDate are when it was created and last changed
+	// (RFC 3339 in UTC with a numeric offset, integrations.DateLayout).
+	CreatedDate string `json:"createdDate"`
+	UpdatedDate string `json:"updatedDate"`
 }
 
 // EndpointWithSecret is the answer of a create and of a secret rotation:

@@ -51,6 +51,7 @@ import (
 	"github.com/brandbase/brandbase/internal/serve"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/storeurl"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 func main() {
@@ -156,7 +157,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	stdout = &lineWriter{w: stdout}
 
-	cfg := brandbase.Config{AuthOptions: append([]auth.Option{auth.WithMessageSender(mailSender(stdout))}, testAuthOptions...)}
+	cfg := brandbase.Config{AuthOptions: append([]auth.Option{auth.WithMessageSender(mailSender(stdout))}, testAuthOptions...),
+		// Webhooks to a receiver on this machine, for development.
+		WebhookAddresses: webhooks.AddressPolicy{AllowLoopback: true}}
 	var storeOpts storeurl.Options
 	if o.metricsAddr != "" {
 		m, err := serve.StartMetrics(o.metricsAddr, "brandbase-server", logger)
