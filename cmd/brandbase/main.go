@@ -73,6 +73,7 @@ func commands() []command {
 		{"brand", "brand create | list | show | set", runBrand},
 		{"user", "user create | list | show | set-password | grant | revoke | activate | deactivate | sessions | collisions", runUser},
 		{"integration", "integration list --brand URL (secrets masked)", runIntegration},
+		{"webhook", "webhook create | list | delete | rotate-secret | deliveries --brand URL", runWebhook},
 		{"import", "import cities | countries | currencies FILE", runImport},
 		{"keys", "keys generate | keys rotate: the secrets key ring", runKeys},
 	}
