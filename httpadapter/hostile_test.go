@@ -106,6 +106,8 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.kind = kindDevices
 		case pattern == "GET /api/v1/webhooks":
 			r.kind = kindKeyedList
+		case pattern == "GET /api/v1/webhooks/{id}/deliveries":
+			r.kind, r.path = kindKeyedList, "/api/v1/webhooks/"+hook+"/deliveries"
 		case pattern == "POST /api/v1/webhooks":
 			r.kind = kindHookCreate
 		case pattern == "GET /api/v1/webhooks/{id}", pattern == "PUT /api/v1/webhooks/{id}":

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/brandbase/brandbase/auth"
+	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/webhooks"
 )
 
@@ -77,6 +78,31 @@ func TestWebhookRoutes(t *testing.T) {
 				assert.NotEmpty(t, e.SecretOverlapUntil)
 				assert.Equal(t, "no-store", rec.Header.Get("Cache-Control"))
 			}},
+		{name: "deliveries", method: "GET", path: "/api/v1/webhooks/{id}/deliveries?Status=FAILED", key: "admin", status: 200,
+			check: func(t *testing.T, c ctx, rec *http.Response, data json.RawMessage) {
+				var list []webhooks.Delivery
+				require.NoError(t, json.Unmarshal(data, &list))
+				require.Len(t, list, 1)
+				assert.Equal(t, "evt_sample", list[0].ID)
+				assert.Equal(t, outbox.StatusFailed, list[0].Status)
+				assert.Equal(t, 500, list[0].LastStatusCode)
+				assert.Equal(t, "HTTP 500: down", list[0].LastError)
+			}},
+		{name: "deliveries need webhooks.read", method: "GET", path: "/api/v1/webhooks/{id}/deliveries", key: "viewer", status: 403, codes: []string{"access_denied"}},
+		{name: "deliveries: a bad query", method: "GET", path: "/api/v1/webhooks/{id}/deliveries?status=lost&limit=5000&before=x", key: "admin",
+			status: 400, codes: []string{"invalid_type"}},
+		{name: "deliveries: out of range", method: "GET", path: "/api/v1/webhooks/{id}/deliveries?status=lost&limit=5000", key: "admin",
+			status: 400, codes: []string{"invalid_enum", "out_of_range"}},
+		{name: "another brand's deliveries", method: "GET", path: "/api/v1/webhooks/{other}/deliveries", key: "admin", status: 404, codes: []string{"not_found"}},
+		{name: "replay", method: "POST", path: "/api/v1/webhooks/{id}/deliveries/evt_sample/replay", key: "admin", status: 200,
+			check: func(t *testing.T, c ctx, rec *http.Response, data json.RawMessage) {
+				list, err := c.f.app.Webhooks.Deliveries(t.Context(), auth.SystemPrincipal(c.f.brand.ID), c.hook, webhooks.DeliveryQuery{})
+				require.NoError(t, err)
+				require.Len(t, list, 1)
+				assert.Equal(t, outbox.StatusPending, list[0].Status, "due again")
+				assert.NotEmpty(t, list[0].NextAttempt)
+			}},
+		{name: "replay an unknown delivery", method: "POST", path: "/api/v1/webhooks/{id}/deliveries/evt_none/replay", key: "admin", status: 404, codes: []string{"not_found"}},
 		{name: "delete", method: "DELETE", path: "/api/v1/webhooks/{id}", key: "admin", status: 200,
 			check: func(t *testing.T, c ctx, rec *http.Response, data json.RawMessage) {
 				assert.JSONEq(t, "true", string(data))

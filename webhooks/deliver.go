@@ -16,27 +16,20 @@ import (
 	"github.com/brandbase/brandbase/outbox"
 )
 
-// EventHandler returns the handler of [outbox.ChannelEvent] items for the
-// dispatcher named owner: it fans the event out, in one transaction of the
-// queue (outbox.Store.FanOut, which also settles the event as delivered),
-// into one [outbox.ChannelWebhook] item per enabled endpoint of the event's
-// brand that takes its type: the event's ID, the endpoint's ID as Target,
-// and the event's payload with "sequence" (the event's Seq) added. An event
-// no endpoint takes is settled with no delivery. It needs the outbox store
-// ([WithQueue]).
-func (s *Service) EventHandler(owner string) outbox.Handler {
+// EventHandler returns the handler of [outbox.ChannelEvent] items: it
+// answers, in Result.FanOut, one [outbox.ChannelWebhook] item per enabled
+// endpoint of the event's brand that takes its type (the event's ID, the
+// endpoint's ID as Target, and the event's payload with "sequence", the
+// event's Seq, added), which the dispatcher enqueues as it settles the
+// event, in one transaction (outbox.Store.FanOut). An event no endpoint
+// takes is settled with none.
+func (s *Service) EventHandler() outbox.Handler {
 	return outbox.HandlerFunc(func(ctx context.Context, ev outbox.Item) outbox.Result {
-		if s.queue == nil {
-			return outbox.Result{Err: ErrNoQueue}
-		}
 		deliveries, err := s.fanOut(ctx, ev)
 		if err != nil {
-			return outbox.Result{Err: err}
+			return outbox.Result{Err: err, Permanent: errors.Is(err, errNotObject)}
 		}
-		if err := s.queue.FanOut(ctx, owner, ev, s.now().UTC(), deliveries); err != nil {
-			return outbox.Result{Err: err}
-		}
-		return outbox.Result{}
+		return outbox.Result{FanOut: deliveries}
 	})
 }
 
@@ -64,12 +57,16 @@ func (s *Service) fanOut(ctx context.Context, ev outbox.Item) ([]outbox.Item, er
 	return out, nil
 }
 
+// errNotObject is the error of an event whose payload is not a JSON
+// object: no retry mends it.
+var errNotObject = errors.New("webhooks: an event's payload is not a JSON object")
+
 // WithSequence returns the JSON object payload with "sequence": seq added
 // (replacing one it holds). It fails when payload is not a JSON object.
 func WithSequence(payload []byte, seq int64) ([]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(payload, &m); err != nil || m == nil {
-		return nil, fmt.Errorf("webhooks: an event's payload is not a JSON object: %v", err)
+		return nil, fmt.Errorf("%w: %v", errNotObject, err)
 	}
 	m["sequence"] = json.RawMessage(strconv.FormatInt(seq, 10))
 	return json.Marshal(m)
