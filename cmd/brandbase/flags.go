@@ -32,6 +32,7 @@ var envVars = []envVar{
 	{"BRANDBASE_LOG_REQUESTS", "log-requests", "serve: the level of the line logged per request, or off (default info)"},
 	{"BRANDBASE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "serve: how long requests in flight may finish on SIGINT or SIGTERM (default 10s)"},
 	{"BRANDBASE_RATE_LIMIT", "rate-limit", "serve: false turns the API's rate limits off (default true)"},
+	{"BRANDBASE_WEBHOOK_ADDRESSES", "webhook-addresses", "serve: where webhook deliveries may connect beyond public addresses: public (default), loopback, private or all"},
 }
 
 // envOf returns the variable of flag name, or "".

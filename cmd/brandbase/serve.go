@@ -15,13 +15,14 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/serve"
 	"github.com/brandbase/brandbase/storage/storeurl"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // serveOptions are the flags of serve (each with its BRANDBASE_*
 // variable; see envVars).
 type serveOptions struct {
 	addr, metricsAddr, cors, proxies string
-	logFormat                        string
+	logFormat, webhookAddrs          string
 	logLevel                         slog.Level
 	logRequests                      requestLog
 	shutdown                         time.Duration
@@ -64,11 +65,16 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	f.TextVar(&o.logRequests, "log-requests", requestLog{level: slog.LevelInfo}, "the level of the line logged per request, or off")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", serve.DefaultShutdownTimeout, "how long requests in flight may finish on SIGINT or SIGTERM")
 	f.BoolVar(&o.rateLimit, "rate-limit", true, "the API's rate limits (false turns them off)")
+	f.StringVar(&o.webhookAddrs, "webhook-addresses", "public", "where webhook deliveries may connect beyond public addresses: public (none), loopback, private or all")
 	db, err := f.dbOnly(args)
 	if err != nil {
 		return err
 	}
 	prefixes, err := parseTrustedProxies(o.proxies)
+	if err != nil {
+		return err
+	}
+	hookAddrs, err := webhookAddresses(o.webhookAddrs)
 	if err != nil {
 		return err
 	}
@@ -84,7 +90,7 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := brandbase.Config{SecretKeys: keys, Logger: logger}
+	cfg := brandbase.Config{SecretKeys: keys, Logger: logger, WebhookAddresses: hookAddrs}
 	storeOpts := storeurl.Options{Logger: logger}
 	if o.metricsAddr != "" {
 		m, err := serve.StartMetrics(o.metricsAddr, "brandbase", logger)
@@ -217,3 +223,18 @@ type discardResponse struct{ header http.Header }
 func (d discardResponse) Header() http.Header         { return d.header }
 func (d discardResponse) Write(b []byte) (int, error) { return len(b), nil }
 func (d discardResponse) WriteHeader(int)             {}
+
+// webhookAddresses reads --webhook-addresses.
+func webhookAddresses(s string) (webhooks.AddressPolicy, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "public", "":
+		return webhooks.AddressPolicy{}, nil
+	case "loopback":
+		return webhooks.AddressPolicy{AllowLoopback: true}, nil
+	case "private":
+		return webhooks.AddressPolicy{AllowPrivate: true}, nil
+	case "all":
+		return webhooks.AddressPolicy{AllowLoopback: true, AllowPrivate: true}, nil
+	}
+	return webhooks.AddressPolicy{}, usagef("--webhook-addresses %q: give public, loopback, private or all", s)
+}
