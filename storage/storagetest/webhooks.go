@@ -1,6 +1,7 @@
 package storagetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/outbox"
+	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/webhooks"
 )
 
@@ -215,4 +217,21 @@ func testWebhookPagesAcrossBrands(t *testing.T, newStore NewStore) {
 		after = page[len(page)-1].ID
 	}
 	assert.Equal(t, want, got)
+}
+
+// webhookCalls returns one call of every webhooks.Store method, named, in
+// the brand brandID (for the cancellation scenarios).
+func webhookCalls(s storage.Storage, brandID string) map[string]func(ctx context.Context) error {
+	r := testWebhook(brandID, time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
+	return map[string]func(ctx context.Context) error{
+		"CreateWebhook": func(ctx context.Context) error { return s.CreateWebhook(ctx, r) },
+		"Webhook":       func(ctx context.Context) error { _, err := s.Webhook(ctx, brandID, r.ID); return err },
+		"Webhooks":      func(ctx context.Context) error { _, err := s.Webhooks(ctx, brandID); return err },
+		"UpdateWebhook": func(ctx context.Context) error {
+			_, err := s.UpdateWebhook(ctx, brandID, r.ID, func(*webhooks.Record) error { return nil })
+			return err
+		},
+		"DeleteWebhook": func(ctx context.Context) error { return s.DeleteWebhook(ctx, brandID, r.ID) },
+		"WebhooksAfter": func(ctx context.Context) error { _, err := s.WebhooksAfter(ctx, "", 10); return err },
+	}
 }
