@@ -22,6 +22,7 @@ import (
 	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // ChangeFeed is implemented by a store that several instances (processes)
@@ -83,6 +84,15 @@ type Config struct {
 	// the instance that made it, never on the others.
 	OnIntegrationUpdated func(context.Context, integrations.IntegrationUpdated)
 
+	// WebhookAutoDisable is how long an endpoint's deliveries may fail
+	// without a success before it is disabled (and a webhook.disabled
+	// event emitted); webhooks.DefaultAutoDisable (5 days) when 0.
+	WebhookAutoDisable time.Duration
+	// WebhookSecretOverlap is how long, after a secret rotation, the old
+	// secret signs beside the new one; webhooks.DefaultSecretOverlap
+	// (24 h) when 0.
+	WebhookSecretOverlap time.Duration
+
 	// MaxConcurrentHashes bounds how many password hashes (logins, new
 	// passwords) are computed at once; auth.DefaultMaxConcurrentHashes
 	// (half of GOMAXPROCS, at least 1) when 0.
@@ -118,7 +128,8 @@ type Config struct {
 	// event, on the instance where it happened.
 	OnAuthEvent func(context.Context, auth.Event)
 	// OutboundPolicy is the address rule of the service's outgoing
-	// connections (SMTP servers; see mail.WithPolicy): the zero value
+	// connections (SMTP servers, see mail.WithPolicy; webhook deliveries,
+	// see webhooks.WithAddressPolicy): the zero value
 	// allows public addresses only, so that no caller makes the service
 	// reach into its own network; AllowLoopback (development, the demo
 	// server) and AllowPrivate widen it. It is checked on the address a
@@ -190,6 +201,9 @@ type App struct {
 	// mail items (the brand's default SMTP integration, else the host's
 	// auth.MessageSender), its SendTest the SMTP test route's message.
 	Mail *mail.Service
+	// Webhooks manages the brands' webhook endpoints and provides the
+	// outbox handlers that fan events out to them and deliver them.
+	Webhooks *webhooks.Service
 
 	clock       func() time.Time     // Config.Clock, for the adapter
 	logger      *slog.Logger         // Config.Logger, for the adapter and readiness; nil: theirs
@@ -249,7 +263,11 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	// a provider is set; the App's Store, where capabilities are looked
 	// for, stays the store itself.
 	backend := storecalls.Wrap(store, telemetry.NewStoreCalls(dbSystem(store), cfg.MeterProvider, cfg.TracerProvider))
-	integ := integrations.NewService(backend, integrations.WithKeyRing(cfg.SecretKeys), integrations.WithClock(cfg.Clock),
+	keys := cfg.SecretKeys
+	if keys == nil {
+		keys = integrations.EphemeralKeyRing()
+	}
+	integ := integrations.NewService(backend, integrations.WithKeyRing(keys), integrations.WithClock(cfg.Clock),
 		integrations.WithMeterProvider(cfg.MeterProvider))
 	if cfg.OnIntegrationUpdated != nil {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
@@ -266,6 +284,7 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		Integrations: integ,
 		Outbox:       newOutbox(backend, cfg),
 		Mail:         mail.New(integ, mailOpts...),
+		Webhooks:     newWebhooks(store, backend, keys, cfg),
 		clock:        cfg.Clock,
 		logger:       cfg.Logger,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
@@ -280,6 +299,8 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
 	}
 	a.Outbox.Handle(outbox.ChannelMail, a.Mail)
+	a.Outbox.Handle(outbox.ChannelEvent, a.Webhooks.EventHandler())
+	a.Outbox.Handle(outbox.ChannelWebhook, a.Webhooks.DeliveryHandler())
 	if !cfg.OutboxManualStart {
 		a.Outbox.Start()
 		// An App dropped without Close stops its dispatcher when it is
@@ -296,6 +317,18 @@ func newOutbox(store outbox.Store, cfg Config) *outbox.Dispatcher {
 	opts := []outbox.Option{outbox.WithClock(cfg.Clock), outbox.WithLogger(cfg.Logger),
 		outbox.WithMeterProvider(cfg.MeterProvider)}
 	return outbox.NewDispatcher(store, append(opts, cfg.OutboxOptions...)...)
+}
+
+// newWebhooks returns the webhooks service of an App: on backend, with the
+// store's outbox when it keeps one.
+func newWebhooks(store storage.Storage, backend webhooks.Store, keys *integrations.KeyRing, cfg Config) *webhooks.Service {
+	opts := []webhooks.Option{webhooks.WithKeyRing(keys), webhooks.WithClock(cfg.Clock),
+		webhooks.WithAddressPolicy(webhooks.AddressPolicy(cfg.OutboundPolicy)), webhooks.WithAutoDisable(cfg.WebhookAutoDisable),
+		webhooks.WithSecretOverlap(cfg.WebhookSecretOverlap), webhooks.WithLogger(cfg.Logger)}
+	if q, ok := any(store).(outbox.Store); ok {
+		opts = append(opts, webhooks.WithQueue(q))
+	}
+	return webhooks.NewService(backend, opts...)
 }
 
 // dbSystem returns the db.system.name of the store's calls, as a store of
@@ -365,5 +398,6 @@ func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) 
 	if a.logger != nil {
 		opts = append([]httpadapter.Option{httpadapter.WithLogger(a.logger)}, opts...)
 	}
-	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations, Mail: a.Mail}, opts...)
+	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations, Mail: a.Mail,
+		Webhooks: a.Webhooks}, opts...)
 }

@@ -19,6 +19,12 @@ const (
 	// and end their devices, change their password. It is the permission
 	// of user management: a user's own account and devices need none.
 	PermUsersWrite Permission = "users.write"
+	// PermWebhooksRead lets a user list the brand's webhook endpoints and
+	// their deliveries.
+	PermWebhooksRead Permission = "webhooks.read"
+	// PermWebhooksWrite lets a user create, change, delete and replay the
+	// brand's webhook endpoints and rotate their secrets (reading too).
+	PermWebhooksWrite Permission = "webhooks.write"
 	// PermAll grants every permission.
 	PermAll Permission = "*"
 )

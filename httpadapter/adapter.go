@@ -40,6 +40,7 @@ import (
 	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/mail"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // Services are the domain services the adapter serves. Auth and RefData are
@@ -52,6 +53,8 @@ type Services struct {
 	// Mail sends the test message of POST app-integrations/smtp/test; the
 	// route is mounted only with it.
 	Mail *mail.Service
+	// Webhooks, when set, serves the webhook routes (/api/v1/webhooks...).
+	Webhooks *webhooks.Service
 }
 
 // Option configures the handler New returns.

@@ -17,6 +17,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // routeKind classifies a route of Routes() by how a hostile request to it
@@ -40,6 +41,9 @@ const (
 	kindBrand                             // GET /brands/by-url
 	kindAccountOpen                       // POST check-auth-key-available, register, forgot- and reset-password
 	kindAccountKeyed                      // PUT change-password, of the caller or of a user
+	kindHookCreate                        // POST a webhook endpoint
+	kindHookPut                           // PUT a webhook endpoint (no If-Match)
+	kindHookAction                        // POST an action on a webhook endpoint (of an ID no endpoint has: nothing happens)
 )
 
 // hostileRoute is one mounted route and a concrete path to it.
@@ -58,6 +62,7 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 	// rather than the closed door.
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	relay := seedSMTP(t, f.app.Integrations, f.brand.ID)
+	hook, _ := webhookSamples(t, f)
 	var out []hostileRoute
 	for _, pattern := range f.handler.(interface{ Routes() []string }).Routes() {
 		method, path, _ := strings.Cut(pattern, " ")
@@ -103,6 +108,18 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.kind, r.path = kindDevices, "/api/v1/users/"+f.admin.ID+"/devices"
 		case pattern == "GET /api/v1/devices/current":
 			r.kind = kindDevices
+		case pattern == "GET /api/v1/webhooks":
+			r.kind = kindKeyedList
+		case pattern == "GET /api/v1/webhooks/{id}/deliveries":
+			r.kind, r.path = kindKeyedList, "/api/v1/webhooks/"+hook+"/deliveries"
+		case pattern == "POST /api/v1/webhooks":
+			r.kind = kindHookCreate
+		case pattern == "GET /api/v1/webhooks/{id}", pattern == "PUT /api/v1/webhooks/{id}":
+			r.kind, r.path = map[string]routeKind{"GET": kindGet, "PUT": kindHookPut}[method], "/api/v1/webhooks/"+hook
+		case pattern == "DELETE /api/v1/webhooks/{id}": // of an ID no endpoint has
+			r.kind, r.path = kindDelete, "/api/v1/webhooks/0190f3d4-0000-7000-8000-000000000000"
+		case method == "POST" && strings.HasPrefix(path, "/api/v1/webhooks/{id}/"):
+			r.kind, r.path = kindHookAction, strings.Replace(path, "{id}", "0190f3d4-0000-7000-8000-000000000000", 1)
 		case pattern == "DELETE /api/v1/users/{userId}/devices/{deviceId}":
 			// A device the admin does not have: the neutral request ends
 			// nothing.
@@ -131,13 +148,16 @@ var neutralBody = map[routeKind]string{
 	// Every account route refuses an empty object (a required field).
 	kindAccountOpen:  `{}`,
 	kindAccountKeyed: `{}`,
+	kindHookCreate:   `{}`,
+	kindHookPut:      `{}`,
 }
 
 // neutralStatus is the answer to a route's neutral request.
 var neutralStatus = map[routeKind]int{
 	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200,
 	kindBareList: 200, kindKeyedList: 200, kindCreate: 400, kindDelete: 404, kindDevices: 200,
-	kindMe: 200, kindBrand: 200, kindAccountOpen: 400, kindAccountKeyed: 400,
+	kindMe: 200, kindBrand: 200, kindAccountOpen: 400, kindAccountKeyed: 400, kindHookCreate: 400, kindHookPut: 400,
+	kindHookAction: 404,
 }
 
 // accountBody is a hostile body for the account routes: fields of every
@@ -217,6 +237,9 @@ func bodies(m map[routeKind]string) func(hostileRoute) hostileRequest {
 		if !ok && r.kind == kindCreate {
 			b = m[kindPut]
 		}
+		if !ok && r.kind == kindHookCreate {
+			b = m[kindHookPut]
+		}
 		return hostileRequest{body: &b}
 	}
 }
@@ -235,16 +258,18 @@ func pathID(id string) func(hostileRoute) hostileRequest {
 }
 
 // bodyKinds are the routes that read a JSON body.
-var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed}
+var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut}
 
 func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 
 // branded are the kinds of route that resolve Brand-URL.
 var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut,
-	kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed}
+	kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed,
+	kindHookCreate, kindHookPut, kindHookAction}
 
 // keyed are the kinds of route that check Auth-Key.
-var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindAccountKeyed}
+var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindAccountKeyed,
+	kindHookCreate, kindHookPut, kindHookAction}
 
 const (
 	sqlOr     = `' OR 1=1 --`
@@ -305,6 +330,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":12,"password":true}`,
 			kindRefresh:      `{"refreshAuthKey":["x"]}`,
 			kindPut:          `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no","host":12}`,
+			kindHookPut:      `{"url":12,"eventTypes":"x","enabled":"yes"}`,
 			kindAccountOpen:  `{"authKey":12,"password":true,"newPassword":{},"emailAddress":[1]}`,
 			kindAccountKeyed: `{"oldPassword":12,"newPassword":true}`,
 		}), hit: onBodies(400), code: "invalid_type"},
@@ -312,6 +338,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"admin","password":` + hugeFloat + `}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeFloat + `}`,
 			kindPut:          `{"status":` + hugeFloat + `,"host":` + hugeFloat + `}`,
+			kindHookPut:      `{"url":` + hugeFloat + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeFloat + `,"password":` + hugeFloat + `,"newPassword":` + hugeFloat + `,"emailAddress":` + hugeFloat + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeFloat + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
@@ -319,6 +346,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":` + hugeInt + `,"password":"x"}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeInt + `}`,
 			kindPut:          `{"isDefault":` + hugeInt + `,"useTls":` + hugeInt + `}`,
+			kindHookPut:      `{"enabled":` + hugeInt + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeInt + `,"password":` + hugeInt + `,"newPassword":` + hugeInt + `,"emailAddress":` + hugeInt + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeInt + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
@@ -326,13 +354,15 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"ad\u0000min","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"\u0000"}`,
 			kindPut:          `{"appIntegrationId":"\u0000","trackingId":"\u0000","apiKey":"\u0000","name":"\u0000"}`,
+			kindHookPut:      `{"url":"\u0000","eventTypes":["\u0000"],"description":"\u0000"}`,
 			kindAccountOpen:  accountBody(`"\u0000"`),
 			kindAccountKeyed: accountBody(`"\u0000"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
 		{name: "invalid UTF-8 in strings", req: bodies(map[routeKind]string{
 			kindLogin:        "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
 			kindRefresh:      "{\"refreshAuthKey\":\"\xff\xfe\"}",
 			kindPut:          "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\",\"host\":\"\xff\"}",
+			kindHookPut:      "{\"url\":\"\xff\",\"description\":\"\xfe\"}",
 			kindAccountOpen:  "{\"authKey\":\"\xff\",\"password\":\"\xff\",\"newPassword\":\"\xff\",\"emailAddress\":\"\xff\"}",
 			kindAccountKeyed: "{\"newPassword\":\"\xff\"}",
 		}), hit: onBodies(400), code: "invalid_format"},
@@ -340,6 +370,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"admin","password":"\ud800"}`,
 			kindRefresh:      `{"refreshAuthKey":"\udc00"}`,
 			kindPut:          `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x","host":"\ud800"}`,
+			kindHookPut:      `{"url":"\udbff\u0041","eventTypes":["x"]}`,
 			kindAccountOpen:  `{"authKey":"\ud800","password":"\ud800","newPassword":"\ud800","emailAddress":"\ud800"}`,
 			kindAccountKeyed: `{"newPassword":"\ud800"}`,
 		}), hit: onBodies(400), code: "invalid_format"},
@@ -361,14 +392,16 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"x":` + deep(5000) + `,"username":"admin","password":"wrong"}`,
 			kindRefresh:      `{"x":` + deep(5000) + `,"refreshAuthKey":"nope"}`,
 			kindPut:          `{"x":` + deep(5000) + `}`,
+			kindHookPut:      `{"x":` + deep(5000) + `}`,
 			kindAccountOpen:  `{"x":` + deep(5000) + `}`,
 			kindAccountKeyed: `{"x":` + deep(5000) + `}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
 		{name: "not an object", req: sameBody(`[1,2]`), hit: onBodies(400), code: "malformed_json"},
 		{name: "two values", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":"` + adminPassword + `"}{"x":1}`,
 			kindRefresh:      `{"refreshAuthKey":"nope"} 1`,
 			kindPut:          `{} {}`,
+			kindHookPut:      `{} {}`,
 			kindAccountOpen:  `{} {}`,
 			kindAccountKeyed: `{} {}`,
 		}), hit: onBodies(400), code: "malformed_json"},
@@ -377,38 +410,42 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"admin' --","emailAddress":"` + sqlOr + `","password":"` + sqlOr + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"` + sqlOr + `"}`,
 			kindPut:          `{"appIntegrationId":"` + sqlOr + `","trackingId":"x\"; DROP TABLE analytics; --","apiKey":"x","name":"` + sqlOr + `"}`,
+			kindHookPut:      `{"url":"` + sqlOr + `","eventTypes":["x\"; DROP TABLE webhooks; --"]}`,
 			kindAccountOpen:  accountBody(`"` + sqlOr + `"`),
 			kindAccountKeyed: accountBody(`"` + sqlOr + `"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
 		// With the right password, a lookup that treated _ or % as a
 		// wildcard would log in.
 		{name: "LIKE underscore username", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"_____","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"` + strings.Repeat("_", 43) + `"}`,
 			kindPut:          `{"appIntegrationId":"` + strings.Repeat("_", 36) + `","trackingId":"_","apiKey":"_","name":"_"}`,
+			kindHookPut:      `{"url":"_____","eventTypes":["_"]}`,
 			kindAccountOpen:  accountBody(`"_____"`),
 			kindAccountKeyed: accountBody(`"_____"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
 		{name: "LIKE percent email", req: bodies(map[routeKind]string{
 			kindLogin:        `{"emailAddress":"%@%","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"%"}`,
 			kindPut:          `{"appIntegrationId":"%","trackingId":"%","apiKey":"%","name":"%"}`,
+			kindHookPut:      `{"url":"%","eventTypes":["%"]}`,
 			kindAccountOpen:  accountBody(`"%@%"`),
 			kindAccountKeyed: accountBody(`"%@%"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
 
 		// Path ids.
-		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
-		{name: "id LIKE percent", req: pathID("%"), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
-		{name: "id LIKE underscores", req: pathID(strings.Repeat("_", 36)), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
-		{name: "id NUL", req: pathID("\x00"), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
-		{name: "id invalid UTF-8", req: pathID("\xff\xfe"), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
-		{name: "id 64 KiB", req: pathID(strings.Repeat("7", 64<<10)), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},
+		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
+		{name: "id LIKE percent", req: pathID("%"), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
+		{name: "id LIKE underscores", req: pathID(strings.Repeat("_", 36)), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
+		{name: "id NUL", req: pathID("\x00"), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
+		{name: "id invalid UTF-8", req: pathID("\xff\xfe"), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
+		{name: "id 64 KiB", req: pathID(strings.Repeat("7", 64<<10)), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
 
 		// Methods.
 		{name: "wrong method", req: func(hostileRoute) hostileRequest { return hostileRequest{method: "PATCH"} },
 			hit: on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc,
-				kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed),
+				kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed,
+				kindHookCreate, kindHookPut, kindHookAction),
 			code: "method_not_allowed"},
 	}
 }
@@ -459,6 +496,7 @@ type storedState struct {
 	Brands                    []auth.Brand
 	Currencies                int
 	ListTotals                map[string]int
+	Webhooks                  []webhooks.Endpoint
 }
 
 func snapshot(t *testing.T, f *integFixture) storedState {
@@ -512,6 +550,8 @@ func snapshot(t *testing.T, f *integFixture) storedState {
 		require.NoError(t, json.Unmarshal(e.Data, &page))
 		s.ListTotals[p] = page.TotalItems
 	}
+	s.Webhooks, err = f.app.Webhooks.List(ctx, auth.SystemPrincipal(f.brand.ID))
+	require.NoError(t, err)
 	return s
 }
 

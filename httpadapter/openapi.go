@@ -16,6 +16,7 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/mail"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // OpenAPIPath is the path of the OpenAPI 3.1 document the handler serves
@@ -46,6 +47,7 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[SetPasswordRequest]():               {required: []string{"newPassword"}},
 	reflect.TypeFor[ForgotPasswordRequest]():            {required: []string{"emailAddress", "resetPasswordLink"}},
 	reflect.TypeFor[ResetPasswordRequest]():             {required: []string{"emailAddress", "token", "newPassword"}},
+	reflect.TypeFor[webhooks.Input]():                   {required: []string{"url", "eventTypes"}, minLength: []string{"url"}},
 }
 
 // smtpRequired are the fields an SMTP configuration's body needs.

@@ -22,6 +22,8 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/internal/testkit/smtptest"
+	"github.com/brandbase/brandbase/outbox"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // apiDoc is a decoded OpenAPI document.
@@ -394,46 +396,81 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	a := accountSamples(t, f)
 	relay, doomedS := seedSMTP(t, f.app.Integrations, f.brand.ID), seedSMTP(t, f.app.Integrations, f.brand.ID)
 	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS}) // the test route's server: plain SMTP to loopback
+	hook, doomedHook := webhookSamples(t, f)
+	hookBody := `{"url":"https://hooks.example.com/in","eventTypes":["user.created","*"],"enabled":true,"description":"crm"}`
 	return map[string]sampleRequest{
-		"GET /api/v1/app-integrations/smtp":                    {path: "/api/v1/app-integrations/smtp", headers: admin},
-		"POST /api/v1/app-integrations/smtp":                   {path: "/api/v1/app-integrations/smtp", headers: admin, body: smtpBody(relay.AppIntegration.ID, map[string]any{"isDefault": false})},
-		"POST /api/v1/app-integrations/smtp/test":              {path: "/api/v1/app-integrations/smtp/test", headers: admin, body: testBody("127.0.0.1", plain.Port, map[string]any{"useTls": false, "username": nil, "password": nil, "nameFrom": "Shop"})},
-		"GET /api/v1/app-integrations/smtp/{id}":               {path: smtpPath(relay.ID), headers: admin},
-		"PUT /api/v1/app-integrations/smtp/{id}":               {path: smtpPath(relay.ID), headers: admin, body: smtpBody(relay.AppIntegration.ID, map[string]any{"password": *relay.Password})},
-		"DELETE /api/v1/app-integrations/smtp/{id}":            {path: smtpPath(doomedS.ID), headers: admin},
-		"GET /api/v1/users/me":                                 {path: "/api/v1/users/me", headers: admin},
-		"POST /api/v1/users/check-auth-key-available":          {path: "/api/v1/users/check-auth-key-available", headers: shop, body: `{"authKey":"` + f.keys["admin"] + `"}`},
-		"POST /api/v1/users/register":                          {path: "/api/v1/users/register", headers: shop, body: `{"username":"signup","emailAddress":"signup@shop.example.com","password":"a long new password","firstName":"Sign","lastName":"Up","nickName":"su","phoneNumber":"+1 555"}`},
-		"PUT /api/v1/users/change-password":                    {path: "/api/v1/users/change-password", headers: jsonHeaders("shop.example.com", "Auth-Key", a.changerKey), body: `{"oldPassword":"changer password","newPassword":"a fresh passphrase","confirmPassword":"a fresh passphrase"}`},
-		"PUT /api/v1/users/{id}/change-password":               {path: "/api/v1/users/" + a.targetID + "/change-password", headers: admin, body: `{"newPassword":"set by the admin","confirmPassword":"set by the admin"}`},
-		"POST /api/v1/users/forgot-password":                   {path: "/api/v1/users/forgot-password", headers: shop, body: `{"emailAddress":"nobody@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`},
-		"POST /api/v1/users/reset-password":                    {path: "/api/v1/users/reset-password", headers: shop, body: `{"emailAddress":"resetter@shop.example.com","token":"` + a.resetToken + `","newPassword":"reset passphrase"}`},
-		"GET /api/v1/brands/by-url":                            {path: "/api/v1/brands/by-url", headers: shop},
-		"GET /api/v1/users/{userId}/devices":                   {path: adminDevices + "?isMobileApp=false", headers: admin},
-		"DELETE /api/v1/users/{userId}/devices/{deviceId}":     {path: adminDevices + "/" + deviceIDByCode(t, f.authFixture, f.admin.ID, forEnd.DeviceCode), headers: admin},
-		"GET /api/v1/devices/current":                          {path: "/api/v1/devices/current", headers: admin},
-		"GET /api/v1/currencies":                               {path: "/api/v1/currencies?PageSize=3", headers: shop},
-		"GET /api/v1/countries":                                {path: "/api/v1/countries?PageSize=3&SortDataField=name", headers: shop},
-		"GET /api/v1/cities":                                   {path: "/api/v1/cities?PageSize=3&Keywords=sao", headers: shop},
-		"POST /api/v1/users/auth":                              {path: "/api/v1/users/auth", headers: jsonHeaders("shop.example.com", "X-Device-Code", "laptop-1"), body: adminLogin()},
-		"POST /api/v1/users/auth/refresh-auth-key":             {path: "/api/v1/users/auth/refresh-auth-key", headers: shop, body: `{"refreshAuthKey":"` + forRefresh.RefreshAuthKey + `"}`},
-		"DELETE /api/v1/users/auth":                            {path: "/api/v1/users/auth", headers: jsonHeaders("shop.example.com", "Auth-Key", forLogout.AuthKey)},
-		"GET /api/v1/app-integrations/analytics/{id}":          {path: analyticsPath(f.analytics.ID), headers: admin},
-		"PUT /api/v1/app-integrations/analytics/{id}":          {path: analyticsPath(f.analytics.ID), headers: admin, body: analyticsBody(f.analytics.AppIntegration.ID, map[string]any{"apiSecret": "as_new_secret_1234", "accountConfigNotes": "ops"})},
-		"GET /api/v1/app-integrations/payment-gateway/{id}":    {path: gatewayPath(f.gateway.ID), headers: admin},
-		"PUT /api/v1/app-integrations/payment-gateway/{id}":    {path: gatewayPath(f.gateway.ID), headers: admin, body: gatewayBody(f.gateway.AppIntegration.ID, map[string]any{"privateKey": "sk_live_new_999999", "description": "EU", "notes": "n"})},
-		"GET " + httpadapter.OpenAPIPath:                       {path: httpadapter.OpenAPIPath},
-		"GET /api/v1/app-integrations":                         {path: "/api/v1/app-integrations?type=analytics&keywords=google", headers: admin},
-		"GET /api/v1/app-integrations/analytics":               {path: "/api/v1/app-integrations/analytics", headers: admin},
-		"POST /api/v1/app-integrations/analytics":              {path: "/api/v1/app-integrations/analytics", headers: admin, body: analyticsBody(f.analytics.AppIntegration.ID, map[string]any{"apiSecret": "as_created_1234", "isDefault": false})},
-		"DELETE /api/v1/app-integrations/analytics/{id}":       {path: analyticsPath(doomedA.ID), headers: admin},
-		"GET /api/v1/app-integrations/payment-gateway":         {path: "/api/v1/app-integrations/payment-gateway", headers: admin},
-		"POST /api/v1/app-integrations/payment-gateway":        {path: "/api/v1/app-integrations/payment-gateway", headers: admin, body: gatewayBody(f.gateway.AppIntegration.ID, map[string]any{"privateKey": "sk_created_123456", "isDefault": false})},
-		"DELETE /api/v1/app-integrations/payment-gateway/{id}": {path: gatewayPath(doomedP.ID), headers: admin},
-		"GET /api/v1/states":                                   {path: "/api/v1/states?countryCode=us", headers: shop},
-		"GET /api/v1/timezones":                                {path: "/api/v1/timezones", headers: shop},
-		"GET /api/v1/languages":                                {path: "/api/v1/languages", headers: shop},
+		"GET /api/v1/webhooks":                                      {path: "/api/v1/webhooks", headers: admin},
+		"POST /api/v1/webhooks":                                     {path: "/api/v1/webhooks", headers: admin, body: hookBody},
+		"GET /api/v1/webhooks/{id}":                                 {path: "/api/v1/webhooks/" + hook, headers: admin},
+		"PUT /api/v1/webhooks/{id}":                                 {path: "/api/v1/webhooks/" + hook, headers: admin, body: hookBody},
+		"DELETE /api/v1/webhooks/{id}":                              {path: "/api/v1/webhooks/" + doomedHook, headers: admin},
+		"POST /api/v1/webhooks/{id}/rotate-secret":                  {path: "/api/v1/webhooks/" + hook + "/rotate-secret", headers: admin},
+		"GET /api/v1/webhooks/{id}/deliveries":                      {path: "/api/v1/webhooks/" + hook + "/deliveries?status=failed&limit=10", headers: admin},
+		"POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/replay": {path: "/api/v1/webhooks/" + hook + "/deliveries/evt_sample/replay", headers: admin},
+		"GET /api/v1/app-integrations/smtp":                         {path: "/api/v1/app-integrations/smtp", headers: admin},
+		"POST /api/v1/app-integrations/smtp":                        {path: "/api/v1/app-integrations/smtp", headers: admin, body: smtpBody(relay.AppIntegration.ID, map[string]any{"isDefault": false})},
+		"POST /api/v1/app-integrations/smtp/test":                   {path: "/api/v1/app-integrations/smtp/test", headers: admin, body: testBody("127.0.0.1", plain.Port, map[string]any{"useTls": false, "username": nil, "password": nil, "nameFrom": "Shop"})},
+		"GET /api/v1/app-integrations/smtp/{id}":                    {path: smtpPath(relay.ID), headers: admin},
+		"PUT /api/v1/app-integrations/smtp/{id}":                    {path: smtpPath(relay.ID), headers: admin, body: smtpBody(relay.AppIntegration.ID, map[string]any{"password": *relay.Password})},
+		"DELETE /api/v1/app-integrations/smtp/{id}":                 {path: smtpPath(doomedS.ID), headers: admin},
+		"GET /api/v1/users/me":                                      {path: "/api/v1/users/me", headers: admin},
+		"POST /api/v1/users/check-auth-key-available":               {path: "/api/v1/users/check-auth-key-available", headers: shop, body: `{"authKey":"` + f.keys["admin"] + `"}`},
+		"POST /api/v1/users/register":                               {path: "/api/v1/users/register", headers: shop, body: `{"username":"signup","emailAddress":"signup@shop.example.com","password":"a long new password","firstName":"Sign","lastName":"Up","nickName":"su","phoneNumber":"+1 555"}`},
+		"PUT /api/v1/users/change-password":                         {path: "/api/v1/users/change-password", headers: jsonHeaders("shop.example.com", "Auth-Key", a.changerKey), body: `{"oldPassword":"changer password","newPassword":"a fresh passphrase","confirmPassword":"a fresh passphrase"}`},
+		"PUT /api/v1/users/{id}/change-password":                    {path: "/api/v1/users/" + a.targetID + "/change-password", headers: admin, body: `{"newPassword":"set by the admin","confirmPassword":"set by the admin"}`},
+		"POST /api/v1/users/forgot-password":                        {path: "/api/v1/users/forgot-password", headers: shop, body: `{"emailAddress":"nobody@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`},
+		"POST /api/v1/users/reset-password":                         {path: "/api/v1/users/reset-password", headers: shop, body: `{"emailAddress":"resetter@shop.example.com","token":"` + a.resetToken + `","newPassword":"reset passphrase"}`},
+		"GET /api/v1/brands/by-url":                                 {path: "/api/v1/brands/by-url", headers: shop},
+		"GET /api/v1/users/{userId}/devices":                        {path: adminDevices + "?isMobileApp=false", headers: admin},
+		"DELETE /api/v1/users/{userId}/devices/{deviceId}":          {path: adminDevices + "/" + deviceIDByCode(t, f.authFixture, f.admin.ID, forEnd.DeviceCode), headers: admin},
+		"GET /api/v1/devices/current":                               {path: "/api/v1/devices/current", headers: admin},
+		"GET /api/v1/currencies":                                    {path: "/api/v1/currencies?PageSize=3", headers: shop},
+		"GET /api/v1/countries":                                     {path: "/api/v1/countries?PageSize=3&SortDataField=name", headers: shop},
+		"GET /api/v1/cities":                                        {path: "/api/v1/cities?PageSize=3&Keywords=sao", headers: shop},
+		"POST /api/v1/users/auth":                                   {path: "/api/v1/users/auth", headers: jsonHeaders("shop.example.com", "X-Device-Code", "laptop-1"), body: adminLogin()},
+		"POST /api/v1/users/auth/refresh-auth-key":                  {path: "/api/v1/users/auth/refresh-auth-key", headers: shop, body: `{"refreshAuthKey":"` + forRefresh.RefreshAuthKey + `"}`},
+		"DELETE /api/v1/users/auth":                                 {path: "/api/v1/users/auth", headers: jsonHeaders("shop.example.com", "Auth-Key", forLogout.AuthKey)},
+		"GET /api/v1/app-integrations/analytics/{id}":               {path: analyticsPath(f.analytics.ID), headers: admin},
+		"PUT /api/v1/app-integrations/analytics/{id}":               {path: analyticsPath(f.analytics.ID), headers: admin, body: analyticsBody(f.analytics.AppIntegration.ID, map[string]any{"apiSecret": "as_new_secret_1234", "accountConfigNotes": "ops"})},
+		"GET /api/v1/app-integrations/payment-gateway/{id}":         {path: gatewayPath(f.gateway.ID), headers: admin},
+		"PUT /api/v1/app-integrations/payment-gateway/{id}":         {path: gatewayPath(f.gateway.ID), headers: admin, body: gatewayBody(f.gateway.AppIntegration.ID, map[string]any{"privateKey": "sk_live_new_999999", "description": "EU", "notes": "n"})},
+		"GET " + httpadapter.OpenAPIPath:                            {path: httpadapter.OpenAPIPath},
+		"GET /api/v1/app-integrations":                              {path: "/api/v1/app-integrations?type=analytics&keywords=google", headers: admin},
+		"GET /api/v1/app-integrations/analytics":                    {path: "/api/v1/app-integrations/analytics", headers: admin},
+		"POST /api/v1/app-integrations/analytics":                   {path: "/api/v1/app-integrations/analytics", headers: admin, body: analyticsBody(f.analytics.AppIntegration.ID, map[string]any{"apiSecret": "as_created_1234", "isDefault": false})},
+		"DELETE /api/v1/app-integrations/analytics/{id}":            {path: analyticsPath(doomedA.ID), headers: admin},
+		"GET /api/v1/app-integrations/payment-gateway":              {path: "/api/v1/app-integrations/payment-gateway", headers: admin},
+		"POST /api/v1/app-integrations/payment-gateway":             {path: "/api/v1/app-integrations/payment-gateway", headers: admin, body: gatewayBody(f.gateway.AppIntegration.ID, map[string]any{"privateKey": "sk_created_123456", "isDefault": false})},
+		"DELETE /api/v1/app-integrations/payment-gateway/{id}":      {path: gatewayPath(doomedP.ID), headers: admin},
+		"GET /api/v1/states":                                        {path: "/api/v1/states?countryCode=us", headers: shop},
+		"GET /api/v1/timezones":                                     {path: "/api/v1/timezones", headers: shop},
+		"GET /api/v1/languages":                                     {path: "/api/v1/languages", headers: shop},
 	}
+}
+
+// webhookSamples makes two webhook endpoints in shop.example.com: one the
+// samples read and change, with a failed delivery (evt_sample) to list and
+// replay, and one the DELETE sample deletes.
+func webhookSamples(t *testing.T, f *integFixture) (hook, doomed string) {
+	t.Helper()
+	ctx := t.Context()
+	system := auth.SystemPrincipal(f.brand.ID)
+	in := webhooks.Input{URL: "https://hooks.example.com/in", EventTypes: []string{"*"}}
+	a, err := f.app.Webhooks.Create(ctx, system, in)
+	require.NoError(t, err)
+	b, err := f.app.Webhooks.Create(ctx, system, in)
+	require.NoError(t, err)
+	now := time.Now()
+	it := outbox.Item{ID: "evt_sample", BrandID: f.brand.ID, Channel: outbox.ChannelWebhook, Topic: "user.created",
+		Target: a.ID, Payload: []byte(`{"type":"user.created"}`), CreatedAt: now.Add(-time.Minute)}
+	require.NoError(t, f.app.Store.Enqueue(ctx, it))
+	claimed, err := f.app.Store.Claim(ctx, outbox.Claim{Owner: "samples", Now: now, Until: now.Add(time.Minute), Limit: 10, PerBrand: 10,
+		Channels: []outbox.Channel{outbox.ChannelWebhook}})
+	require.NoError(t, err)
+	require.Len(t, claimed, 1)
+	require.NoError(t, f.app.Store.Settle(ctx, outbox.Settlement{Ref: it.Ref(), Owner: "samples", Status: outbox.StatusFailed,
+		At: now, Code: 500, Error: "HTTP 500: down"}))
+	return a.ID, b.ID
 }
 
 // accountRecords are what the account samples act on.
@@ -786,7 +823,7 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 			assert.Contains(t, r["headers"], "Retry-After")
 		}
 	}
-	assert.Equal(t, 15, bodies, "login, refresh, the three PUTs, the three POSTs of a configuration, the SMTP test and the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) read a body")
+	assert.Equal(t, 17, bodies, "login, refresh, the three PUTs, the three POSTs of a configuration, the SMTP test, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) and the webhook POST and PUT read a body")
 }
 
 // TestOpenAPIToolRules holds the document to the rules that linters

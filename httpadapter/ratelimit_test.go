@@ -565,39 +565,45 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 	lim := &recordingLimiter{}
 	f := newIntegFixture(t, stores["memory"], httpadapter.WithLimiter(lim))
 	want := map[string][]string{
-		"GET /api/v1/currencies":                               {"lists"},
-		"GET /api/v1/countries":                                {"lists"},
-		"GET /api/v1/cities":                                   {"lists"},
-		"POST /api/v1/users/auth":                              {"login-ip", "login-identifier", "login-identifier"},
-		"POST /api/v1/users/auth/refresh-auth-key":             {"refresh-ip"},
-		"PUT /api/v1/app-integrations/analytics/{id}":          {"updates"},
-		"PUT /api/v1/app-integrations/payment-gateway/{id}":    {"updates"},
-		"POST /api/v1/app-integrations/analytics":              {"updates"},
-		"POST /api/v1/app-integrations/payment-gateway":        {"updates"},
-		"DELETE /api/v1/app-integrations/analytics/{id}":       {"updates"},
-		"DELETE /api/v1/app-integrations/payment-gateway/{id}": {"updates"},
-		"GET /api/v1/app-integrations/smtp":                    nil,
-		"GET /api/v1/app-integrations/smtp/{id}":               nil,
-		"POST /api/v1/app-integrations/smtp":                   {"updates"},
-		"PUT /api/v1/app-integrations/smtp/{id}":               {"updates"},
-		"DELETE /api/v1/app-integrations/smtp/{id}":            {"updates"},
-		"POST /api/v1/app-integrations/smtp/test":              {"updates"},
-		"GET /api/v1/states":                                   {"lists"},
-		"GET /api/v1/timezones":                                {"lists"},
-		"GET /api/v1/languages":                                {"lists"},
-		"DELETE /api/v1/users/{userId}/devices/{deviceId}":     {"updates"},
-		"POST /api/v1/users/check-auth-key-available":          {"refresh-ip"},
-		"POST /api/v1/users/register":                          {"register-ip"},
-		"PUT /api/v1/users/change-password":                    {"login-ip", "login-identifier"},
-		"PUT /api/v1/users/{id}/change-password":               {"updates"},
-		"POST /api/v1/users/forgot-password":                   {"password-reset-ip"},
-		"POST /api/v1/users/reset-password":                    {"password-reset-ip"},
-		"GET /api/v1/brands/by-url":                            {"lists"},
-		"GET /api/v1/openapi.json":                             {"lists"},
+		"GET /api/v1/currencies":                                    {"lists"},
+		"GET /api/v1/countries":                                     {"lists"},
+		"GET /api/v1/cities":                                        {"lists"},
+		"POST /api/v1/users/auth":                                   {"login-ip", "login-identifier", "login-identifier"},
+		"POST /api/v1/users/auth/refresh-auth-key":                  {"refresh-ip"},
+		"PUT /api/v1/app-integrations/analytics/{id}":               {"updates"},
+		"PUT /api/v1/app-integrations/payment-gateway/{id}":         {"updates"},
+		"POST /api/v1/app-integrations/analytics":                   {"updates"},
+		"POST /api/v1/app-integrations/payment-gateway":             {"updates"},
+		"DELETE /api/v1/app-integrations/analytics/{id}":            {"updates"},
+		"DELETE /api/v1/app-integrations/payment-gateway/{id}":      {"updates"},
+		"GET /api/v1/app-integrations/smtp":                         nil,
+		"GET /api/v1/app-integrations/smtp/{id}":                    nil,
+		"POST /api/v1/app-integrations/smtp":                        {"updates"},
+		"PUT /api/v1/app-integrations/smtp/{id}":                    {"updates"},
+		"DELETE /api/v1/app-integrations/smtp/{id}":                 {"updates"},
+		"POST /api/v1/app-integrations/smtp/test":                   {"updates"},
+		"GET /api/v1/states":                                        {"lists"},
+		"GET /api/v1/timezones":                                     {"lists"},
+		"GET /api/v1/languages":                                     {"lists"},
+		"DELETE /api/v1/users/{userId}/devices/{deviceId}":          {"updates"},
+		"POST /api/v1/users/check-auth-key-available":               {"refresh-ip"},
+		"POST /api/v1/users/register":                               {"register-ip"},
+		"PUT /api/v1/users/change-password":                         {"login-ip", "login-identifier"},
+		"PUT /api/v1/users/{id}/change-password":                    {"updates"},
+		"POST /api/v1/users/forgot-password":                        {"password-reset-ip"},
+		"POST /api/v1/users/reset-password":                         {"password-reset-ip"},
+		"GET /api/v1/brands/by-url":                                 {"lists"},
+		"GET /api/v1/openapi.json":                                  {"lists"},
+		"POST /api/v1/webhooks":                                     {"updates"},
+		"PUT /api/v1/webhooks/{id}":                                 {"updates"},
+		"DELETE /api/v1/webhooks/{id}":                              {"updates"},
+		"POST /api/v1/webhooks/{id}/rotate-secret":                  {"updates"},
+		"POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/replay": {"updates"},
 	}
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
 	relay, doomedS := seedSMTP(t, f.app.Integrations, f.brand.ID), seedSMTP(t, f.app.Integrations, f.brand.ID)
 	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS}) // the SMTP test's server, on loopback
+	hook, doomedHook := webhookSamples(t, f)
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	// The reset is of a user of its own, so that it ends no session the
 	// other routes use, whatever their order.
@@ -637,6 +643,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		case strings.Contains(path, "/payment-gateway/"):
 			path = gatewayPath(f.gateway.ID)
 			body = gatewayBody(f.gateway.AppIntegration.ID, nil)
+		case pattern == "DELETE /api/v1/webhooks/{id}":
+			path = "/api/v1/webhooks/" + doomedHook
+		case strings.HasPrefix(path, "/api/v1/webhooks"):
+			path = strings.NewReplacer("{id}", hook, "{deliveryId}", "evt_sample").Replace(path)
+			body = `{"url":"https://hooks.example.com/in","eventTypes":["*"]}`
 		case pattern == "POST /api/v1/users/auth":
 			body = adminLogin()
 		case strings.Contains(path, "/{deviceId}"): // as the viewer, its own device

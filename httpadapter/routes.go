@@ -50,6 +50,9 @@ type route struct {
 	lastKnownBrand bool
 	// integrations: the route exists only when Services.Integrations is set.
 	integrations bool
+	// webhooks: the route exists only when Services.Webhooks is set;
+	// queue: and only when it has the outbox's queue (deliveries).
+	webhooks, queue bool
 	// sender: the route exists only when the auth service has a message
 	// sender (auth.Service.SendsMessages).
 	sender bool
@@ -86,6 +89,7 @@ const (
 	tagAuth         = "Authentication"
 	tagIntegrations = "Integrations"
 	tagAccount      = "Account"
+	tagWebhooks     = "Webhooks"
 	tagMeta         = "Meta"
 )
 
@@ -97,13 +101,15 @@ var tagDescriptions = map[string]string{
 	tagAuth:         "Logging in and out with a username or email address and a password, and refreshing the auth-key pair a login gives.",
 	tagIntegrations: "The brand's app integrations: analytics, payment-gateway and SMTP configurations, their lists, creation, update and deletion, and a test message through SMTP settings.",
 	tagAccount:      "The brand's users and their own account: the current user, registration, passwords and their reset, devices, and the brand itself.",
-	tagMeta:         "This document.",
+	tagWebhooks: "The brand's webhook endpoints: signed deliveries of the events the service emits (Standard Webhooks 1.0), " +
+		"their secrets, deliveries and replays. docs/webhooks.md tells how to verify a delivery.",
+	tagMeta: "This document.",
 }
 
 // routes are every route the adapter mounts, in mounting order: the
 // spec's, then those of the spec's origin's client (each group in its
 // file).
-var routes = slices.Concat(specRoutes, integrationAdminRoutes, smtpRoutes, clientListRoutes)
+var routes = slices.Concat(specRoutes, integrationAdminRoutes, smtpRoutes, clientListRoutes, webhookRoutes)
 
 // specRoutes are the routes of the interface spec, and their extensions.
 var specRoutes = []route{
@@ -350,10 +356,12 @@ var specRoutes = []route{
 
 // serves reports whether h mounts rt: the integration routes need an
 // integrations service, the password-reset routes a message sender, the
-// SMTP test route a mail service.
+// SMTP test route a mail service, the webhook routes a webhooks service
+// (and those of deliveries its queue).
 func (h *Handler) serves(rt route) bool {
 	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages()) &&
-		(!rt.mail || h.svc.Mail != nil)
+		(!rt.mail || h.svc.Mail != nil) &&
+		(!rt.webhooks || h.svc.Webhooks != nil) && (!rt.queue || h.svc.Webhooks.Queued())
 }
 
 // mount registers every route of the table on h's mux, each behind the

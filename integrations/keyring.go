@@ -133,6 +133,18 @@ func (k *KeyRing) KeyIDs() []string {
 	return ids
 }
 
+// Seal encrypts plaintext under the primary key, bound to aad (the
+// associated data naming the record and field it belongs to: the same aad
+// must be given to Open). It is for the secrets of other packages
+// (webhooks' signing secrets); integration secrets are sealed by the
+// [Service]. It never fails.
+func (k *KeyRing) Seal(plaintext, aad []byte) []byte { return k.seal(plaintext, aad) }
+
+// Open decrypts a ciphertext of [KeyRing.Seal] with the key it names,
+// checking aad. It fails when the ciphertext is malformed, names a key the
+// ring does not hold, or was altered or sealed with other associated data.
+func (k *KeyRing) Open(ciphertext, aad []byte) ([]byte, error) { return k.open(ciphertext, aad) }
+
 // seal encrypts plaintext under the primary key, bound to aad.
 func (k *KeyRing) seal(plaintext, aad []byte) []byte {
 	aead := k.aeads[k.primary]

@@ -13,6 +13,7 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // Storage is a complete brandbase backend: the domain stores and the
@@ -22,6 +23,7 @@ type Storage interface {
 	refdata.Store
 	auth.Store
 	integrations.Store
+	webhooks.Store
 	outbox.Store
 	Close() error
 }

@@ -174,13 +174,19 @@ func keysRotate(ctx context.Context, c *cli, args []string) error {
 }
 
 // reseal re-seals every secret under the primary key, with a progress line
-// on stderr after each committed batch, and answers how many it re-sealed.
+// on stderr after each committed batch, then the webhooks' signing secrets,
+// and answers how many it re-sealed.
 func (c *cli) reseal(ctx context.Context, app *brandbase.App) (int, error) {
 	rep, err := app.Integrations.RotateSecrets(ctx, integrations.RotateOptions{Progress: func(p integrations.RotateReport) {
 		fmt.Fprintf(c.stderr, "keys rotate: %d brands and %d configurations read, %d secrets re-encrypted in %d batches\n",
 			p.Brands, p.Configs, p.Resealed, p.Batches)
 	}})
-	return rep.Resealed, err
+	if err != nil {
+		return rep.Resealed, err
+	}
+	hooks, err := app.Webhooks.RotateKeys(ctx)
+	fmt.Fprintf(c.stderr, "keys rotate: %d webhook endpoints read, %d signing secrets re-encrypted\n", hooks.Endpoints, hooks.Resealed)
+	return rep.Resealed + hooks.Resealed, err
 }
 
 func printRotation(f *flags, r rotation) error {

@@ -75,6 +75,7 @@ func commands() []command {
 		{"user", "user create | list | show | set-password | grant | revoke | activate | deactivate | sessions | collisions", runUser},
 		{"integration", "integration list --brand URL (secrets masked)", runIntegration},
 		{"smtp", "smtp create | list | test: the brand's SMTP integrations (its mail)", runSMTP},
+		{"webhook", "webhook create | list | delete | rotate-secret | deliveries --brand URL", runWebhook},
 		{"import", "import cities | countries | currencies FILE", runImport},
 		{"keys", "keys generate | keys rotate: the secrets key ring", runKeys},
 	}

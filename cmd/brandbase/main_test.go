@@ -554,6 +554,7 @@ func TestFailures(t *testing.T) {
 		{"unknown flag", env, "", 2, "flag provided but not defined: -nope", []string{"brand", "list", "--nope"}},
 		{"no password flag", env, "", 2, "flag provided but not defined: -password", []string{"user", "create", "--brand", "shop.example.com", "bob", "--password", "x"}},
 		{"bad env value", append(env, "BRANDBASE_RATE_LIMIT=maybe"), "", 2, `BRANDBASE_RATE_LIMIT="maybe"`, []string{"serve"}},
+		{"bad outbound addresses", env, "", 2, `--outbound-allow takes loopback and private, not "everywhere"`, []string{"serve", "--outbound-allow", "everywhere"}},
 		{"bad log format", env, "", 2, "--log-format must be json or text", []string{"serve", "--log-format", "xml"}},
 		{"bad proxy", env, "", 2, `--trusted-proxies: "nowhere" is not an address prefix`, []string{"serve", "--trusted-proxies", "nowhere"}},
 		{"serve without a key ring", []string{"BRANDBASE_DATABASE_URL=" + db}, "", 1, "no secrets key ring: set BRANDBASE_SECRET_KEYS", []string{"serve"}},

@@ -65,7 +65,7 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	f.TextVar(&o.logRequests, "log-requests", requestLog{level: slog.LevelInfo}, "the level of the line logged per request, or off")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", serve.DefaultShutdownTimeout, "how long requests in flight may finish on SIGINT or SIGTERM")
 	f.BoolVar(&o.rateLimit, "rate-limit", true, "the API's rate limits (false turns them off)")
-	f.StringVar(&o.outboundAllow, "outbound-allow", "", "comma-separated address ranges an SMTP server may be in beyond the public internet: loopback, private")
+	f.StringVar(&o.outboundAllow, "outbound-allow", "", "comma-separated address ranges an outgoing connection (an SMTP server, a webhook endpoint) may reach beyond the public internet: loopback, private")
 	db, err := f.dbOnly(args)
 	if err != nil {
 		return err

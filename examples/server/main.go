@@ -157,7 +157,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	stdout = &lineWriter{w: stdout}
 
 	cfg := brandbase.Config{AuthOptions: append([]auth.Option{auth.WithMessageSender(mailSender(stdout))}, testAuthOptions...),
-		OutboundPolicy: brandbase.OutboundPolicy{AllowLoopback: true}} // an SMTP server on this machine, for development
+		// An SMTP server or a webhook receiver on this machine, for development.
+		OutboundPolicy: brandbase.OutboundPolicy{AllowLoopback: true}}
 	var storeOpts storeurl.Options
 	if o.metricsAddr != "" {
 		m, err := serve.StartMetrics(o.metricsAddr, "brandbase-server", logger)

@@ -16,6 +16,7 @@ import (
 	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
+	"github.com/brandbase/brandbase/webhooks"
 )
 
 // Backend is what the services receive: every domain store interface and
@@ -24,6 +25,7 @@ type Backend interface {
 	refdata.Store
 	auth.Store
 	integrations.Store
+	webhooks.Store
 	outbox.Store
 }
 

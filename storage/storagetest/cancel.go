@@ -116,6 +116,9 @@ func assertNothingWritten(t *testing.T, s storage.Storage, c cancelled, revision
 	items, err := s.Items(live, outbox.Filter{BrandID: "b1"})
 	require.NoError(t, err)
 	assert.Empty(t, items, "a cancelled Enqueue wrote nothing")
+	hooks, err := s.Webhooks(live, c.b.ID)
+	require.NoError(t, err)
+	assert.Empty(t, hooks, "a cancelled CreateWebhook wrote nothing")
 }
 
 // cancellableCalls returns one call of every store method, named, on the
@@ -151,6 +154,7 @@ func cancellableCalls(s storage.Storage, c cancelled) map[string]func(ctx contex
 	maps.Copy(calls, authCalls(s, c))
 	maps.Copy(calls, accountCalls(s, c))
 	maps.Copy(calls, outboxCalls(s))
+	maps.Copy(calls, webhookCalls(s, c.b.ID))
 	return calls
 }
 
