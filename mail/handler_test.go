@@ -17,6 +17,7 @@ import (
 	"github.com/brandbase/brandbase/internal/testkit/teststores"
 	"github.com/brandbase/brandbase/mail"
 	"github.com/brandbase/brandbase/outbox"
+	"github.com/brandbase/brandbase/storage"
 )
 
 // renderer is the minimal renderer of the tests: the kind and the link.
@@ -30,6 +31,7 @@ var renderer = mail.RenderFunc(func(_ context.Context, _, language, kind string,
 
 // brandWorld is a store with a brand, and the services of the handler.
 type brandWorld struct {
+	store storage.Storage
 	auth  *auth.Service
 	integ *integrations.Service
 	brand auth.Brand
@@ -42,7 +44,7 @@ func openWorld(t *testing.T, name string) brandWorld {
 	a := auth.NewService(store)
 	b, err := a.CreateBrand(t.Context(), auth.NewBrand{URL: "shop.example.com", Name: "Shop"})
 	require.NoError(t, err)
-	return brandWorld{auth: a, integ: integrations.NewService(store), brand: b}
+	return brandWorld{store: store, auth: a, integ: integrations.NewService(store), brand: b}
 }
 
 // defaultSMTP gives the brand a default SMTP integration on srv.
