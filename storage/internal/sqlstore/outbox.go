@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -225,6 +226,35 @@ func (c *Core) Settle(ctx context.Context, s outbox.Settlement) error {
 		return err
 	}
 	return c.write(ctx, func(tx DB) error { return c.settle(ctx, tx, s) })
+}
+
+// SettleAll implements outbox.Store: one transaction, a lost claim
+// reported in its place (errs) without undoing the others; an invalid
+// error (nothing written) if a settlement's status is not one of the
+// three.
+func (c *Core) SettleAll(ctx context.Context, ss []outbox.Settlement) ([]error, error) {
+	for _, s := range ss {
+		if err := validSettlement(s); err != nil {
+			return nil, err
+		}
+	}
+	var errs []error
+	err := c.write(ctx, func(tx DB) error {
+		errs = make([]error, len(ss))
+		for i, s := range ss {
+			switch err := c.settle(ctx, tx, s); {
+			case errors.Is(err, outbox.ErrClaimLost):
+				errs[i] = err
+			case err != nil:
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return errs, nil
 }
 
 // validSettlement checks s's status.
