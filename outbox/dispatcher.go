@@ -172,7 +172,12 @@ func (d *Dispatcher) runLocked(ctx context.Context) {
 	defer stop()
 	settler := make(chan struct{})
 	go func() { defer close(settler); d.settleLoop(ctx) }()
-	defer func() { d.deliveries.Wait(); close(d.settles); <-settler; d.settles = make(chan attempted, d.cfg.concurrency) }()
+	defer func() {
+		d.deliveries.Wait()
+		close(d.settles)
+		<-settler
+		d.settles = make(chan attempted, d.cfg.concurrency)
+	}()
 	timer := time.NewTimer(d.cfg.poll)
 	defer timer.Stop()
 	d.lastPrune = d.cfg.clock() // the first pruning an hour from now
