@@ -261,16 +261,17 @@ func (d *Dispatcher) claim(ctx context.Context) bool {
 }
 
 // release frees the slot of a delivery of brand, and wakes the loop when
-// the last claim may have left due items behind.
+// the last claim may have left due items behind and half the slots are
+// free (or all): claims take items by the batch, not one by one.
 func (d *Dispatcher) release(brand string) {
 	d.mu.Lock()
 	d.inflight--
 	if d.held[brand]--; d.held[brand] <= 0 {
 		delete(d.held, brand)
 	}
-	more := d.more
+	wake := d.more && (d.cfg.concurrency-d.inflight == max(1, d.cfg.concurrency/2) || d.inflight == 0)
 	d.mu.Unlock()
-	if more {
+	if wake {
 		d.Notify()
 	}
 }
