@@ -155,6 +155,20 @@ type Config struct {
 	// Propagator reads the trace context of incoming requests;
 	// propagation.TraceContext (the traceparent header) when nil.
 	Propagator propagation.TextMapPropagator
+
+	// OutboxManualStart, when true, makes New build App.Outbox without
+	// starting it: the host starts it (App.Outbox.Start or Run) in the
+	// processes that deliver, and leaves it stopped in those that only
+	// serve requests or run an operator's command (the items wait in the
+	// store for a process that delivers). New starts it when false.
+	OutboxManualStart bool
+	// OutboxOptions are applied to App.Outbox after the App's own (Clock,
+	// Logger, MeterProvider), for the settings Config does not name:
+	// outbox.WithConcurrency (64), outbox.WithPerBrandConcurrency (8),
+	// outbox.WithRetryBound (24 h), outbox.WithClaimTTL (1 min),
+	// outbox.WithAttemptTimeout (30 s), outbox.WithPollInterval (1 s),
+	// outbox.WithRetention (7 days).
+	OutboxOptions []outbox.Option
 }
 
 // App wires the domain services of brandbase onto one store. Its fields are
@@ -171,6 +185,10 @@ type App struct {
 	// Webhooks manages the brands' webhook endpoints and provides the
 	// outbox handlers that fan events out to them and deliver them.
 	Webhooks *webhooks.Service
+	// Outbox delivers what the services enqueue (mail, events and their
+	// webhooks): register the handler of each channel with Handle. New
+	// starts it unless Config.OutboxManualStart; Close stops it.
+	Outbox *outbox.Dispatcher
 
 	clock       func() time.Time     // Config.Clock, for the adapter
 	logger      *slog.Logger         // Config.Logger, for the adapter and readiness; nil: theirs
@@ -244,7 +262,8 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		Auth:         auth.NewService(backend, authOpts...),
 		RefData:      refdata.NewService(backend, refOpts...),
 		Integrations: integ,
-		Webhooks:     newWebhooks(store, backend, keys, cfg),
+		Webhooks:     newWebhooks(backend, keys, cfg),
+		Outbox:       newOutbox(backend, cfg),
 		clock:        cfg.Clock,
 		logger:       cfg.Logger,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
@@ -258,19 +277,29 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if feed, ok := store.(ChangeFeed); ok {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
 	}
+	a.Outbox.Handle(outbox.ChannelEvent, a.Webhooks.EventHandler())
+	a.Outbox.Handle(outbox.ChannelWebhook, a.Webhooks.DeliveryHandler())
+	if !cfg.OutboxManualStart {
+		a.Outbox.Start()
+	}
 	return a, nil
 }
 
-// newWebhooks returns the webhooks service of an App: on backend, with the
-// store's outbox when it keeps one.
-func newWebhooks(store storage.Storage, backend webhooks.Store, keys *integrations.KeyRing, cfg Config) *webhooks.Service {
-	opts := []webhooks.Option{webhooks.WithKeyRing(keys), webhooks.WithClock(cfg.Clock),
-		webhooks.WithAddressPolicy(cfg.WebhookAddresses), webhooks.WithAutoDisable(cfg.WebhookAutoDisable),
-		webhooks.WithSecretOverlap(cfg.WebhookSecretOverlap), webhooks.WithLogger(cfg.Logger)}
-	if q, ok := any(store).(outbox.Store); ok {
-		opts = append(opts, webhooks.WithQueue(q))
-	}
-	return webhooks.NewService(backend, opts...)
+// newWebhooks returns the webhooks service of an App on backend, its
+// outbox included.
+func newWebhooks(backend storecalls.Backend, keys *integrations.KeyRing, cfg Config) *webhooks.Service {
+	return webhooks.NewService(backend, webhooks.WithQueue(backend), webhooks.WithKeyRing(keys),
+		webhooks.WithClock(cfg.Clock), webhooks.WithAddressPolicy(cfg.WebhookAddresses),
+		webhooks.WithAutoDisable(cfg.WebhookAutoDisable), webhooks.WithSecretOverlap(cfg.WebhookSecretOverlap),
+		webhooks.WithLogger(cfg.Logger))
+}
+
+// newOutbox returns the App's dispatcher of store's outbox, with Config's
+// clock, logger and meter provider, then Config.OutboxOptions.
+func newOutbox(store outbox.Store, cfg Config) *outbox.Dispatcher {
+	opts := []outbox.Option{outbox.WithClock(cfg.Clock), outbox.WithLogger(cfg.Logger),
+		outbox.WithMeterProvider(cfg.MeterProvider)}
+	return outbox.NewDispatcher(store, append(opts, cfg.OutboxOptions...)...)
 }
 
 // dbSystem returns the db.system.name of the store's calls, as a store of
@@ -290,13 +319,16 @@ func isEphemeral(store storage.Storage) bool {
 	return ok && e.Ephemeral()
 }
 
-// Close ends the App's subscription to the changes of a shared store (see
+// Close stops the App's outbox dispatcher started by [New] (the attempts
+// in flight are cancelled, settled due again at once, and waited for),
+// ends the App's subscription to the changes of a shared store (see
 // [New]) and stops its reference-data service reading the store (a read
 // under way is cancelled and waited for; see refdata.Service.Close); it
 // does not close the store. Call it before closing the store, so that no
 // read reaches a closed store. It returns nil, and may be called more
 // than once.
 func (a *App) Close() error {
+	a.Outbox.Close()
 	if a.unsubscribe != nil {
 		a.unsubscribe()
 	}

@@ -13,24 +13,80 @@ import (
 // settleTimeout bounds the store call that records an attempt's outcome.
 const settleTimeout = 10 * time.Second
 
-// deliver runs one attempt on it (claimed as owner), settles its outcome
-// and frees its slot.
+// maxSettleBatch bounds the outcomes one SettleAll records.
+const maxSettleBatch = 128
+
+// attempted is an attempt's outcome on its way to the store.
+type attempted struct {
+	it      Item
+	res     Result
+	s       Settlement
+	outcome string // for the metrics
+	closing bool   // cut short by the dispatcher's stop
+}
+
+// deliver runs one attempt on it (claimed as owner) and hands its outcome
+// to the settler (a fan-out is settled here, in its own transaction); the
+// slot is freed once the outcome is stored.
 func (d *Dispatcher) deliver(ctx context.Context, owner string, it Item) {
-	defer d.deliveries.Done()
-	defer d.release(it.BrandID)
 	res := d.attempt(ctx, it)
-	closing := ctx.Err() != nil && res.Err != nil
-	now := d.cfg.clock()
-	s, outcome := d.outcome(it, res, now, closing)
-	s.Owner = owner
+	a := attempted{it: it, res: res, closing: ctx.Err() != nil && res.Err != nil}
+	a.s, a.outcome = d.outcome(it, res, d.cfg.clock(), a.closing)
+	a.s.Owner = owner
+	if res.Err != nil || len(res.FanOut) == 0 {
+		d.settles <- a
+		return
+	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
-	var err error
-	if res.Err == nil && len(res.FanOut) > 0 {
-		err = d.store.FanOut(sctx, owner, it, now, res.FanOut)
-	} else {
-		err = d.store.Settle(sctx, s)
+	err := d.store.FanOut(sctx, owner, it, a.s.At, res.FanOut)
+	if err == nil {
+		d.Notify() // the deliveries are due now
 	}
+	d.settled(sctx, a, err)
+}
+
+// settleLoop records the outcomes sent on d.settles until it is closed,
+// those that arrive together in one transaction (SettleAll), at most
+// maxSettleBatch.
+func (d *Dispatcher) settleLoop(ctx context.Context) {
+	for first := range d.settles {
+		batch := []attempted{first}
+	fill:
+		for len(batch) < maxSettleBatch {
+			select {
+			case a, ok := <-d.settles:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, a)
+			default:
+				break fill
+			}
+		}
+		ss := make([]Settlement, len(batch))
+		for i, a := range batch {
+			ss[i] = a.s
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+		errs, err := d.store.SettleAll(sctx, ss)
+		for i, a := range batch {
+			e := err
+			if e == nil && i < len(errs) {
+				e = errs[i]
+			}
+			d.settled(sctx, a, e)
+		}
+		cancel()
+	}
+}
+
+// settled logs an outcome the store refused, counts and tracks one it
+// recorded, and frees the attempt's slot.
+func (d *Dispatcher) settled(ctx context.Context, a attempted, err error) {
+	defer d.deliveries.Done()
+	defer d.release(a.it.BrandID)
+	it := a.it
 	switch {
 	case errors.Is(err, ErrClaimLost):
 		d.log.Info("outbox: an item's claim expired before its attempt was settled; another dispatcher took it",
@@ -41,12 +97,9 @@ func (d *Dispatcher) deliver(ctx context.Context, owner string, it Item) {
 			"brand", it.BrandID, "channel", string(it.Channel), "target", it.Target, "id", it.ID, "error", err)
 		return
 	}
-	if res.Err == nil && len(res.FanOut) > 0 {
-		d.Notify() // the deliveries are due now
-	}
-	d.metrics.Attempted(sctx, string(it.Channel), outcome)
-	if !closing {
-		d.track(it, res, now)
+	d.metrics.Attempted(ctx, string(it.Channel), a.outcome)
+	if !a.closing {
+		d.track(it, a.res, a.s.At)
 	}
 }
 
@@ -139,14 +192,14 @@ func (d *Dispatcher) track(it Item, res Result, now time.Time) {
 	}
 }
 
-// prune, when the last pruning is an hour old (by the dispatcher's clock)
-// or there was none, deletes the delivered and failed items older than the
+// prune, when the last pruning (or the start) is an hour old by the
+// dispatcher's clock, deletes the delivered and failed items older than the
 // retention, in transactions of at most PruneBatch items, in a goroutine
 // of its own; and forgets the targets that have been failing for longer
 // than the retry bound (their items have failed).
 func (d *Dispatcher) prune(ctx context.Context) {
 	now := d.cfg.clock()
-	if d.cfg.retention < 0 || !d.lastPrune.IsZero() && now.Sub(d.lastPrune) < d.cfg.pruneEvery {
+	if d.cfg.retention < 0 || now.Sub(d.lastPrune) < d.cfg.pruneEvery {
 		return
 	}
 	d.lastPrune = now

@@ -40,6 +40,7 @@ type Dispatcher struct {
 	log     *slog.Logger
 	metrics *telemetry.Outbox
 	wake    chan struct{}
+	settles chan attempted // outcomes for the settler
 
 	mu        sync.Mutex
 	handlers  map[Channel]Handler
@@ -82,7 +83,7 @@ func NewDispatcher(store Store, opts ...Option) *Dispatcher {
 		c.owner = defaultOwner()
 	}
 	return &Dispatcher{store: store, cfg: c, log: c.logger, metrics: telemetry.NewOutbox(c.mp),
-		wake: make(chan struct{}, 1), handlers: map[Channel]Handler{}, held: map[string]int{},
+		wake: make(chan struct{}, 1), settles: make(chan attempted, c.concurrency), handlers: map[Channel]Handler{}, held: map[string]int{},
 		failing: map[failKey]time.Time{}}
 }
 
@@ -169,9 +170,17 @@ func (d *Dispatcher) runLocked(ctx context.Context) {
 	defer d.run.Unlock()
 	stop := d.metrics.ObserveDepth(d.observeDepth)
 	defer stop()
-	defer d.deliveries.Wait()
+	settler := make(chan struct{})
+	go func() { defer close(settler); d.settleLoop(ctx) }()
+	defer func() {
+		d.deliveries.Wait()
+		close(d.settles)
+		<-settler
+		d.settles = make(chan attempted, d.cfg.concurrency)
+	}()
 	timer := time.NewTimer(d.cfg.poll)
 	defer timer.Stop()
+	d.lastPrune = d.cfg.clock() // the first pruning an hour from now
 	for ctx.Err() == nil {
 		d.prune(ctx)
 		if d.claim(ctx) {
@@ -252,16 +261,17 @@ func (d *Dispatcher) claim(ctx context.Context) bool {
 }
 
 // release frees the slot of a delivery of brand, and wakes the loop when
-// the last claim may have left due items behind.
+// the last claim may have left due items behind and half the slots are
+// free (or all): claims take items by the batch, not one by one.
 func (d *Dispatcher) release(brand string) {
 	d.mu.Lock()
 	d.inflight--
 	if d.held[brand]--; d.held[brand] <= 0 {
 		delete(d.held, brand)
 	}
-	more := d.more
+	wake := d.more && (d.cfg.concurrency-d.inflight == max(1, d.cfg.concurrency/2) || d.inflight == 0)
 	d.mu.Unlock()
-	if more {
+	if wake {
 		d.Notify()
 	}
 }

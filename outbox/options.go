@@ -149,8 +149,8 @@ func WithPollInterval(d time.Duration) Option {
 }
 
 // WithRetention sets how long delivered and failed items are kept before
-// they are pruned (when the dispatcher starts, then hourly by its clock,
-// in transactions of at most PruneBatch items); DefaultRetention (7 days) when 0, and no
+// they are pruned (hourly by the dispatcher's clock, the first time an
+// hour after it starts, in transactions of at most PruneBatch items); DefaultRetention (7 days) when 0, and no
 // pruning when below 0.
 func WithRetention(d time.Duration) Option {
 	return func(c *config) {

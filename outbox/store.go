@@ -27,6 +27,11 @@ type Store interface {
 	// s.Owner and releases the claim. [ErrClaimLost] (nothing written) if
 	// the item is no longer pending under s.Owner's claim.
 	Settle(ctx context.Context, s Settlement) error
+	// SettleAll records the outcomes of several attempts in one
+	// transaction, each as Settle does: errs[i] is ErrClaimLost for an
+	// item whose claim was lost (the others are written anyway), nil
+	// otherwise. err is a failure of the whole (nothing written).
+	SettleAll(ctx context.Context, ss []Settlement) (errs []error, err error)
 	// FanOut, in one transaction, settles the event ev (claimed by owner)
 	// as delivered at at and enqueues deliveries. [ErrClaimLost] as Settle.
 	FanOut(ctx context.Context, owner string, ev Item, at time.Time, deliveries []Item) error

@@ -21,6 +21,10 @@ func (s *store) Settle(ctx context.Context, st outbox.Settlement) error {
 	return call0(ctx, s.rec, "Settle", func(ctx context.Context) error { return s.b.Settle(ctx, st) })
 }
 
+func (s *store) SettleAll(ctx context.Context, ss []outbox.Settlement) ([]error, error) {
+	return call(ctx, s.rec, "SettleAll", func(ctx context.Context) ([]error, error) { return s.b.SettleAll(ctx, ss) })
+}
+
 func (s *store) FanOut(ctx context.Context, owner string, ev outbox.Item, at time.Time, deliveries []outbox.Item) error {
 	return call0(ctx, s.rec, "FanOut", func(ctx context.Context) error { return s.b.FanOut(ctx, owner, ev, at, deliveries) })
 }

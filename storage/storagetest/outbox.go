@@ -29,6 +29,7 @@ func runOutbox(t *testing.T, newStore NewStore) {
 		{"ClaimAndSettle", testOutboxClaimAndSettle},
 		{"ClaimOnlyDue", testOutboxClaimOnlyDue},
 		{"SettleRetryAndFail", testOutboxSettleRetryAndFail},
+		{"SettleAll", testOutboxSettleAll},
 		{"ConcurrentClaimersShareNothing", testOutboxConcurrentClaimers},
 		{"ExpiredClaimTakenByAnother", testOutboxExpiredClaim},
 		{"FairPerBrand", testOutboxFairPerBrand},
@@ -265,6 +266,39 @@ func testOutboxSettleRetryAndFail(t *testing.T, newStore NewStore) {
 	assert.True(t, got.DeliveredAt.IsZero())
 }
 
+// testOutboxSettleAll checks that SettleAll writes every settlement whose
+// claim holds, reports ErrClaimLost in the place of one whose claim was
+// lost, and writes nothing when one is invalid.
+func testOutboxSettleAll(t *testing.T, newStore NewStore) {
+	s := open(t, newStore)
+	ctx := t.Context()
+	items := enqueueItems(t, s, "b1", outbox.ChannelWebhook, outboxT0, 3)
+	now := outboxT0.Add(time.Second)
+	require.Len(t, claim(t, s, "w1", now, 3, 3), 3)
+	settle := func(it outbox.Item, owner string, st outbox.Status) outbox.Settlement {
+		return outbox.Settlement{Ref: it.Ref(), Owner: owner, Status: st, At: now, NextAt: now.Add(time.Minute), Error: "x"}
+	}
+	_, err := s.SettleAll(ctx, []outbox.Settlement{settle(items[0], "w1", outbox.StatusDelivered), settle(items[1], "w1", "lost")})
+	assert.Equal(t, envelope.KindInvalid, envelope.KindOf(err))
+	assert.Zero(t, itemByRef(t, s, "b1", items[0].Ref()).Attempts, "an invalid batch writes nothing")
+
+	errs, err := s.SettleAll(ctx, []outbox.Settlement{settle(items[0], "w1", outbox.StatusDelivered),
+		settle(items[1], "other", outbox.StatusDelivered), settle(items[2], "w1", outbox.StatusPending)})
+	require.NoError(t, err)
+	require.Len(t, errs, 3)
+	assert.NoError(t, errs[0])
+	assert.ErrorIs(t, errs[1], outbox.ErrClaimLost)
+	assert.NoError(t, errs[2])
+	assert.Equal(t, outbox.StatusDelivered, itemByRef(t, s, "b1", items[0].Ref()).Status)
+	assert.Zero(t, itemByRef(t, s, "b1", items[1].Ref()).Attempts, "the lost one is not written")
+	third := itemByRef(t, s, "b1", items[2].Ref())
+	assert.Equal(t, outbox.StatusPending, third.Status)
+	assert.Equal(t, now.Add(time.Minute), third.NextAt)
+	errs, err = s.SettleAll(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, errs)
+}
+
 // testOutboxExpiredClaim checks that a claim holds until it expires, that
 // another claimer then takes the item, and that the first one's
 // settlement is refused with ErrClaimLost while the second one's stands.
@@ -482,6 +516,10 @@ func outboxCalls(s storage.Storage) map[string]func(ctx context.Context) error {
 		},
 		"Settle": func(ctx context.Context) error {
 			return s.Settle(ctx, outbox.Settlement{Ref: ref, Owner: "w", Status: outbox.StatusDelivered, At: outboxT0})
+		},
+		"SettleAll": func(ctx context.Context) error {
+			_, err := s.SettleAll(ctx, []outbox.Settlement{{Ref: ref, Owner: "w", Status: outbox.StatusDelivered, At: outboxT0}})
+			return err
 		},
 		"FanOut": func(ctx context.Context) error { return s.FanOut(ctx, "w", ev, outboxT0, nil) },
 		"Items":  func(ctx context.Context) error { _, err := s.Items(ctx, outbox.Filter{BrandID: "b1"}); return err },

@@ -227,6 +227,79 @@ func (c *Core) Settle(ctx context.Context, s outbox.Settlement) error {
 	return c.write(ctx, func(tx DB) error { return c.settle(ctx, tx, s) })
 }
 
+// SettleAll implements outbox.Store: one transaction, a lost claim
+// reported in its place (errs) without undoing the others; an invalid
+// error (nothing written) if a settlement's status is not one of the
+// three. The items are read and locked (ForUpdate) in one statement, and
+// those still claimed by their settlement's owner updated in one batch
+// (on PostgreSQL, one round trip).
+func (c *Core) SettleAll(ctx context.Context, ss []outbox.Settlement) ([]error, error) {
+	for _, s := range ss {
+		if err := validSettlement(s); err != nil {
+			return nil, err
+		}
+	}
+	if len(ss) == 0 {
+		return []error{}, nil
+	}
+	var errs []error
+	err := c.write(ctx, func(tx DB) error {
+		held, err := c.claimedBy(ctx, tx, ss)
+		if err != nil {
+			return err
+		}
+		errs = make([]error, len(ss))
+		var args [][]any
+		for i, s := range ss {
+			if held[s.Ref] != s.Owner {
+				errs[i] = outbox.ErrClaimLost
+				continue
+			}
+			args = append(args, c.settleArgs(s))
+		}
+		if len(args) == 0 {
+			return nil
+		}
+		return c.d.ExecBatch(ctx, tx, c.bind(settleStmt), args)
+	})
+	if err != nil {
+		return nil, c.d.Error(ctx, err)
+	}
+	return errs, nil
+}
+
+// claimedBy returns, locked until tx ends, the owner of the claim of each
+// pending item that ss settle (absent: not pending, or not stored).
+func (c *Core) claimedBy(ctx context.Context, tx DB, ss []outbox.Settlement) (map[outbox.Ref]string, error) {
+	values := strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", len(ss)), ", ")
+	args := make([]any, 0, 3*len(ss))
+	for _, s := range ss {
+		args = append(args, string(s.Channel), s.Target, s.ID)
+	}
+	type row struct {
+		ref   outbox.Ref
+		owner *string
+	}
+	rows, err := QueryAll(ctx, c, tx, func(sc Scanner) (row, error) {
+		var r row
+		var ch string
+		err := sc.Scan(&ch, &r.ref.Target, &r.ref.ID, &r.owner)
+		r.ref.Channel = outbox.Channel(ch)
+		return r, err
+	}, `SELECT channel, target, id, claimed_by FROM outbox WHERE (channel, target, id) IN (VALUES `+values+`)
+		AND status = 'pending'`+c.d.ForUpdate(), args...)
+	if err != nil {
+		return nil, err
+	}
+	held := make(map[outbox.Ref]string, len(rows))
+	for _, r := range rows {
+		if r.owner != nil {
+			held[r.ref] = *r.owner
+		}
+	}
+	return held, nil
+}
+
 // validSettlement checks s's status.
 func validSettlement(s outbox.Settlement) error {
 	switch s.Status {
@@ -237,11 +310,19 @@ func validSettlement(s outbox.Settlement) error {
 		envelope.Field("status", "invalid", "pending, delivered or failed"))
 }
 
-// settle writes s in tx: attempts grow by one, the claim is released, and
-// a delivered or failed mail item's payload is cleared (a mail payload may
-// hold a single-use link or code; an event's or a webhook delivery's never
-// holds a secret, and is kept so that a replay can send it again).
-func (c *Core) settle(ctx context.Context, tx DB, s outbox.Settlement) error {
+// settleStmt records a settlement (settleArgs): attempts grow by one, the
+// claim is released, and a delivered or failed mail item's payload is
+// cleared (a mail payload may hold a single-use link or code; an event's
+// or a webhook delivery's never holds a secret, and is kept so that a
+// replay can send it again). It changes no row unless the item is pending
+// under the settlement's owner.
+const settleStmt = `UPDATE outbox SET status = ?, attempts = attempts + 1,
+	next_at = coalesce(?, next_at), last_code = ?, last_error = ?, delivered_at = ?, claimed_by = NULL,
+	claimed_until = NULL, payload = CASE WHEN ? THEN NULL ELSE payload END
+	WHERE channel = ? AND target = ? AND id = ? AND status = 'pending' AND claimed_by = ?`
+
+// settleArgs returns the arguments of settleStmt for s.
+func (c *Core) settleArgs(s outbox.Settlement) []any {
 	next, delivered := s.NextAt, time.Time{}
 	switch s.Status {
 	case outbox.StatusPending:
@@ -252,12 +333,14 @@ func (c *Core) settle(ctx context.Context, tx DB, s outbox.Settlement) error {
 		delivered = s.At
 	}
 	clear := s.Status != outbox.StatusPending && s.Channel == outbox.ChannelMail
-	return c.execOne(ctx, tx, outbox.ErrClaimLost, nil, `UPDATE outbox SET status = ?, attempts = attempts + 1,
-		next_at = coalesce(?, next_at), last_code = ?, last_error = ?, delivered_at = ?, claimed_by = NULL,
-		claimed_until = NULL, payload = CASE WHEN ? THEN NULL ELSE payload END
-		WHERE channel = ? AND target = ? AND id = ? AND status = 'pending' AND claimed_by = ?`,
-		string(s.Status), c.nullTime(next), s.Code, truncateUTF8(s.Error, maxErrorBytes), c.nullTime(delivered),
-		clear, string(s.Channel), s.Target, s.ID, s.Owner)
+	return []any{string(s.Status), c.nullTime(next), s.Code, truncateUTF8(s.Error, maxErrorBytes), c.nullTime(delivered),
+		clear, string(s.Channel), s.Target, s.ID, s.Owner}
+}
+
+// settle writes s in tx (settleStmt): outbox.ErrClaimLost when the item is
+// not pending under s.Owner's claim.
+func (c *Core) settle(ctx context.Context, tx DB, s outbox.Settlement) error {
+	return c.execOne(ctx, tx, outbox.ErrClaimLost, nil, settleStmt, c.settleArgs(s)...)
 }
 
 // truncateUTF8 returns s cut to at most n bytes, on a rune boundary.
