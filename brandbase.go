@@ -284,7 +284,7 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		Integrations: integ,
 		Outbox:       newOutbox(backend, cfg),
 		Mail:         mail.New(integ, mailOpts...),
-		Webhooks:     newWebhooks(store, backend, keys, cfg),
+		Webhooks:     newWebhooks(backend, keys, cfg),
 		clock:        cfg.Clock,
 		logger:       cfg.Logger,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
@@ -311,24 +311,21 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	return a, nil
 }
 
+// newWebhooks returns the webhooks service of an App on backend, its
+// outbox included.
+func newWebhooks(backend storecalls.Backend, keys *integrations.KeyRing, cfg Config) *webhooks.Service {
+	return webhooks.NewService(backend, webhooks.WithQueue(backend), webhooks.WithKeyRing(keys),
+		webhooks.WithClock(cfg.Clock), webhooks.WithAddressPolicy(webhooks.AddressPolicy(cfg.OutboundPolicy)),
+		webhooks.WithAutoDisable(cfg.WebhookAutoDisable), webhooks.WithSecretOverlap(cfg.WebhookSecretOverlap),
+		webhooks.WithLogger(cfg.Logger))
+}
+
 // newOutbox returns the App's dispatcher of store's outbox, with Config's
 // clock, logger and meter provider, then Config.OutboxOptions.
 func newOutbox(store outbox.Store, cfg Config) *outbox.Dispatcher {
 	opts := []outbox.Option{outbox.WithClock(cfg.Clock), outbox.WithLogger(cfg.Logger),
 		outbox.WithMeterProvider(cfg.MeterProvider)}
 	return outbox.NewDispatcher(store, append(opts, cfg.OutboxOptions...)...)
-}
-
-// newWebhooks returns the webhooks service of an App: on backend, with the
-// store's outbox when it keeps one.
-func newWebhooks(store storage.Storage, backend webhooks.Store, keys *integrations.KeyRing, cfg Config) *webhooks.Service {
-	opts := []webhooks.Option{webhooks.WithKeyRing(keys), webhooks.WithClock(cfg.Clock),
-		webhooks.WithAddressPolicy(webhooks.AddressPolicy(cfg.OutboundPolicy)), webhooks.WithAutoDisable(cfg.WebhookAutoDisable),
-		webhooks.WithSecretOverlap(cfg.WebhookSecretOverlap), webhooks.WithLogger(cfg.Logger)}
-	if q, ok := any(store).(outbox.Store); ok {
-		opts = append(opts, webhooks.WithQueue(q))
-	}
-	return webhooks.NewService(backend, opts...)
 }
 
 // dbSystem returns the db.system.name of the store's calls, as a store of

@@ -35,7 +35,8 @@ func TestWebhookCommand(t *testing.T) {
 			db := newDB(t, dir)
 			env := []string{"BRANDBASE_DATABASE_URL=" + db, "BRANDBASE_SECRET_KEYS_FILE=keys"}
 			var gen struct{ ID string }
-			okJSON(t, dir, env, "", &gen, "keys", "generate", "--out", "keys")
+			// An ID of its own: keys rotate names its key by the second.
+			okJSON(t, dir, env, "", &gen, "keys", "generate", "--out", "keys", "--id", "k-first")
 			ok(t, dir, env, "", "migrate", "up")
 			ok(t, dir, env, "", "brand", "create", "shop.example.com", "--name", "Shop")
 			brand := []string{"--brand", "shop.example.com"}
