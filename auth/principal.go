@@ -16,6 +16,10 @@ const (
 	// and end their devices, change their password. It is the permission
 	// of user management: a user's own account and devices need none.
 	PermUsersWrite Permission = "users.write"
+	// PermUsersRead lets a user read the other users of its brand: list,
+	// search and count them, read one (docs/administration.md). It is not
+	// implied by users.write.
+	PermUsersRead Permission = "users.read"
 	// PermAll grants every permission.
 	PermAll Permission = "*"
 )
