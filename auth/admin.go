@@ -83,7 +83,7 @@ func (s *Service) ReadUserByUsername(ctx context.Context, actor Principal, usern
 	if err := canRead(actor); err != nil {
 		return User{}, err
 	}
-	if strings.TrimSpace(username) == "" || len(username) > maxQueryText {
+	if strings.TrimSpace(username) == "" || len(username) > maxQueryText || matchesNothing(username) {
 		return User{}, ErrUserNotFound
 	}
 	r, err := s.store.UserByUsername(ctx, actor.BrandID, FoldKey(username))
@@ -122,11 +122,16 @@ func (s *Service) ReadUsers(ctx context.Context, actor Principal, ids []string) 
 // UpdateUserAs changes the profile of the user userID as actor (an
 // administrator's PUT users/{id}): actor must be allowed to act on the
 // user ([CanActOn], checked again in the write); its own profile it may
-// change too. The fields and errors are those of [Service.UpdateUser],
-// and KindForbidden (access_denied) as [Service.UserToActOn] answers.
+// change too. up.Username is required, as the client's PUT sends it. The
+// fields and errors are those of [Service.UpdateUser], KindInvalid
+// (username, required) without a username, and KindForbidden
+// (access_denied) as [Service.UserToActOn] answers.
 func (s *Service) UpdateUserAs(ctx context.Context, actor Principal, userID string, up UserUpdate) (User, error) {
 	if _, err := s.UserToActOn(ctx, actor, userID); err != nil {
 		return User{}, err
+	}
+	if up.Username == nil {
+		return User{}, envelope.Invalid("The body is invalid.", envelope.Field("username", "required", "The username is required."))
 	}
 	return s.updateProfile(ctx, userID, up, func(r *UserRecord) error { return CanActOn(actor, r.User) })
 }

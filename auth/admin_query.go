@@ -78,11 +78,15 @@ func (q UserQuery) filter() (UserFilter, error) {
 		}
 		f.Nothing = len(f.IDs) == 0
 	}
-	if s, ok := queryText(&v, "username", q.Username); ok {
-		f.UsernameKey = FoldKey(s)
-	}
-	if s, ok := queryText(&v, "emailAddress", q.EmailAddress); ok {
-		f.EmailKey = FoldKey(s)
+	for _, k := range []struct {
+		name string
+		s    *string
+		key  *string
+	}{{"username", q.Username, &f.UsernameKey}, {"emailAddress", q.EmailAddress, &f.EmailKey}} {
+		if s, ok := queryText(&v, k.name, k.s); ok {
+			*k.key = FoldKey(s)
+			f.Nothing = f.Nothing || matchesNothing(s)
+		}
 	}
 	if s, ok := queryText(&v, "status", q.Status); ok {
 		st, known := parseUserStatus(s)
@@ -94,7 +98,7 @@ func (q UserQuery) filter() (UserFilter, error) {
 	f.CreatedFrom, _ = parseQueryTime(&v, "createdDateFrom", q.CreatedDateFrom, false)
 	f.CreatedBefore, _ = parseQueryTime(&v, "createdDateTo", q.CreatedDateTo, true)
 	if s, ok := queryText(&v, "keywords", q.Keywords); ok {
-		f.Terms = distinctWords(textfold.Words(s))
+		f.Terms = distinctWords(textfold.Words(strings.ToValidUTF8(s, "\uFFFD")))
 		if len(f.Terms) > maxUserTerms {
 			v.Add("keywords", "too_long", "keywords may hold at most 16 distinct words.")
 		}
@@ -157,22 +161,27 @@ func sortOrderDesc(v *envelope.Validation, order *string) bool {
 }
 
 // queryText returns a text parameter trimmed, and whether it is given
-// (not nil, not blank): too_long past 200 bytes, invalid_format when it
-// is not UTF-8 or holds a NUL.
+// (not nil, not blank): too_long past 200 bytes. A value that is not
+// UTF-8 or holds a NUL matches nothing, as the reference lists' filters
+// do: it is answered as a value no user has (U+FFFD for the bad bytes,
+// the NUL dropped from a key by matchesNothing).
 func queryText(v *envelope.Validation, name string, s *string) (string, bool) {
 	if s == nil || strings.TrimSpace(*s) == "" {
 		return "", false
 	}
 	t := strings.TrimSpace(*s)
-	switch {
-	case len(t) > maxQueryText:
+	if len(t) > maxQueryText {
 		v.Add(name, "too_long", name+" must be at most 200 bytes long.")
-		return "", false
-	case !utf8.ValidString(t) || strings.ContainsRune(t, 0):
-		v.Add(name, "invalid_format", name+" must be UTF-8 text without NUL.")
 		return "", false
 	}
 	return t, true
+}
+
+// matchesNothing reports whether a text filter's value can name no user:
+// bytes that are not UTF-8, or a NUL (which no stored text holds, and
+// PostgreSQL refuses).
+func matchesNothing(s string) bool {
+	return !utf8.ValidString(s) || strings.ContainsRune(s, 0)
 }
 
 // distinctWords returns ws without repeats, in order.
@@ -203,6 +212,7 @@ func parseQueryTime(v *envelope.Validation, name string, s *string, end bool) (t
 	if !ok {
 		return time.Time{}, false
 	}
+	t = strings.ToValidUTF8(t, "\uFFFD")
 	if d, err := time.ParseInLocation(layoutDate, t, time.UTC); err == nil {
 		if end {
 			d = d.AddDate(0, 0, 1)

@@ -25,8 +25,12 @@ type adminAct struct {
 // adminActs are every act on a user that the administration routes make.
 var adminActs = []adminAct{
 	{"update", "", func(ctx context.Context, e *env, a auth.Principal, id string) error {
+		u, err := e.svc.User(ctx, id)
+		if err != nil {
+			return err
+		}
 		name := "renamed"
-		_, err := e.svc.UpdateUserAs(ctx, a, id, auth.UserUpdate{NickName: &name})
+		_, err = e.svc.UpdateUserAs(ctx, a, id, auth.UserUpdate{Username: &u.Username, NickName: &name})
 		return err
 	}},
 	{"delete", "", func(ctx context.Context, e *env, a auth.Principal, id string) error {

@@ -42,6 +42,7 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[SetPasswordRequest]():               {required: []string{"newPassword"}},
 	reflect.TypeFor[ForgotPasswordRequest]():            {required: []string{"emailAddress", "resetPasswordLink"}},
 	reflect.TypeFor[ResetPasswordRequest]():             {required: []string{"emailAddress", "token", "newPassword"}},
+	reflect.TypeFor[UpdateUserRequest]():                {required: []string{"username"}, minLength: []string{"username"}},
 }
 
 // enumTypes are the string types with a closed set of values.

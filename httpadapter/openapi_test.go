@@ -391,7 +391,23 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	forEnd := f.login(t, adminLogin(), shop)
 	adminDevices := "/api/v1/users/" + f.admin.ID + "/devices"
 	a := accountSamples(t, f)
+	u := userAdminSamples(t, f)
+	users := func(id, rest string) string { return "/api/v1/users/" + u[id] + rest }
 	return map[string]sampleRequest{
+		"GET /api/v1/users":                                    {path: "/api/v1/users?keywords=adm&sortDataField=createdDate&sortOrder=DESC&pageSize=5&status=active", headers: admin},
+		"GET /api/v1/users/by-list-id":                         {path: "/api/v1/users/by-list-id?ids%5B0%5D=" + f.admin.ID + "&ids%5B1%5D=" + f.viewer.ID, headers: admin},
+		"GET /api/v1/users/statistics":                         {path: "/api/v1/users/statistics?startDate=2026-01-01%2000:00:00&endDate=2026-01-03%2023:59:59&typeResponse=DATE", headers: admin},
+		"GET /api/v1/users/statistics/status":                  {path: "/api/v1/users/statistics/status", headers: admin},
+		"GET /api/v1/users/by-username/{username}":             {path: "/api/v1/users/by-username/viewer", headers: admin},
+		"GET /api/v1/users/{id}":                               {path: "/api/v1/users/" + f.viewer.ID, headers: admin},
+		"PUT /api/v1/users/{id}":                               {path: users("put", ""), headers: admin, body: `{"username":"renamed","emailAddress":"renamed@shop.example.com","phoneNumber":"+1 555","firstName":"Re","lastName":"Named","nickName":"rn"}`},
+		"DELETE /api/v1/users/{id}":                            {path: users("delete", ""), headers: admin},
+		"POST /api/v1/users/{id}/activate":                     {path: users("activate", "/activate"), headers: admin},
+		"POST /api/v1/users/{id}/deactivate":                   {path: users("deactivate", "/deactivate"), headers: admin},
+		"POST /api/v1/users/{id}/lock":                         {path: users("lock", "/lock"), headers: admin},
+		"POST /api/v1/users/{id}/unlock":                       {path: users("unlock", "/unlock"), headers: admin},
+		"POST /api/v1/users/{id}/suspend":                      {path: users("suspend", "/suspend"), headers: admin},
+		"POST /api/v1/users/{id}/unsuspend":                    {path: users("unsuspend", "/unsuspend"), headers: admin},
 		"GET /api/v1/users/me":                                 {path: "/api/v1/users/me", headers: admin},
 		"POST /api/v1/users/check-auth-key-available":          {path: "/api/v1/users/check-auth-key-available", headers: shop, body: `{"authKey":"` + f.keys["admin"] + `"}`},
 		"POST /api/v1/users/register":                          {path: "/api/v1/users/register", headers: shop, body: `{"username":"signup","emailAddress":"signup@shop.example.com","password":"a long new password","firstName":"Sign","lastName":"Up","nickName":"su","phoneNumber":"+1 555"}`},
@@ -425,6 +441,24 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 		"GET /api/v1/timezones":                                {path: "/api/v1/timezones", headers: shop},
 		"GET /api/v1/languages":                                {path: "/api/v1/languages", headers: shop},
 	}
+}
+
+// userAdminSamples makes the users the administration samples act on, by
+// the route they serve: each in the status its change goes from.
+func userAdminSamples(t *testing.T, f *integFixture) map[string]string {
+	t.Helper()
+	ctx := t.Context()
+	ids := map[string]string{}
+	for name, st := range map[string]auth.Status{"put": auth.StatusActive, "delete": auth.StatusActive,
+		"activate": auth.StatusInactive, "deactivate": auth.StatusActive, "lock": auth.StatusActive,
+		"unlock": auth.StatusLocked, "suspend": auth.StatusActive, "unsuspend": auth.StatusSuspended} {
+		u, err := f.app.Auth.CreateUser(ctx, f.brand.ID, auth.NewUser{Username: "sample-" + name, Password: "sample password"})
+		require.NoError(t, err)
+		_, err = f.app.Auth.SetUserStatus(ctx, u.ID, st)
+		require.NoError(t, err)
+		ids[name] = u.ID
+	}
+	return ids
 }
 
 // accountRecords are what the account samples act on.
@@ -777,7 +811,7 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 			assert.Contains(t, r["headers"], "Retry-After")
 		}
 	}
-	assert.Equal(t, 12, bodies, "login, refresh, both PUTs, both POSTs and the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) read a body")
+	assert.Equal(t, 13, bodies, "login, refresh, both PUTs, both POSTs, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) and PUT users/{id} read a body")
 }
 
 // TestOpenAPIToolRules holds the document to the rules that linters

@@ -587,7 +587,19 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"POST /api/v1/users/reset-password":                    {"password-reset-ip"},
 		"GET /api/v1/brands/by-url":                            {"lists"},
 		"GET /api/v1/openapi.json":                             {"lists"},
+		"GET /api/v1/users":                                    {"lists"},
+		"PUT /api/v1/users/{id}":                               {"updates"},
+		"DELETE /api/v1/users/{id}":                            {"updates"},
+		"POST /api/v1/users/{id}/activate":                     {"updates"},
+		"POST /api/v1/users/{id}/deactivate":                   {"updates"},
+		"POST /api/v1/users/{id}/lock":                         {"updates"},
+		"POST /api/v1/users/{id}/unlock":                       {"updates"},
+		"POST /api/v1/users/{id}/suspend":                      {"updates"},
+		"POST /api/v1/users/{id}/unsuspend":                    {"updates"},
 	}
+	// The administration routes act on users of their own, each in the
+	// status its change leaves from.
+	targets := userAdminSamples(t, f)
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	// The reset is of a user of its own, so that it ends no session the
@@ -605,6 +617,19 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		method, path, _ := strings.Cut(pattern, " ")
 		body := ""
 		switch {
+		case pattern == "GET /api/v1/users/statistics":
+			path += "?startDate=2026-01-01&endDate=2026-01-02"
+		case pattern == "GET /api/v1/users/by-username/{username}":
+			path = "/api/v1/users/by-username/viewer"
+		case pattern == "GET /api/v1/users/{id}":
+			path = "/api/v1/users/" + f.viewer.ID
+		case strings.HasPrefix(path, "/api/v1/users/{id}") && path != "/api/v1/users/{id}/change-password":
+			target := strings.ToLower(method)
+			if rest := strings.TrimPrefix(path, "/api/v1/users/{id}/"); rest != path {
+				target = rest
+			}
+			path = strings.Replace(path, "{id}", targets[target], 1)
+			body = `{"username":"sample-put"}`
 		case pattern == "DELETE /api/v1/app-integrations/analytics/{id}":
 			path = analyticsPath(doomedA.ID)
 		case pattern == "DELETE /api/v1/app-integrations/payment-gateway/{id}":

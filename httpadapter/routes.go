@@ -53,6 +53,13 @@ type route struct {
 	// sender: the route exists only when the auth service has a message
 	// sender (auth.Service.SendsMessages).
 	sender bool
+	// premux: the route is mounted on a mux of its own, looked up before
+	// the others, because the standard mux refuses its pattern beside
+	// another route's that matches some same path with neither more
+	// specific (GET users/by-username/{username} and GET
+	// users/{userId}/devices both match users/by-username/devices; no
+	// user id is "by-username", so the premux route wins).
+	premux bool
 	// query are the query parameters, as the refdata query type declares
 	// them.
 	query []refdata.Param
@@ -85,6 +92,7 @@ const (
 	tagIntegrations = "Integrations"
 	tagAccount      = "Account"
 	tagMeta         = "Meta"
+	tagAdmin        = "Administration"
 )
 
 // tagDescriptions describe each tag in the document; openAPI fails for a
@@ -96,12 +104,14 @@ var tagDescriptions = map[string]string{
 	tagIntegrations: "The brand's app integrations: analytics and payment-gateway configurations, their lists, creation, update and deletion.",
 	tagAccount:      "The brand's users and their own account: the current user, registration, passwords and their reset, devices, and the brand itself.",
 	tagMeta:         "This document.",
+	tagAdmin: "The administration of the brand's users: listing, searching, counting and reading them (users.read), " +
+		"changing, deleting them and their status (users.write, holding every permission of the user acted on).",
 }
 
 // routes are every route the adapter mounts, in mounting order: the
 // spec's, then those of the spec's origin's client (each group in its
 // file).
-var routes = slices.Concat(specRoutes, integrationAdminRoutes, clientListRoutes)
+var routes = slices.Concat(specRoutes, integrationAdminRoutes, clientListRoutes, userAdminRoutes)
 
 // specRoutes are the routes of the interface spec, and their extensions.
 var specRoutes = []route{
@@ -140,7 +150,7 @@ var specRoutes = []route{
 		errors: map[int][]string{
 			400: {"required", "too_long", "invalid_type"},
 			401: {auth.CodeInvalidCredentials},
-			403: {auth.CodeUserInactive, auth.CodeDeviceRevoked},
+			403: {auth.CodeUserInactive, auth.CodeUserLocked, auth.CodeUserSuspended, auth.CodeDeviceRevoked},
 			503: {"unavailable"}, // every password hashing slot busy past the wait bound
 		},
 		serve: func(h *Handler) http.HandlerFunc { return h.login },
@@ -375,7 +385,14 @@ func (h *Handler) mount() {
 		case accessAuthKey:
 			handler = h.withAuthKey(next)
 		}
-		h.mux.Handle(rt.pattern, handler)
+		mux := h.mux
+		if rt.premux {
+			if h.premux == nil {
+				h.premux = http.NewServeMux()
+			}
+			mux = h.premux
+		}
+		mux.Handle(rt.pattern, handler)
 		h.patterns = append(h.patterns, rt.pattern)
 	}
 }
