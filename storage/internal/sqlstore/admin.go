@@ -61,36 +61,55 @@ func (c *Core) rebindOnce(query string) string {
 }
 
 // userListWhere returns the condition of f on the users of brandID, and
-// its arguments.
-func (c *Core) userListWhere(brandID string, f auth.UserFilter) (string, []any) {
-	where := []string{"brand_id = ?"}
+// its arguments. With byWords, f's first term is left out: the caller
+// drives the query from that term's words (userWordsFrom).
+func (c *Core) userListWhere(brandID string, f auth.UserFilter, byWords bool) (string, []any) {
+	where := []string{"u.brand_id = ?"}
 	args := []any{brandID}
 	add := func(cond string, a ...any) {
 		where = append(where, cond)
 		args = append(args, a...)
 	}
 	if f.IDs != nil {
-		add("id IN ("+placeholders(len(f.IDs))+")", anys(f.IDs)...)
+		add("u.id IN ("+placeholders(len(f.IDs))+")", anys(f.IDs)...)
 	}
 	if f.UsernameKey != "" {
-		add("username_key = ?", f.UsernameKey)
+		add("u.username_key = ?", f.UsernameKey)
 	}
 	if f.EmailKey != "" {
-		add("email_key = ?", f.EmailKey)
+		add("u.email_key = ?", f.EmailKey)
 	}
 	if f.Status != "" {
-		add("status = ?", string(f.Status))
+		add("u.status = ?", string(f.Status))
 	}
 	if !f.CreatedFrom.IsZero() {
-		add("created_at >= ?", c.d.Time(f.CreatedFrom))
+		add("u.created_at >= ?", c.d.Time(f.CreatedFrom))
 	}
 	if !f.CreatedBefore.IsZero() {
-		add("created_at < ?", c.d.Time(f.CreatedBefore))
+		add("u.created_at < ?", c.d.Time(f.CreatedBefore))
 	}
-	for _, t := range f.Terms {
-		add("id IN (SELECT user_id FROM user_words WHERE brand_id = ? AND word >= ? AND word < ?)", brandID, t, t+wordEnd)
+	terms := f.Terms
+	if byWords && len(terms) > 0 {
+		terms = terms[1:]
+	}
+	for _, t := range terms {
+		add("u.id IN (SELECT user_id FROM user_words WHERE brand_id = ? AND word >= ? AND word < ?)", brandID, t, t+wordEnd)
 	}
 	return strings.Join(where, " AND "), args
+}
+
+// wordsDriven is the most users a keyword search may select for its page
+// to be read from the words of its first term (each user found by its
+// key, the few sorted), rather than by walking the order's index until
+// the page is full (which is quick only when matches are many).
+const wordsDriven = 10000
+
+// userWordsFrom returns the FROM clause of a page driven by the first
+// term's words, and its arguments: CROSS JOIN makes SQLite read the words
+// first; PostgreSQL plans it as any join.
+func userWordsFrom(brandID, term string) (string, []any) {
+	return `(SELECT DISTINCT user_id FROM user_words WHERE brand_id = ? AND word >= ? AND word < ?) w
+		CROSS JOIN users u`, []any{brandID, term, term + wordEnd}
 }
 
 // anys returns ss as arguments.
@@ -109,13 +128,13 @@ func userOrder(sort auth.UserSort, desc bool) string {
 	var keys []string
 	switch sort {
 	case auth.UserSortCreated:
-		keys = []string{"created_at", "seq"}
+		keys = []string{"u.created_at", "u.seq"}
 	case auth.UserSortUsername:
-		keys = []string{"username_key"}
+		keys = []string{"u.username_key"}
 	case auth.UserSortStatus:
-		keys = []string{"status", "created_at", "seq"}
+		keys = []string{"u.status", "u.created_at", "u.seq"}
 	default:
-		keys = []string{"id"}
+		keys = []string{"u.id"}
 	}
 	if desc {
 		for i := range keys {
@@ -126,43 +145,70 @@ func userOrder(sort auth.UserSort, desc bool) string {
 }
 
 // ListUserPage implements auth.AdminStore: the count and the page are
-// read in one read transaction, so the total is the page's.
+// read in one read transaction, so the total is the page's. A keyword
+// search that selects at most wordsDriven users reads its page from the
+// words of its first term.
 func (c *Core) ListUserPage(ctx context.Context, brandID string, f auth.UserFilter) ([]auth.UserRecord, int, error) {
 	if f.Nothing || f.IDs != nil && len(f.IDs) == 0 {
 		return []auth.UserRecord{}, 0, ctx.Err()
 	}
-	where, args := c.userListWhere(brandID, f)
+	where, args := c.userListWhere(brandID, f, false)
 	out := []auth.UserRecord{}
 	var total int
 	err := c.d.Read(ctx, func(tx DB) error {
-		if err := tx.QueryRow(ctx, c.rebindOnce(`SELECT count(*) FROM users WHERE `+where), args...).Scan(&total); err != nil {
+		if err := tx.QueryRow(ctx, c.rebindOnce(`SELECT count(*) FROM users u WHERE `+where), args...).Scan(&total); err != nil {
 			return c.d.Error(ctx, err)
 		}
 		if f.Offset >= total {
 			return nil
 		}
-		rows, err := tx.Query(ctx, c.rebindOnce(`SELECT `+UserColumns+` FROM users WHERE `+where+
-			` ORDER BY `+userOrder(f.Sort, f.Desc)+` LIMIT `+strconv.Itoa(max(f.Limit, 1))+` OFFSET `+strconv.Itoa(f.Offset)), args...)
-		if err != nil {
-			return c.d.Error(ctx, err)
+		from, fromArgs := "users u", []any(nil)
+		if len(f.Terms) > 0 && total <= wordsDriven {
+			from, fromArgs = userWordsFrom(brandID, f.Terms[0])
+			where, args = c.userListWhere(brandID, f, true)
+			where = "u.id = w.user_id AND " + where
 		}
-		defer rows.Close()
-		for rows.Next() {
-			u, err := c.scanUser(rows)
-			if err != nil {
-				return c.d.Error(ctx, err)
-			}
-			out = append(out, u)
-		}
-		if err := rows.Err(); err != nil {
-			return c.d.Error(ctx, err)
-		}
-		return nil
+		var err error
+		out, err = c.scanUserPage(ctx, tx, `SELECT `+userColumnsOf("u")+` FROM `+from+` WHERE `+where+
+			` ORDER BY `+userOrder(f.Sort, f.Desc)+` LIMIT `+strconv.Itoa(max(f.Limit, 1))+` OFFSET `+strconv.Itoa(f.Offset),
+			append(fromArgs, args...))
+		return err
 	})
 	if err != nil {
 		return nil, 0, err
 	}
 	return out, total, nil
+}
+
+// scanUserPage runs query (a statement of its own: rebound, not kept) in
+// tx and scans its users.
+func (c *Core) scanUserPage(ctx context.Context, tx DB, query string, args []any) ([]auth.UserRecord, error) {
+	rows, err := tx.Query(ctx, c.rebindOnce(query), args...)
+	if err != nil {
+		return nil, c.d.Error(ctx, err)
+	}
+	defer rows.Close()
+	out := []auth.UserRecord{}
+	for rows.Next() {
+		u, err := c.scanUser(rows)
+		if err != nil {
+			return nil, c.d.Error(ctx, err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, c.d.Error(ctx, err)
+	}
+	return out, nil
+}
+
+// userColumnsOf returns UserColumns, each qualified by the table alias a.
+func userColumnsOf(a string) string {
+	cols := strings.Split(UserColumns, ",")
+	for i, col := range cols {
+		cols[i] = a + "." + strings.TrimSpace(col)
+	}
+	return strings.Join(cols, ", ")
 }
 
 // DeleteUser implements auth.AdminStore: the user's row is locked
