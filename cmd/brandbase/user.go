@@ -90,7 +90,7 @@ func userCreate(ctx context.Context, c *cli, args []string) error {
 	email := f.String("email", "", "the user's email address")
 	phone := f.String("phone", "", "the user's phone number")
 	grant := f.String("permissions", "", "comma-separated permissions to grant: * (all), "+
-		string(auth.PermAnalyticsWrite)+", "+string(auth.PermPaymentGatewayWrite)+", "+string(auth.PermUsersWrite))
+		string(auth.PermAnalyticsWrite)+", "+string(auth.PermPaymentGatewayWrite)+", "+string(auth.PermUsersRead)+", "+string(auth.PermUsersWrite))
 	username, err := f.userArg(args, brand)
 	if err != nil {
 		return err
