@@ -419,3 +419,32 @@ func TestUserStatistics(t *testing.T) {
 		assert.Equal(t, auth.CodeAccessDenied, envelope.CodeOf(err))
 	})
 }
+
+// TestAdministrationChecksInTheWrite: each act on a user checks the rule
+// again on the user as its write reads it, so that a grant made between
+// the check and the write (staleUsers: the first read misses the admin's
+// "*") does not let the caller through.
+func TestAdministrationChecksInTheWrite(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		_, err := e.svc.CreateUser(ctx, e.brand.ID, auth.NewUser{Username: "manager", Password: "manager password",
+			Permissions: []auth.Permission{auth.PermUsersWrite}})
+		require.NoError(t, err)
+		manager := login(t, e, "manager", "manager password")
+		svc := auth.NewService(staleUsers{e.store}, auth.WithClock(e.clock.Now), auth.WithArgon2Params(fastArgon2))
+		name, nick := "taken", "taken over"
+		_, err = svc.UpdateUserAs(ctx, manager, e.admin.ID, auth.UserUpdate{Username: &name, NickName: &nick})
+		assert.Equal(t, auth.CodeAccessDenied, envelope.CodeOf(err), "update")
+		for _, c := range []auth.StatusChange{auth.Deactivate, auth.Lock, auth.Suspend} {
+			_, err = svc.ChangeUserStatus(ctx, manager, e.admin.ID, c)
+			assert.Equal(t, auth.CodeAccessDenied, envelope.CodeOf(err), c)
+		}
+		assert.Equal(t, auth.CodeAccessDenied, envelope.CodeOf(svc.DeleteUser(ctx, manager, e.admin.ID)), "delete")
+		u, err := e.svc.User(ctx, e.admin.ID)
+		require.NoError(t, err)
+		assert.Equal(t, auth.StatusActive, u.Status)
+		assert.Equal(t, "Admin", u.Username)
+		login(t, e, "admin", adminPassword)
+	})
+}
