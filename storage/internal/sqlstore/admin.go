@@ -101,8 +101,9 @@ func (c *Core) userListWhere(brandID string, f auth.UserFilter, byWords bool) (s
 // wordsDriven is the most users a keyword search may select for its page
 // to be read from the words of its first term (each user found by its
 // key, the few sorted), rather than by walking the order's index until
-// the page is full (which is quick only when matches are many).
-const wordsDriven = 10000
+// the page is full (which is quick only when matches are many). A
+// variable for the test that compares both plans (export_test.go).
+var wordsDriven = 10000
 
 // userWordsFrom returns the FROM clause of a page driven by the first
 // term's words, and its arguments: CROSS JOIN makes SQLite read the words
