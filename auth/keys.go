@@ -265,7 +265,7 @@ func (s *Service) login(ctx context.Context, brand Brand, req LoginRequest) (Ses
 		return Session{}, errInvalidCredentials()
 	}
 	if user.Status != StatusActive {
-		return Session{}, envelope.New(envelope.KindForbidden, CodeUserInactive, "This user is inactive.")
+		return Session{}, statusRefusal(user.Status)
 	}
 	if rehash {
 		held += s.rehash(b, held, user, req.Password)

@@ -25,6 +25,10 @@ const (
 	// PermWebhooksWrite lets a user create, change, delete and replay the
 	// brand's webhook endpoints and rotate their secrets (reading too).
 	PermWebhooksWrite Permission = "webhooks.write"
+	// PermUsersRead lets a user read the other users of its brand: list,
+	// search and count them, read one (docs/administration.md). It is not
+	// implied by users.write.
+	PermUsersRead Permission = "users.read"
 	// PermAll grants every permission.
 	PermAll Permission = "*"
 )

@@ -18,6 +18,8 @@ import (
 type Store interface {
 	// AccountStore holds brand settings and password-reset tokens.
 	AccountStore
+	// AdminStore lists, counts and deletes a brand's users.
+	AdminStore
 
 	// CreateBrand stores a new brand. [ErrBrandExists] if its ID or URL is
 	// taken.

@@ -362,11 +362,14 @@ func (s *Service) Users(ctx context.Context, brandID string) ([]User, error) {
 }
 
 // UserUpdate holds the profile fields [Service.UpdateUser] changes; a nil
-// field is left as it is. The rules are those of [NewUser].
+// field is left as it is. The rules are those of [NewUser]; an empty
+// EmailAddress, PhoneNumber or name clears it.
 type UserUpdate struct {
 	Username     *string
 	EmailAddress *string
 	PhoneNumber  *string
+	// FirstName, LastName and NickName: at most 100 characters each.
+	FirstName, LastName, NickName *string
 }
 
 // UpdateUser changes a user's profile. It fails with KindInvalid for bad
@@ -376,15 +379,18 @@ type UserUpdate struct {
 // (KindConflict, code user_exists) when the new username or email address
 // is taken in the brand, as either (see [Service.CreateUser]).
 func (s *Service) UpdateUser(ctx context.Context, id string, up UserUpdate) (User, error) {
+	return s.updateProfile(ctx, id, up, nil)
+}
+
+// updateProfile is UpdateUser; check, when not nil, runs on the user in
+// the write, and its error aborts it.
+func (s *Service) updateProfile(ctx context.Context, id string, up UserUpdate, check func(*UserRecord) error) (User, error) {
 	var v envelope.Validation
-	trim := func(p *string) {
+	for _, p := range []*string{up.Username, up.EmailAddress, up.PhoneNumber} {
 		if p != nil {
 			*p = strings.TrimSpace(*p)
 		}
 	}
-	trim(up.Username)
-	trim(up.EmailAddress)
-	trim(up.PhoneNumber)
 	if up.Username != nil {
 		validateUsername(&v, "username", *up.Username)
 	}
@@ -394,19 +400,24 @@ func (s *Service) UpdateUser(ctx context.Context, id string, up UserUpdate) (Use
 	if up.PhoneNumber != nil {
 		validatePhone(&v, "phoneNumber", *up.PhoneNumber)
 	}
+	for _, n := range []struct {
+		field string
+		p     *string
+	}{{"firstName", up.FirstName}, {"lastName", up.LastName}, {"nickName", up.NickName}} {
+		if n.p != nil {
+			*n.p = validateName(&v, n.field, *n.p)
+		}
+	}
 	if err := v.Err(); err != nil {
 		return User{}, err
 	}
 	return s.updateUser(ctx, id, false, func(r *UserRecord) error {
-		if up.Username != nil {
-			r.Username, r.UsernameKey = *up.Username, FoldKey(*up.Username)
+		if check != nil {
+			if err := check(r); err != nil {
+				return err
+			}
 		}
-		if up.EmailAddress != nil {
-			r.EmailAddress, r.EmailKey = *up.EmailAddress, FoldKey(*up.EmailAddress)
-		}
-		if up.PhoneNumber != nil {
-			r.PhoneNumber = *up.PhoneNumber
-		}
+		up.apply(r)
 		if up.Username != nil || up.EmailAddress != nil {
 			var v envelope.Validation
 			validateAddressShape(&v, r.Username, r.EmailAddress)
@@ -414,6 +425,23 @@ func (s *Service) UpdateUser(ctx context.Context, id string, up UserUpdate) (Use
 		}
 		return nil
 	})
+}
+
+// apply sets the fields of up that are not nil on r.
+func (up UserUpdate) apply(r *UserRecord) {
+	if up.Username != nil {
+		r.Username, r.UsernameKey = *up.Username, FoldKey(*up.Username)
+	}
+	if up.EmailAddress != nil {
+		r.EmailAddress, r.EmailKey = *up.EmailAddress, FoldKey(*up.EmailAddress)
+	}
+	for _, f := range []struct{ src, dst *string }{
+		{up.PhoneNumber, &r.PhoneNumber}, {up.FirstName, &r.FirstName}, {up.LastName, &r.LastName}, {up.NickName, &r.NickName},
+	} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
 }
 
 // updateUser applies fn to the user atomically, stamps UpdatedAt, and, when
@@ -515,21 +543,21 @@ func (s *Service) changePermissions(ctx context.Context, userID string, perms []
 	})
 }
 
-// SetUserStatus activates or deactivates a user. Deactivating refuses the
-// user's keys from the next request on (they are not revoked: reactivating
-// makes the unexpired ones work again) and refuses logins. KindInvalid for
-// a status other than Active or Inactive, [ErrUserNotFound] when the user
-// does not exist.
+// SetUserStatus sets a user's status, as the host does in-process (no
+// actor: [Service.ChangeUserStatus] is an administrator's change, under
+// its rules). Any status other than Active refuses the user's logins and
+// its keys from the next request on. Inactive and Suspended keep the keys
+// (not revoked: making the user Active again makes the unexpired ones
+// work again); Locked ends every session of the user for good. KindInvalid
+// for a status other than Active, Inactive, Locked or Suspended,
+// [ErrUserNotFound] when the user does not exist.
 func (s *Service) SetUserStatus(ctx context.Context, userID string, status Status) (User, error) {
-	st, ok := parseStatus(string(status))
+	st, ok := parseUserStatus(string(status))
 	if !ok {
 		return User{}, envelope.Invalid("The status is invalid.",
-			envelope.Field("status", "invalid_enum", "The status must be Active or Inactive."))
+			envelope.Field("status", "invalid_enum", "The status must be Active, Inactive, Locked or Suspended."))
 	}
 	// A login or refresh running now stores no pair: the store refuses
 	// the pair of a user who is not active.
-	return s.updateUser(ctx, userID, true, func(r *UserRecord) error {
-		r.Status = st
-		return nil
-	})
+	return s.setUserStatus(ctx, userID, st, nil)
 }

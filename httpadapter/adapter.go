@@ -113,6 +113,9 @@ type Handler struct {
 	// reqLog is the level of the request log line, or off.
 	reqLog requestLog
 	mux    *http.ServeMux
+	// premux holds the routes mounted apart (route.premux), looked up
+	// before mux; nil when there is none.
+	premux *http.ServeMux
 	// patterns are the mounted routes ("METHOD /path"), in mounting order.
 	patterns []string
 	root     http.Handler // observe(withCORS(dispatch)), built once
@@ -200,20 +203,43 @@ func (h *Handler) dispatch(w http.ResponseWriter, r *http.Request) {
 			"The path is not canonical: use "+loc+".")))
 		return
 	}
+	allow := ""
+	if h.premux != nil {
+		pre, pattern := h.premux.Handler(r)
+		if pattern != "" {
+			infoFrom(r.Context()).pattern = pattern
+			h.premux.ServeHTTP(w, r)
+			return
+		}
+		allow = methodsAllowed(pre, r)
+	}
 	fallback, pattern := h.mux.Handler(r)
 	if pattern != "" {
 		infoFrom(r.Context()).pattern = pattern
 		h.mux.ServeHTTP(w, r)
 		return
 	}
-	probe := &statusProbe{header: http.Header{}}
-	fallback.ServeHTTP(probe, r)
-	if probe.status == http.StatusMethodNotAllowed {
-		w.Header().Set("Allow", probe.header.Get("Allow"))
+	if more := methodsAllowed(fallback, r); more != "" {
+		allow = strings.Trim(allow+", "+more, ", ")
+	}
+	if allow != "" {
+		w.Header().Set("Allow", allow)
 		h.fail(w, r, errMethodNotAllowed)
 		return
 	}
 	h.fail(w, r, errRouteNotFound)
+}
+
+// methodsAllowed returns the Allow header a mux's fallback handler sets
+// for r: the methods of the routes whose path r's matches, when its method
+// is none of them; "" when no route's path matches.
+func methodsAllowed(fallback http.Handler, r *http.Request) string {
+	probe := &statusProbe{header: http.Header{}}
+	fallback.ServeHTTP(probe, r)
+	if probe.status != http.StatusMethodNotAllowed {
+		return ""
+	}
+	return probe.header.Get("Allow")
 }
 
 // cleanPath returns the canonical form of a URL path, as net/http's mux

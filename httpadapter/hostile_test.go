@@ -44,6 +44,10 @@ const (
 	kindHookCreate                        // POST a webhook endpoint
 	kindHookPut                           // PUT a webhook endpoint (no If-Match)
 	kindHookAction                        // POST an action on a webhook endpoint (of an ID no endpoint has: nothing happens)
+	kindUserList                          // GET users (Auth-Key, paging and filters)
+	kindUserPut                           // PUT a user
+	kindStats                             // GET users/statistics (startDate and endDate required)
+	kindStatus                            // POST a user's status change
 )
 
 // hostileRoute is one mounted route and a concrete path to it.
@@ -124,6 +128,23 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			// A device the admin does not have: the neutral request ends
 			// nothing.
 			r.kind, r.path = kindDelete, "/api/v1/users/"+f.admin.ID+"/devices/00000000-0000-7000-8000-000000000000"
+		case pattern == "GET /api/v1/users":
+			r.kind = kindUserList
+		case pattern == "GET /api/v1/users/by-list-id" || pattern == "GET /api/v1/users/statistics/status":
+			r.kind = kindKeyedList
+		case pattern == "GET /api/v1/users/statistics":
+			r.kind = kindStats
+		case pattern == "GET /api/v1/users/by-username/{username}":
+			r.kind, r.path = kindGet, "/api/v1/users/by-username/viewer"
+		case pattern == "GET /api/v1/users/{id}":
+			r.kind, r.path = kindGet, "/api/v1/users/"+f.viewer.ID
+		case pattern == "PUT /api/v1/users/{id}":
+			r.kind, r.path = kindUserPut, "/api/v1/users/"+f.viewer.ID
+		case pattern == "DELETE /api/v1/users/{id}":
+			// A user no one is: the neutral request deletes nothing.
+			r.kind, r.path = kindDelete, "/api/v1/users/0190f3d4-0000-7000-8000-000000000000"
+		case method == "POST" && strings.HasPrefix(pattern, "POST /api/v1/users/{id}/"):
+			r.kind, r.path = kindStatus, strings.Replace(path, "{id}", "0190f3d4-0000-7000-8000-000000000000", 1)
 		default:
 			t.Errorf("route %q is not classified: add it to the hostile-input test", pattern)
 			continue
@@ -150,6 +171,7 @@ var neutralBody = map[routeKind]string{
 	kindAccountKeyed: `{}`,
 	kindHookCreate:   `{}`,
 	kindHookPut:      `{}`,
+	kindUserPut:      `{}`, // username is required
 }
 
 // neutralStatus is the answer to a route's neutral request.
@@ -158,6 +180,7 @@ var neutralStatus = map[routeKind]int{
 	kindBareList: 200, kindKeyedList: 200, kindCreate: 400, kindDelete: 404, kindDevices: 200,
 	kindMe: 200, kindBrand: 200, kindAccountOpen: 400, kindAccountKeyed: 400, kindHookCreate: 400, kindHookPut: 400,
 	kindHookAction: 404,
+	kindUserList:   200, kindUserPut: 400, kindStats: 400, kindStatus: 404,
 }
 
 // accountBody is a hostile body for the account routes: fields of every
@@ -258,18 +281,20 @@ func pathID(id string) func(hostileRoute) hostileRequest {
 }
 
 // bodyKinds are the routes that read a JSON body.
-var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut}
+var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut}
 
 func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 
 // branded are the kinds of route that resolve Brand-URL.
 var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut,
 	kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed,
-	kindHookCreate, kindHookPut, kindHookAction}
+	kindHookCreate, kindHookPut, kindHookAction,
+	kindUserList, kindUserPut, kindStats, kindStatus}
 
 // keyed are the kinds of route that check Auth-Key.
 var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindAccountKeyed,
-	kindHookCreate, kindHookPut, kindHookAction}
+	kindHookCreate, kindHookPut, kindHookAction,
+	kindUserList, kindUserPut, kindStats, kindStatus}
 
 const (
 	sqlOr     = `' OR 1=1 --`
@@ -314,10 +339,10 @@ func hostileAttacks() []attack {
 		{name: "X-Forwarded-For hostile", req: header("X-Forwarded-For", "\x00, 999.1.1.1, "+sqlOr), rest: true},
 
 		// Query strings: list routes parse them; the others ignore them.
-		{name: "PageSize wrong type", req: query("PageSize=abc"), hit: on(400, kindList), rest: true, code: "invalid_type"},
-		{name: "PageSize 1e400", req: query("PageSize=" + hugeFloat), hit: on(400, kindList), rest: true, code: "invalid_type"},
-		{name: "PageNumber huge", req: query("PageNumber=" + hugeInt), hit: on(400, kindList), rest: true, code: "out_of_range"},
-		{name: "PageNumber negative", req: query("pagenumber=-1"), hit: on(400, kindList), rest: true, code: "out_of_range"},
+		{name: "PageSize wrong type", req: query("PageSize=abc"), hit: on(400, kindList, kindUserList), rest: true, code: "invalid_type"},
+		{name: "PageSize 1e400", req: query("PageSize=" + hugeFloat), hit: on(400, kindList, kindUserList), rest: true, code: "invalid_type"},
+		{name: "PageNumber huge", req: query("PageNumber=" + hugeInt), hit: on(400, kindList, kindUserList), rest: true, code: "out_of_range"},
+		{name: "PageNumber negative", req: query("pagenumber=-1"), hit: on(400, kindList, kindUserList), rest: true, code: "out_of_range"},
 		{name: "PageSize huge clamped", req: query("PageSize=2147483647"), rest: true},
 		{name: "filters with NUL and invalid UTF-8", req: query("Name=%00%ff%fe&Keywords=%C0%AF%00"), rest: true},
 		{name: "raw invalid UTF-8 in query", req: query("Name=\xff\xfe&Keywords=\x00"), rest: true},
@@ -333,6 +358,7 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{"url":12,"eventTypes":"x","enabled":"yes"}`,
 			kindAccountOpen:  `{"authKey":12,"password":true,"newPassword":{},"emailAddress":[1]}`,
 			kindAccountKeyed: `{"oldPassword":12,"newPassword":true}`,
+			kindUserPut:      `{"username":12,"nickName":true}`,
 		}), hit: onBodies(400), code: "invalid_type"},
 		{name: "huge float for a string", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":` + hugeFloat + `}`,
@@ -341,6 +367,7 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{"url":` + hugeFloat + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeFloat + `,"password":` + hugeFloat + `,"newPassword":` + hugeFloat + `,"emailAddress":` + hugeFloat + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeFloat + `}`,
+			kindUserPut:      `{"username":` + hugeFloat + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
 		{name: "huge integer for a string or bool", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":` + hugeInt + `,"password":"x"}`,
@@ -349,6 +376,7 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{"enabled":` + hugeInt + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeInt + `,"password":` + hugeInt + `,"newPassword":` + hugeInt + `,"emailAddress":` + hugeInt + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeInt + `}`,
+			kindUserPut:      `{"firstName":` + hugeInt + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
 		{name: "NUL in strings", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"ad\u0000min","password":"` + adminPassword + `"}`,
@@ -357,7 +385,8 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{"url":"\u0000","eventTypes":["\u0000"],"description":"\u0000"}`,
 			kindAccountOpen:  accountBody(`"\u0000"`),
 			kindAccountKeyed: accountBody(`"\u0000"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
+			kindUserPut:      `{"username":"\u0000","emailAddress":"\u0000"}`,
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
 		{name: "invalid UTF-8 in strings", req: bodies(map[routeKind]string{
 			kindLogin:        "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
 			kindRefresh:      "{\"refreshAuthKey\":\"\xff\xfe\"}",
@@ -365,6 +394,7 @@ func hostileAttacks() []attack {
 			kindHookPut:      "{\"url\":\"\xff\",\"description\":\"\xfe\"}",
 			kindAccountOpen:  "{\"authKey\":\"\xff\",\"password\":\"\xff\",\"newPassword\":\"\xff\",\"emailAddress\":\"\xff\"}",
 			kindAccountKeyed: "{\"newPassword\":\"\xff\"}",
+			kindUserPut:      "{\"username\":\"\xff\"}",
 		}), hit: onBodies(400), code: "invalid_format"},
 		{name: "lone surrogates in strings", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":"\ud800"}`,
@@ -373,6 +403,7 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{"url":"\udbff\u0041","eventTypes":["x"]}`,
 			kindAccountOpen:  `{"authKey":"\ud800","password":"\ud800","newPassword":"\ud800","emailAddress":"\ud800"}`,
 			kindAccountKeyed: `{"newPassword":"\ud800"}`,
+			kindUserPut:      `{"username":"\ud800"}`,
 		}), hit: onBodies(400), code: "invalid_format"},
 		{name: "2 MiB body", req: sameBody(twoMiB), hit: onBodies(413), code: "body_too_large"},
 		{name: "wrong content type", req: func(r hostileRoute) hostileRequest {
@@ -395,7 +426,8 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{"x":` + deep(5000) + `}`,
 			kindAccountOpen:  `{"x":` + deep(5000) + `}`,
 			kindAccountKeyed: `{"x":` + deep(5000) + `}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
+			kindUserPut:      `{"x":` + deep(5000) + `}`,
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
 		{name: "not an object", req: sameBody(`[1,2]`), hit: onBodies(400), code: "malformed_json"},
 		{name: "two values", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":"` + adminPassword + `"}{"x":1}`,
@@ -404,6 +436,7 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{} {}`,
 			kindAccountOpen:  `{} {}`,
 			kindAccountKeyed: `{} {}`,
+			kindUserPut:      `{} {}`,
 		}), hit: onBodies(400), code: "malformed_json"},
 		{name: "truncated", req: sameBody(`{"username":"adm`), hit: onBodies(400), code: "malformed_json"},
 		{name: "SQL in strings", req: bodies(map[routeKind]string{
@@ -413,7 +446,8 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{"url":"` + sqlOr + `","eventTypes":["x\"; DROP TABLE webhooks; --"]}`,
 			kindAccountOpen:  accountBody(`"` + sqlOr + `"`),
 			kindAccountKeyed: accountBody(`"` + sqlOr + `"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
+			kindUserPut:      `{"username":"` + sqlOr + `","nickName":"` + sqlOr + `"}`,
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
 		// With the right password, a lookup that treated _ or % as a
 		// wildcard would log in.
 		{name: "LIKE underscore username", req: bodies(map[routeKind]string{
@@ -423,7 +457,8 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{"url":"_____","eventTypes":["_"]}`,
 			kindAccountOpen:  accountBody(`"_____"`),
 			kindAccountKeyed: accountBody(`"_____"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
+			kindUserPut:      `{"username":"_____","emailAddress":"_____"}`,
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
 		{name: "LIKE percent email", req: bodies(map[routeKind]string{
 			kindLogin:        `{"emailAddress":"%@%","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"%"}`,
@@ -431,21 +466,23 @@ func hostileAttacks() []attack {
 			kindHookPut:      `{"url":"%","eventTypes":["%"]}`,
 			kindAccountOpen:  accountBody(`"%@%"`),
 			kindAccountKeyed: accountBody(`"%@%"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut)},
+			kindUserPut:      `{"username":"%","emailAddress":"%@%"}`,
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
 
 		// Path ids.
-		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
-		{name: "id LIKE percent", req: pathID("%"), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
-		{name: "id LIKE underscores", req: pathID(strings.Repeat("_", 36)), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
-		{name: "id NUL", req: pathID("\x00"), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
-		{name: "id invalid UTF-8", req: pathID("\xff\xfe"), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
-		{name: "id 64 KiB", req: pathID(strings.Repeat("7", 64<<10)), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut), code: "not_found"},
+		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut, kindUserPut), code: "not_found"},
+		{name: "id LIKE percent", req: pathID("%"), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut, kindUserPut), code: "not_found"},
+		{name: "id LIKE underscores", req: pathID(strings.Repeat("_", 36)), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut, kindUserPut), code: "not_found"},
+		{name: "id NUL", req: pathID("\x00"), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut, kindUserPut), code: "not_found"},
+		{name: "id invalid UTF-8", req: pathID("\xff\xfe"), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut, kindUserPut), code: "not_found"},
+		{name: "id 64 KiB", req: pathID(strings.Repeat("7", 64<<10)), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut, kindUserPut), code: "not_found"},
 
 		// Methods.
 		{name: "wrong method", req: func(hostileRoute) hostileRequest { return hostileRequest{method: "PATCH"} },
 			hit: on(405, kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut, kindDoc,
 				kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed,
-				kindHookCreate, kindHookPut, kindHookAction),
+				kindHookCreate, kindHookPut, kindHookAction,
+				kindUserList, kindUserPut, kindStats, kindStatus),
 			code: "method_not_allowed"},
 	}
 }

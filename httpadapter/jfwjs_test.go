@@ -227,6 +227,43 @@ func TestJFWJSCalls(t *testing.T) {
 				{fn: "deleteAppIntegrationPaymentGateway", src: "appIntegration/paymentGateway/{paths,api}.ts: DELETE_APP_INTEGRATION_PAYMENT_GATEWAY -> boolean",
 					method: "DELETE", path: func() string { return "v1/app-integrations/payment-gateway/" + gatewayID }, key: admin,
 					status: http.StatusOK, data: "bool"},
+				// The administration of users (docs/administration.md), as
+				// jfw-js's UserAPI sends it; the admin acts on newbie.
+				{fn: "getUsers", src: "user/{paths,api,types}.ts: GET_USERS, IGetUsersParams (IPageable, ISortable) -> HttpResponseList<IUser>",
+					method: "GET", path: fixed("v1/users?pageSize=2&pageNumber=0&sortDataField=createdDate&sortOrder=DESC&username=newbie"), key: admin,
+					status: http.StatusOK, data: "object",
+					fields: map[string]string{"items": "array", "totalItems": "number", "pageNumber": "number", "pageSize": "number"}},
+				{fn: "getUser", src: "user/{paths,api}.ts: GET_USER -> IUser",
+					method: "GET", path: func() string { return "v1/users/" + userID }, key: admin, status: http.StatusOK, data: "object", fields: jfwUser},
+				{fn: "getUserByUsername", src: "user/{paths,api}.ts: GET_USER_BY_USERNAME -> IUser",
+					method: "GET", path: fixed("v1/users/by-username/newbie"), key: admin, status: http.StatusOK, data: "object", fields: jfwUser},
+				{fn: "getUsersByListIDs", src: "user/{paths,api}.ts: GET_USERS_BY_LIST_IDS, ids with indexes: true -> IUser[]",
+					method: "GET", path: func() string { return "v1/users/by-list-id?ids%5B0%5D=" + userID + "&ids%5B1%5D=" + f.admin.ID }, key: admin,
+					status: http.StatusOK, data: "array", fields: jfwUser},
+				{fn: "updateUser", src: "user/{paths,api,types}.ts: UPDATE_USER, IUpdateUserParams -> IUser",
+					method: "PUT", path: func() string { return "v1/users/" + userID }, key: admin,
+					body: fixed(`{"username":"newbie","emailAddress":"` + email + `","nickName":"nb2","firstName":"New","lastName":"Bie",` +
+						`"languageCode":"en-US","timeZoneId":null,"phoneNumber":"+15550111","avatar":null}`),
+					status: http.StatusOK, data: "object", fields: jfwUser},
+				{fn: "lockUser", src: "user/{paths,api}.ts: LOCK_USER -> boolean", method: "POST",
+					path: func() string { return "v1/users/" + userID + "/lock" }, key: admin, status: http.StatusOK, data: "bool"},
+				{fn: "unlockUser", src: "user/{paths,api}.ts: UNLOCK_USER -> boolean", method: "POST",
+					path: func() string { return "v1/users/" + userID + "/unlock" }, key: admin, status: http.StatusOK, data: "bool"},
+				{fn: "suspendUser", src: "user/{paths,api}.ts: SUSPEND_USER -> true", method: "POST",
+					path: func() string { return "v1/users/" + userID + "/suspend" }, key: admin, status: http.StatusOK, data: "bool"},
+				{fn: "unsuspendUser", src: "user/{paths,api}.ts: UNSUSPEND_USER -> boolean", method: "POST",
+					path: func() string { return "v1/users/" + userID + "/unsuspend" }, key: admin, status: http.StatusOK, data: "bool"},
+				{fn: "deactivateUser", src: "user/{paths,api}.ts: DEACTIVATE_USER -> boolean", method: "POST",
+					path: func() string { return "v1/users/" + userID + "/deactivate" }, key: admin, status: http.StatusOK, data: "bool"},
+				{fn: "activateUser", src: "user/{paths,api}.ts: ACTIVATE_USER -> boolean", method: "POST",
+					path: func() string { return "v1/users/" + userID + "/activate" }, key: admin, status: http.StatusOK, data: "bool"},
+				{fn: "statisticUsers", src: "user/{paths,api,types}.ts: STATISTIC_USERS, IStatisticsUsersParams -> IStatisticsUsers[]",
+					method: "GET", path: func() string {
+						day := time.Now().UTC().Format(time.DateOnly)
+						return "v1/users/statistics?startDate=" + day + "+00%3A00%3A00&endDate=" + day + "+23%3A59%3A59&typeResponse=DATE"
+					}, key: admin, status: http.StatusOK, data: "array", fields: map[string]string{"date": "string", "quantity": "number"}},
+				{fn: "deleteUser", src: "user/{paths,api}.ts: DELETE_USER -> boolean", method: "DELETE",
+					path: func() string { return "v1/users/" + userID }, key: admin, status: http.StatusOK, data: "bool"},
 			}
 			for _, c := range calls { // in order: each may use what an earlier one answered
 				h := jsonHeaders("shop.example.com")

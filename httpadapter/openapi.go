@@ -48,6 +48,7 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[ForgotPasswordRequest]():            {required: []string{"emailAddress", "resetPasswordLink"}},
 	reflect.TypeFor[ResetPasswordRequest]():             {required: []string{"emailAddress", "token", "newPassword"}},
 	reflect.TypeFor[webhooks.Input]():                   {required: []string{"url", "eventTypes"}, minLength: []string{"url"}},
+	reflect.TypeFor[UpdateUserRequest]():                {required: []string{"username"}, minLength: []string{"username"}},
 }
 
 // smtpRequired are the fields an SMTP configuration's body needs.

@@ -398,7 +398,23 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS}) // the test route's server: plain SMTP to loopback
 	hook, doomedHook := webhookSamples(t, f)
 	hookBody := `{"url":"https://hooks.example.com/in","eventTypes":["user.created","*"],"enabled":true,"description":"crm"}`
+	u := userAdminSamples(t, f)
+	users := func(id, rest string) string { return "/api/v1/users/" + u[id] + rest }
 	return map[string]sampleRequest{
+		"GET /api/v1/users":                                         {path: "/api/v1/users?keywords=adm&sortDataField=createdDate&sortOrder=DESC&pageSize=5&status=active", headers: admin},
+		"GET /api/v1/users/by-list-id":                              {path: "/api/v1/users/by-list-id?ids%5B0%5D=" + f.admin.ID + "&ids%5B1%5D=" + f.viewer.ID, headers: admin},
+		"GET /api/v1/users/statistics":                              {path: "/api/v1/users/statistics?startDate=2026-01-01%2000:00:00&endDate=2026-01-03%2023:59:59&typeResponse=DATE", headers: admin},
+		"GET /api/v1/users/statistics/status":                       {path: "/api/v1/users/statistics/status", headers: admin},
+		"GET /api/v1/users/by-username/{username}":                  {path: "/api/v1/users/by-username/viewer", headers: admin},
+		"GET /api/v1/users/{id}":                                    {path: "/api/v1/users/" + f.viewer.ID, headers: admin},
+		"PUT /api/v1/users/{id}":                                    {path: users("put", ""), headers: admin, body: `{"username":"renamed","emailAddress":"renamed@shop.example.com","phoneNumber":"+1 555","firstName":"Re","lastName":"Named","nickName":"rn"}`},
+		"DELETE /api/v1/users/{id}":                                 {path: users("delete", ""), headers: admin},
+		"POST /api/v1/users/{id}/activate":                          {path: users("activate", "/activate"), headers: admin},
+		"POST /api/v1/users/{id}/deactivate":                        {path: users("deactivate", "/deactivate"), headers: admin},
+		"POST /api/v1/users/{id}/lock":                              {path: users("lock", "/lock"), headers: admin},
+		"POST /api/v1/users/{id}/unlock":                            {path: users("unlock", "/unlock"), headers: admin},
+		"POST /api/v1/users/{id}/suspend":                           {path: users("suspend", "/suspend"), headers: admin},
+		"POST /api/v1/users/{id}/unsuspend":                         {path: users("unsuspend", "/unsuspend"), headers: admin},
 		"GET /api/v1/webhooks":                                      {path: "/api/v1/webhooks", headers: admin},
 		"POST /api/v1/webhooks":                                     {path: "/api/v1/webhooks", headers: admin, body: hookBody},
 		"GET /api/v1/webhooks/{id}":                                 {path: "/api/v1/webhooks/" + hook, headers: admin},
@@ -471,6 +487,24 @@ func webhookSamples(t *testing.T, f *integFixture) (hook, doomed string) {
 	require.NoError(t, f.app.Store.Settle(ctx, outbox.Settlement{Ref: it.Ref(), Owner: "samples", Status: outbox.StatusFailed,
 		At: now, Code: 500, Error: "HTTP 500: down"}))
 	return a.ID, b.ID
+}
+
+// userAdminSamples makes the users the administration samples act on, by
+// the route they serve: each in the status its change goes from.
+func userAdminSamples(t *testing.T, f *integFixture) map[string]string {
+	t.Helper()
+	ctx := t.Context()
+	ids := map[string]string{}
+	for name, st := range map[string]auth.Status{"put": auth.StatusActive, "delete": auth.StatusActive,
+		"activate": auth.StatusInactive, "deactivate": auth.StatusActive, "lock": auth.StatusActive,
+		"unlock": auth.StatusLocked, "suspend": auth.StatusActive, "unsuspend": auth.StatusSuspended} {
+		u, err := f.app.Auth.CreateUser(ctx, f.brand.ID, auth.NewUser{Username: "sample-" + name, Password: "sample password"})
+		require.NoError(t, err)
+		_, err = f.app.Auth.SetUserStatus(ctx, u.ID, st)
+		require.NoError(t, err)
+		ids[name] = u.ID
+	}
+	return ids
 }
 
 // accountRecords are what the account samples act on.
@@ -823,7 +857,7 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 			assert.Contains(t, r["headers"], "Retry-After")
 		}
 	}
-	assert.Equal(t, 17, bodies, "login, refresh, the three PUTs, the three POSTs of a configuration, the SMTP test, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) and the webhook POST and PUT read a body")
+	assert.Equal(t, 18, bodies, "login, refresh, the three PUTs, the three POSTs of a configuration, the SMTP test, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password), the webhook POST and PUT, and PUT users/{id} read a body")
 }
 
 // TestOpenAPIToolRules holds the document to the rules that linters

@@ -599,7 +599,19 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"DELETE /api/v1/webhooks/{id}":                              {"updates"},
 		"POST /api/v1/webhooks/{id}/rotate-secret":                  {"updates"},
 		"POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/replay": {"updates"},
+		"GET /api/v1/users":                                         {"lists"},
+		"PUT /api/v1/users/{id}":                                    {"updates"},
+		"DELETE /api/v1/users/{id}":                                 {"updates"},
+		"POST /api/v1/users/{id}/activate":                          {"updates"},
+		"POST /api/v1/users/{id}/deactivate":                        {"updates"},
+		"POST /api/v1/users/{id}/lock":                              {"updates"},
+		"POST /api/v1/users/{id}/unlock":                            {"updates"},
+		"POST /api/v1/users/{id}/suspend":                           {"updates"},
+		"POST /api/v1/users/{id}/unsuspend":                         {"updates"},
 	}
+	// The administration routes act on users of their own, each in the
+	// status its change leaves from.
+	targets := userAdminSamples(t, f)
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
 	relay, doomedS := seedSMTP(t, f.app.Integrations, f.brand.ID), seedSMTP(t, f.app.Integrations, f.brand.ID)
 	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS}) // the SMTP test's server, on loopback
@@ -620,6 +632,19 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		method, path, _ := strings.Cut(pattern, " ")
 		body := ""
 		switch {
+		case pattern == "GET /api/v1/users/statistics":
+			path += "?startDate=2026-01-01&endDate=2026-01-02"
+		case pattern == "GET /api/v1/users/by-username/{username}":
+			path = "/api/v1/users/by-username/viewer"
+		case pattern == "GET /api/v1/users/{id}":
+			path = "/api/v1/users/" + f.viewer.ID
+		case strings.HasPrefix(path, "/api/v1/users/{id}") && path != "/api/v1/users/{id}/change-password":
+			target := strings.ToLower(method)
+			if rest := strings.TrimPrefix(path, "/api/v1/users/{id}/"); rest != path {
+				target = rest
+			}
+			path = strings.Replace(path, "{id}", targets[target], 1)
+			body = `{"username":"sample-put"}`
 		case pattern == "DELETE /api/v1/app-integrations/analytics/{id}":
 			path = analyticsPath(doomedA.ID)
 		case pattern == "DELETE /api/v1/app-integrations/payment-gateway/{id}":

@@ -58,6 +58,13 @@ type route struct {
 	sender bool
 	// mail: the route exists only when Services.Mail is set.
 	mail bool
+	// premux: the route is mounted on a mux of its own, looked up before
+	// the others, because the standard mux refuses its pattern beside
+	// another route's that matches some same path with neither more
+	// specific (GET users/by-username/{username} and GET
+	// users/{userId}/devices both match users/by-username/devices; no
+	// user id is "by-username", so the premux route wins).
+	premux bool
 	// query are the query parameters, as the refdata query type declares
 	// them.
 	query []refdata.Param
@@ -91,6 +98,7 @@ const (
 	tagAccount      = "Account"
 	tagWebhooks     = "Webhooks"
 	tagMeta         = "Meta"
+	tagAdmin        = "Administration"
 )
 
 // tagDescriptions describe each tag in the document; openAPI fails for a
@@ -104,12 +112,14 @@ var tagDescriptions = map[string]string{
 	tagWebhooks: "The brand's webhook endpoints: signed deliveries of the events the service emits (Standard Webhooks 1.0), " +
 		"their secrets, deliveries and replays. docs/webhooks.md tells how to verify a delivery.",
 	tagMeta: "This document.",
+	tagAdmin: "The administration of the brand's users: listing, searching, counting and reading them (users.read), " +
+		"changing, deleting them and their status (users.write, holding every permission of the user acted on).",
 }
 
 // routes are every route the adapter mounts, in mounting order: the
 // spec's, then those of the spec's origin's client (each group in its
 // file).
-var routes = slices.Concat(specRoutes, integrationAdminRoutes, smtpRoutes, clientListRoutes, webhookRoutes)
+var routes = slices.Concat(specRoutes, integrationAdminRoutes, smtpRoutes, clientListRoutes, webhookRoutes, userAdminRoutes)
 
 // specRoutes are the routes of the interface spec, and their extensions.
 var specRoutes = []route{
@@ -148,7 +158,7 @@ var specRoutes = []route{
 		errors: map[int][]string{
 			400: {"required", "too_long", "invalid_type"},
 			401: {auth.CodeInvalidCredentials},
-			403: {auth.CodeUserInactive, auth.CodeDeviceRevoked},
+			403: {auth.CodeUserInactive, auth.CodeUserLocked, auth.CodeUserSuspended, auth.CodeDeviceRevoked},
 			503: {"unavailable"}, // every password hashing slot busy past the wait bound
 		},
 		serve: func(h *Handler) http.HandlerFunc { return h.login },
@@ -387,7 +397,14 @@ func (h *Handler) mount() {
 		case accessAuthKey:
 			handler = h.withAuthKey(next)
 		}
-		h.mux.Handle(rt.pattern, handler)
+		mux := h.mux
+		if rt.premux {
+			if h.premux == nil {
+				h.premux = http.NewServeMux()
+			}
+			mux = h.premux
+		}
+		mux.Handle(rt.pattern, handler)
 		h.patterns = append(h.patterns, rt.pattern)
 	}
 }

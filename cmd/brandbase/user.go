@@ -90,7 +90,7 @@ func userCreate(ctx context.Context, c *cli, args []string) error {
 	email := f.String("email", "", "the user's email address")
 	phone := f.String("phone", "", "the user's phone number")
 	grant := f.String("permissions", "", "comma-separated permissions to grant: * (all), "+
-		string(auth.PermAnalyticsWrite)+", "+string(auth.PermPaymentGatewayWrite)+", "+string(auth.PermUsersWrite))
+		string(auth.PermAnalyticsWrite)+", "+string(auth.PermPaymentGatewayWrite)+", "+string(auth.PermUsersRead)+", "+string(auth.PermUsersWrite))
 	username, err := f.userArg(args, brand)
 	if err != nil {
 		return err
@@ -113,8 +113,69 @@ func userCreate(ctx context.Context, c *cli, args []string) error {
 	})
 }
 
+// userListFlags are the filters of user list: the query of GET users.
+type userListFlags struct {
+	ids, username, email, status, from, to, keywords, sort, order *string
+	page, pageSize                                                *int
+}
+
+func newUserListFlags(f *flags) userListFlags {
+	return userListFlags{
+		ids:      f.String("ids", "", "comma-separated user IDs: those users only"),
+		username: f.String("username", "", "the user with this username (case ignored)"),
+		email:    f.String("email", "", "the user with this email address (case ignored)"),
+		status:   f.String("status", "", "Active, Inactive, Locked or Suspended"),
+		from:     f.String("created-from", "", `users created at or after: RFC 3339, "2006-01-02 15:04:05" or 2006-01-02 (UTC)`),
+		to:       f.String("created-to", "", "users created at or before (a date alone: its whole day)"),
+		keywords: f.String("keywords", "", "every word the start of a word of the username, address or names (case and accents ignored)"),
+		sort:     f.String("sort", "createdDate", "id, createdDate, username or status"),
+		order:    f.String("order", "ASC", "ASC or DESC"),
+		page:     f.Int("page", -1, "one page, from 0 (default: every page)"),
+		pageSize: f.Int("page-size", auth.MaxUserPageSize, "the size of a page, 1 to 1000"),
+	}
+}
+
+// query returns the query the flags name, of page n.
+func (l userListFlags) query(n int) auth.UserQuery {
+	opt := func(s *string) *string {
+		if *s == "" {
+			return nil
+		}
+		return s
+	}
+	q := auth.UserQuery{Username: opt(l.username), EmailAddress: opt(l.email), Status: opt(l.status),
+		CreatedDateFrom: opt(l.from), CreatedDateTo: opt(l.to), Keywords: opt(l.keywords),
+		SortDataField: opt(l.sort), SortOrder: opt(l.order), PageNumber: n, PageSize: *l.pageSize}
+	if *l.ids != "" {
+		q.IDs = splitList(*l.ids)
+	}
+	return q
+}
+
+// list returns the users the flags select in brand b: one page with
+// --page, else every page.
+func (l userListFlags) list(ctx context.Context, app *brandbase.App, b auth.Brand) ([]auth.User, error) {
+	actor := auth.SystemPrincipal(b.ID)
+	if *l.page >= 0 {
+		p, err := app.Auth.ListUsers(ctx, actor, l.query(*l.page))
+		return p.Items, err
+	}
+	us := []auth.User{}
+	for n := 0; ; n++ {
+		p, err := app.Auth.ListUsers(ctx, actor, l.query(n))
+		if err != nil {
+			return nil, err
+		}
+		us = append(us, p.Items...)
+		if len(p.Items) < p.PageSize || len(us) >= p.TotalItems {
+			return us, nil
+		}
+	}
+}
+
 func userList(ctx context.Context, c *cli, args []string) error {
-	f, brand := userFlags(c, "user list", "brandbase user list --brand URL [flags]")
+	f, brand := userFlags(c, "user list", "brandbase user list --brand URL [filters] [flags]  (the filters of GET users; every page unless --page)")
+	lf := newUserListFlags(f)
 	pos, err := f.parse(args)
 	if err != nil {
 		return err
@@ -126,12 +187,9 @@ func userList(ctx context.Context, c *cli, args []string) error {
 		return usagef("no brand: give --brand URL")
 	}
 	return withBrand(ctx, f, *brand, func(app *brandbase.App, b auth.Brand) error {
-		us, err := app.Auth.Users(ctx, b.ID)
+		us, err := lf.list(ctx, app, b)
 		if err != nil {
 			return describe(err)
-		}
-		if us == nil {
-			us = []auth.User{}
 		}
 		return f.out(us, func(w io.Writer) error {
 			rows := make([][]string, len(us))

@@ -323,7 +323,8 @@ func migrate(ctx context.Context, conn *pgx.Conn, upTo int) error {
 		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return fn(db{q: tx}) })
 	}
 	steps := map[string]func(context.Context, sqlstore.DB) error{"0007_created_order.sql": numberStored,
-		"0013_user_identifiers.sql": func(ctx context.Context, tx sqlstore.DB) error { return sqlstore.RekeyUsers(ctx, tx, true) }}
+		"0013_user_identifiers.sql": func(ctx context.Context, tx sqlstore.DB) error { return sqlstore.RekeyUsers(ctx, tx, true) },
+		"0018_administration.sql":   func(ctx context.Context, tx sqlstore.DB) error { return sqlstore.FillUserWords(ctx, tx, true) }}
 	if err := sqlstore.Migrate(ctx, all, true, begin, steps, upTo); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}

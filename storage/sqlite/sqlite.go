@@ -153,7 +153,8 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err == nil {
 		steps := map[string]func(context.Context, sqlstore.DB) error{
 			"0007_created_order.sql":    func(ctx context.Context, tx sqlstore.DB) error { return numberStored(ctx, s.core, tx) },
-			"0013_user_identifiers.sql": func(ctx context.Context, tx sqlstore.DB) error { return sqlstore.RekeyUsers(ctx, tx, false) }}
+			"0013_user_identifiers.sql": func(ctx context.Context, tx sqlstore.DB) error { return sqlstore.RekeyUsers(ctx, tx, false) },
+			"0018_administration.sql":   func(ctx context.Context, tx sqlstore.DB) error { return sqlstore.FillUserWords(ctx, tx, false) }}
 		err = sqlstore.Migrate(ctx, all, false, dialect{s}.Write, steps, 0)
 	}
 	if err != nil {

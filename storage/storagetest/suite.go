@@ -61,6 +61,7 @@ func runAuth(t *testing.T, newStore NewStore) {
 	t.Run("Devices", func(t *testing.T) { runDevices(t, newStore) })
 	t.Run("Sessions", func(t *testing.T) { runSessions(t, newStore) })
 	t.Run("Account", func(t *testing.T) { runAccount(t, newStore) })
+	t.Run("Admin", func(t *testing.T) { runAdmin(t, newStore) })
 }
 
 // runUsers runs the auth.Store user scenarios.

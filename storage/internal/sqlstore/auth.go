@@ -131,6 +131,9 @@ func (c *Core) CreateUser(ctx context.Context, u auth.UserRecord, out ...outbox.
 		if err := c.claimKeys(ctx, tx, u.BrandID, u.ID, nil, []string{u.UsernameKey, u.EmailKey}); err != nil {
 			return err
 		}
+		if err := c.putUserWords(ctx, tx, u.BrandID, u.ID, nil, auth.UserWords(u.User)); err != nil {
+			return err
+		}
 		return c.enqueue(ctx, tx, out)
 	})
 }
@@ -212,6 +215,9 @@ func (c *Core) updateUserIn(ctx context.Context, tx DB, id string, fn func(*auth
 	}
 	if err := c.claimKeys(ctx, tx, u.BrandID, id, []string{old.UsernameKey, old.EmailKey},
 		[]string{u.UsernameKey, u.EmailKey}); err != nil {
+		return auth.UserRecord{}, err
+	}
+	if err := c.putUserWords(ctx, tx, u.BrandID, id, auth.UserWords(old.User), auth.UserWords(u.User)); err != nil {
 		return auth.UserRecord{}, err
 	}
 	return u, c.changed(ctx, tx, ChangeUser, id)
