@@ -321,10 +321,10 @@ func TestDispatcherBrandFairness(t *testing.T) {
 				return outbox.Result{Err: ctx.Err()}
 			}
 		}))
-		slow := enqueue(t, s, "slow", outbox.ChannelMail, 40)
+		slow := enqueue(t, s, "slow", outbox.ChannelMail, 20)
 		var others []outbox.Item
-		for b := range 5 {
-			others = append(others, enqueue(t, s, fmt.Sprintf("brand-%d", b), outbox.ChannelMail, 20)...)
+		for b := range 4 {
+			others = append(others, enqueue(t, s, fmt.Sprintf("brand-%d", b), outbox.ChannelMail, 8)...)
 		}
 		start(t, d)
 		waitStatus(t, s, outbox.StatusDelivered, others...)
@@ -347,7 +347,7 @@ func TestDispatchersShareNothing(t *testing.T) {
 		calls := map[string]int{}
 		var items []outbox.Item
 		for b := range 4 {
-			items = append(items, enqueue(t, s, fmt.Sprintf("b%d", b), outbox.ChannelWebhook, 50)...)
+			items = append(items, enqueue(t, s, fmt.Sprintf("b%d", b), outbox.ChannelWebhook, 25)...)
 		}
 		for w := range 3 {
 			d := newDispatcher(s, outbox.WithOwner(fmt.Sprintf("w%d", w)), outbox.WithConcurrency(8),
