@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/outbox"
 )
 
 // MessageKind says what a [Message] is for.
@@ -290,6 +291,9 @@ func (s *Service) ResetPassword(ctx context.Context, brand Brand, req PasswordRe
 	}
 	h := hashKey(req.Token)
 	now := s.now().UTC().Truncate(time.Microsecond)
+	// The store writes out after fn returns (auth.AccountStore's
+	// UseResetToken): fn fills in the event of the user it finds.
+	out := make([]outbox.Item, 1)
 	u, err := s.store.UseResetToken(ctx, h[:], now, func(r *UserRecord) error {
 		if r.BrandID != brand.ID || r.EmailKey != FoldKey(email) {
 			return ErrResetTokenInvalid
@@ -297,12 +301,14 @@ func (s *Service) ResetPassword(ctx context.Context, brand Brand, req PasswordRe
 		r.PasswordHash = hash
 		r.SessionEpoch++
 		r.UpdatedAt = now
+		out[0] = userEvent(EventUserPasswordReset, *r, now, nil)
 		return nil
-	})
+	}, out...)
 	if err != nil {
 		return err
 	}
 	s.invalidateUser(u.ID)
+	s.emitUser(ctx, EventUserPasswordReset, u, now, nil)
 	_, err = s.revokeKeys(ctx, KeySelector{UserID: u.ID})
 	return err
 }

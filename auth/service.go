@@ -379,14 +379,9 @@ func (s *Service) SetBrandStatus(ctx context.Context, id string, status Status) 
 	if err != nil {
 		return Brand{}, err
 	}
+	old := b
 	b.Status = st
-	err = s.store.UpdateBrand(ctx, b)
-	s.brands.invalidate(nil)
-	s.lastBrands.forgetID(id)
-	if err != nil {
-		return Brand{}, err
-	}
-	return b, nil
+	return s.storeBrand(ctx, old, b)
 }
 
 // ResolveBrand finds the active brand a Brand-URL header value names.
