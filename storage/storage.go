@@ -11,6 +11,7 @@ package storage
 import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -20,5 +21,6 @@ type Storage interface {
 	refdata.Store
 	auth.Store
 	integrations.Store
+	messages.Store
 	Close() error
 }

@@ -37,6 +37,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("RefData", func(t *testing.T) { runRefData(t, newStore) })
 	t.Run("Auth", func(t *testing.T) { runAuth(t, newStore) })
 	t.Run("Integrations", func(t *testing.T) { runIntegrations(t, newStore) })
+	t.Run("Messages", func(t *testing.T) { runMessages(t, newStore) })
 	t.Run("Cancellation", func(t *testing.T) { runCancellation(t, newStore) })
 	t.Run("ErrorsReadTheSame", func(t *testing.T) { testErrorsReadTheSame(t, newStore) })
 	t.Run("Migrations", func(t *testing.T) { runMigrations(t, newStore) })
