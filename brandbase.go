@@ -14,6 +14,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/internal/storecalls"
 	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/refdata"
@@ -152,6 +153,9 @@ type App struct {
 	RefData *refdata.Service
 	// Integrations manages app integrations and their configurations.
 	Integrations *integrations.Service
+	// Messages manages the brands' message templates and renders the
+	// mail the outbox sends (messages.Service.Render).
+	Messages *messages.Service
 
 	clock       func() time.Time     // Config.Clock, for the adapter
 	logger      *slog.Logger         // Config.Logger, for the adapter and readiness; nil: theirs
@@ -221,6 +225,7 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		Auth:         auth.NewService(backend, authOpts...),
 		RefData:      refdata.NewService(backend, refOpts...),
 		Integrations: integ,
+		Messages:     messages.NewService(store, messageOpts(cfg)...),
 		clock:        cfg.Clock,
 		logger:       cfg.Logger,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
@@ -301,5 +306,16 @@ func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) 
 	if a.logger != nil {
 		opts = append([]httpadapter.Option{httpadapter.WithLogger(a.logger)}, opts...)
 	}
-	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations}, opts...)
+	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations,
+		Messages: a.Messages}, opts...)
+}
+
+// messageOpts are the options of the App's messages service: the Config's
+// clock and logger.
+func messageOpts(cfg Config) []messages.Option {
+	opts := []messages.Option{messages.WithClock(cfg.Clock)}
+	if cfg.Logger != nil {
+		opts = append(opts, messages.WithLogger(cfg.Logger))
+	}
+	return opts
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetry"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -48,6 +49,8 @@ type Services struct {
 	Auth         *auth.Service
 	RefData      *refdata.Service
 	Integrations *integrations.Service
+	// Messages, when set, serves the email-templates routes.
+	Messages *messages.Service
 }
 
 // Option configures the handler New returns.

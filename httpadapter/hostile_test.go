@@ -34,6 +34,7 @@ const (
 	kindBareList                          // GET states, timezones, languages (Brand-URL only, no paging)
 	kindKeyedList                         // GET app-integrations and the configuration lists (Auth-Key)
 	kindCreate                            // POST a configuration
+	kindTemplate                          // POST or PUT a message template
 	kindDelete                            // DELETE a configuration or a user's device (of an ID no record has: nothing is deleted)
 	kindDevices                           // GET a user's devices, or the caller's (no id last in the path)
 	kindMe                                // GET /users/me
@@ -58,6 +59,7 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 	// rather than the closed door.
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	var out []hostileRoute
+	template := "" // a message template the routes of one read and change
 	for _, pattern := range f.handler.(interface{ Routes() []string }).Routes() {
 		method, path, _ := strings.Cut(pattern, " ")
 		r := hostileRoute{pattern: pattern, method: method, path: path}
@@ -99,6 +101,20 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.kind, r.path = kindDevices, "/api/v1/users/"+f.admin.ID+"/devices"
 		case pattern == "GET /api/v1/devices/current":
 			r.kind = kindDevices
+		case pattern == "GET /api/v1/email-templates" || pattern == "GET /api/v1/email-templates/placeholder-keys":
+			r.kind = kindKeyedList
+		case pattern == "POST /api/v1/email-templates":
+			r.kind = kindTemplate
+		case pattern == "DELETE /api/v1/email-templates/{id}":
+			r.kind, r.path = kindDelete, "/api/v1/email-templates/0190f3d4-0000-7000-8000-000000000000"
+		case path == "/api/v1/email-templates/{id}":
+			if template == "" {
+				template, _ = seedTemplates(t, f)
+			}
+			r.path = "/api/v1/email-templates/" + template
+			if method == "PUT" {
+				r.kind = kindTemplate
+			}
 		case pattern == "DELETE /api/v1/users/{userId}/devices/{deviceId}":
 			// A device the admin does not have: the neutral request ends
 			// nothing.
@@ -120,10 +136,11 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 // that fails without changing anything (a wrong password, an unknown
 // refresh key, an update without its required fields).
 var neutralBody = map[routeKind]string{
-	kindLogin:   `{"username":"admin","password":"wrong password"}`,
-	kindRefresh: `{"refreshAuthKey":"unknown-refresh-key"}`,
-	kindPut:     `{}`,
-	kindCreate:  `{}`,
+	kindLogin:    `{"username":"admin","password":"wrong password"}`,
+	kindRefresh:  `{"refreshAuthKey":"unknown-refresh-key"}`,
+	kindPut:      `{}`,
+	kindTemplate: `{}`,
+	kindCreate:   `{}`,
 	// Every account route refuses an empty object (a required field).
 	kindAccountOpen:  `{}`,
 	kindAccountKeyed: `{}`,
@@ -133,7 +150,7 @@ var neutralBody = map[routeKind]string{
 var neutralStatus = map[routeKind]int{
 	kindList: 200, kindLogin: 401, kindRefresh: 401, kindGet: 200, kindPut: 400, kindDoc: 200,
 	kindBareList: 200, kindKeyedList: 200, kindCreate: 400, kindDelete: 404, kindDevices: 200,
-	kindMe: 200, kindBrand: 200, kindAccountOpen: 400, kindAccountKeyed: 400,
+	kindMe: 200, kindBrand: 200, kindAccountOpen: 400, kindAccountKeyed: 400, kindTemplate: 400,
 }
 
 // accountBody is a hostile body for the account routes: fields of every
@@ -231,16 +248,16 @@ func pathID(id string) func(hostileRoute) hostileRequest {
 }
 
 // bodyKinds are the routes that read a JSON body.
-var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed}
+var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindTemplate}
 
 func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 
 // branded are the kinds of route that resolve Brand-URL.
 var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut,
-	kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed}
+	kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed, kindTemplate}
 
 // keyed are the kinds of route that check Auth-Key.
-var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindAccountKeyed}
+var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindAccountKeyed, kindTemplate}
 
 const (
 	sqlOr     = `' OR 1=1 --`
@@ -301,6 +318,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":12,"password":true}`,
 			kindRefresh:      `{"refreshAuthKey":["x"]}`,
 			kindPut:          `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no"}`,
+			kindTemplate:     `{"eventId":12,"subject":true,"body":{},"textBody":[1]}`,
 			kindAccountOpen:  `{"authKey":12,"password":true,"newPassword":{},"emailAddress":[1]}`,
 			kindAccountKeyed: `{"oldPassword":12,"newPassword":true}`,
 		}), hit: onBodies(400), code: "invalid_type"},
@@ -308,6 +326,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"admin","password":` + hugeFloat + `}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeFloat + `}`,
 			kindPut:          `{"status":` + hugeFloat + `}`,
+			kindTemplate:     `{"subject":` + hugeFloat + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeFloat + `,"password":` + hugeFloat + `,"newPassword":` + hugeFloat + `,"emailAddress":` + hugeFloat + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeFloat + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
@@ -315,6 +334,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":` + hugeInt + `,"password":"x"}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeInt + `}`,
 			kindPut:          `{"isDefault":` + hugeInt + `}`,
+			kindTemplate:     `{"body":` + hugeInt + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeInt + `,"password":` + hugeInt + `,"newPassword":` + hugeInt + `,"emailAddress":` + hugeInt + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeInt + `}`,
 		}), hit: onBodies(400), code: "invalid_type"},
@@ -322,13 +342,15 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"ad\u0000min","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"\u0000"}`,
 			kindPut:          `{"appIntegrationId":"\u0000","trackingId":"\u0000","apiKey":"\u0000","name":"\u0000"}`,
+			kindTemplate:     `{"eventId":"\u0000","subject":"\u0000","body":"\u0000"}`,
 			kindAccountOpen:  accountBody(`"\u0000"`),
 			kindAccountKeyed: accountBody(`"\u0000"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindTemplate)},
 		{name: "invalid UTF-8 in strings", req: bodies(map[routeKind]string{
 			kindLogin:        "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
 			kindRefresh:      "{\"refreshAuthKey\":\"\xff\xfe\"}",
 			kindPut:          "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\"}",
+			kindTemplate:     "{\"eventId\":\"\xff\",\"subject\":\"\xfe\",\"body\":\"\xc0\xaf\"}",
 			kindAccountOpen:  "{\"authKey\":\"\xff\",\"password\":\"\xff\",\"newPassword\":\"\xff\",\"emailAddress\":\"\xff\"}",
 			kindAccountKeyed: "{\"newPassword\":\"\xff\"}",
 		}), hit: onBodies(400), code: "invalid_format"},
@@ -336,6 +358,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"admin","password":"\ud800"}`,
 			kindRefresh:      `{"refreshAuthKey":"\udc00"}`,
 			kindPut:          `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x"}`,
+			kindTemplate:     `{"eventId":"\udbff\u0041","subject":"x","body":"x"}`,
 			kindAccountOpen:  `{"authKey":"\ud800","password":"\ud800","newPassword":"\ud800","emailAddress":"\ud800"}`,
 			kindAccountKeyed: `{"newPassword":"\ud800"}`,
 		}), hit: onBodies(400), code: "invalid_format"},
@@ -357,14 +380,16 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"x":` + deep(5000) + `,"username":"admin","password":"wrong"}`,
 			kindRefresh:      `{"x":` + deep(5000) + `,"refreshAuthKey":"nope"}`,
 			kindPut:          `{"x":` + deep(5000) + `}`,
+			kindTemplate:     `{"x":` + deep(5000) + `}`,
 			kindAccountOpen:  `{"x":` + deep(5000) + `}`,
 			kindAccountKeyed: `{"x":` + deep(5000) + `}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindTemplate)},
 		{name: "not an object", req: sameBody(`[1,2]`), hit: onBodies(400), code: "malformed_json"},
 		{name: "two values", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":"` + adminPassword + `"}{"x":1}`,
 			kindRefresh:      `{"refreshAuthKey":"nope"} 1`,
 			kindPut:          `{} {}`,
+			kindTemplate:     `{} {}`,
 			kindAccountOpen:  `{} {}`,
 			kindAccountKeyed: `{} {}`,
 		}), hit: onBodies(400), code: "malformed_json"},
@@ -373,25 +398,28 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"admin' --","emailAddress":"` + sqlOr + `","password":"` + sqlOr + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"` + sqlOr + `"}`,
 			kindPut:          `{"appIntegrationId":"` + sqlOr + `","trackingId":"x\"; DROP TABLE analytics; --","apiKey":"x","name":"` + sqlOr + `"}`,
+			kindTemplate:     `{"eventId":"` + sqlOr + `","subject":"x\"; DROP TABLE message_templates; --","body":"` + sqlOr + `"}`,
 			kindAccountOpen:  accountBody(`"` + sqlOr + `"`),
 			kindAccountKeyed: accountBody(`"` + sqlOr + `"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindTemplate)},
 		// With the right password, a lookup that treated _ or % as a
 		// wildcard would log in.
 		{name: "LIKE underscore username", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"_____","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"` + strings.Repeat("_", 43) + `"}`,
 			kindPut:          `{"appIntegrationId":"` + strings.Repeat("_", 36) + `","trackingId":"_","apiKey":"_","name":"_"}`,
+			kindTemplate:     `{"eventId":"______________","subject":"_","body":"_"}`,
 			kindAccountOpen:  accountBody(`"_____"`),
 			kindAccountKeyed: accountBody(`"_____"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindTemplate)},
 		{name: "LIKE percent email", req: bodies(map[routeKind]string{
 			kindLogin:        `{"emailAddress":"%@%","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"%"}`,
 			kindPut:          `{"appIntegrationId":"%","trackingId":"%","apiKey":"%","name":"%"}`,
+			kindTemplate:     `{"eventId":"%","subject":"%","body":"%"}`,
 			kindAccountOpen:  accountBody(`"%@%"`),
 			kindAccountKeyed: accountBody(`"%@%"`),
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindTemplate)},
 
 		// Path ids.
 		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut, kindDelete), code: "not_found"},

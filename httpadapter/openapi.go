@@ -14,6 +14,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -42,6 +43,7 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[SetPasswordRequest]():               {required: []string{"newPassword"}},
 	reflect.TypeFor[ForgotPasswordRequest]():            {required: []string{"emailAddress", "resetPasswordLink"}},
 	reflect.TypeFor[ResetPasswordRequest]():             {required: []string{"emailAddress", "token", "newPassword"}},
+	reflect.TypeFor[messages.Input]():                   {required: []string{"eventId", "subject", "body"}, minLength: []string{"eventId", "subject", "body"}},
 }
 
 // enumTypes are the string types with a closed set of values.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/messages"
 )
 
 // apiDoc is a decoded OpenAPI document.
@@ -391,7 +392,15 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	forEnd := f.login(t, adminLogin(), shop)
 	adminDevices := "/api/v1/users/" + f.admin.ID + "/devices"
 	a := accountSamples(t, f)
+	tplBody := `{"eventId":"password_reset","languageCode":"de","subject":"Neu","body":"<p>{{.link}}</p>","textBody":"{{.link}}"}`
+	tpl, doomedTpl := seedTemplates(t, f)
 	return map[string]sampleRequest{
+		"GET /api/v1/email-templates":                          {path: "/api/v1/email-templates?eventId=password_reset&languageCode=en", headers: admin},
+		"POST /api/v1/email-templates":                         {path: "/api/v1/email-templates", headers: admin, body: tplBody},
+		"GET /api/v1/email-templates/placeholder-keys":         {path: "/api/v1/email-templates/placeholder-keys", headers: admin},
+		"GET /api/v1/email-templates/{id}":                     {path: "/api/v1/email-templates/" + tpl, headers: admin},
+		"PUT /api/v1/email-templates/{id}":                     {path: "/api/v1/email-templates/" + tpl, headers: admin, body: strings.Replace(tplBody, `"de"`, `"en"`, 1)},
+		"DELETE /api/v1/email-templates/{id}":                  {path: "/api/v1/email-templates/" + doomedTpl, headers: admin},
 		"GET /api/v1/users/me":                                 {path: "/api/v1/users/me", headers: admin},
 		"POST /api/v1/users/check-auth-key-available":          {path: "/api/v1/users/check-auth-key-available", headers: shop, body: `{"authKey":"` + f.keys["admin"] + `"}`},
 		"POST /api/v1/users/register":                          {path: "/api/v1/users/register", headers: shop, body: `{"username":"signup","emailAddress":"signup@shop.example.com","password":"a long new password","firstName":"Sign","lastName":"Up","nickName":"su","phoneNumber":"+1 555"}`},
@@ -777,7 +786,7 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 			assert.Contains(t, r["headers"], "Retry-After")
 		}
 	}
-	assert.Equal(t, 12, bodies, "login, refresh, both PUTs, both POSTs and the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) read a body")
+	assert.Equal(t, 14, bodies, "login, refresh, both PUTs, both POSTs, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) and the email templates' POST and PUT read a body")
 }
 
 // TestOpenAPIToolRules holds the document to the rules that linters
@@ -842,4 +851,18 @@ func TestOpenAPIToolRules(t *testing.T) {
 			assert.NotEmpty(t, rec.Header().Get("Retry-After"))
 		}
 	}
+}
+
+// seedTemplates makes two message templates in f's brand: one the samples
+// read and change, one the DELETE sample deletes; it returns their IDs.
+func seedTemplates(t *testing.T, f *integFixture) (string, string) {
+	t.Helper()
+	var ids []string
+	for _, lang := range []string{"en", "fr"} {
+		tpl, err := f.app.Messages.Create(t.Context(), auth.SystemPrincipal(f.brand.ID), messages.Input{
+			EventID: messages.KindPasswordReset, LanguageCode: lang, Subject: "Reset", Body: "<p>{{.link}}</p>"})
+		require.NoError(t, err)
+		ids = append(ids, tpl.ID)
+	}
+	return ids[0], ids[1]
 }

@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -587,7 +588,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"POST /api/v1/users/reset-password":                    {"password-reset-ip"},
 		"GET /api/v1/brands/by-url":                            {"lists"},
 		"GET /api/v1/openapi.json":                             {"lists"},
+		"POST /api/v1/email-templates":                         {"updates"},
+		"PUT /api/v1/email-templates/{id}":                     {"updates"},
+		"DELETE /api/v1/email-templates/{id}":                  {"updates"},
 	}
+	templateID := ""                                                        // the template the POST creates, for the routes of one
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	// The reset is of a user of its own, so that it ends no session the
@@ -639,6 +644,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		case path == "/api/v1/users/{id}/change-password":
 			path = "/api/v1/users/" + f.viewer.ID + "/change-password"
 			body = `{"newPassword":"set by the admin"}`
+		case path == "/api/v1/email-templates":
+			body = `{"eventId":"password_reset","languageCode":"en","subject":"Reset","body":"<a href=\"{{.link}}\">go</a>"}`
+		case strings.HasPrefix(path, "/api/v1/email-templates/{id}"):
+			path = strings.Replace(path, "{id}", templateID, 1)
+			body = `{"eventId":"password_reset","languageCode":"en","subject":"Reset again","body":"<p>{{.link}}</p>"}`
 		case path == "/api/v1/users/forgot-password":
 			body = `{"emailAddress":"nobody@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`
 		case path == "/api/v1/users/reset-password":
@@ -667,6 +677,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		rec := httptest.NewRecorder()
 		f.handler.ServeHTTP(rec, req)
 		assert.Less(t, rec.Code, 300, "%s: %s", pattern, rec.Body.String())
+		if pattern == "POST /api/v1/email-templates" {
+			var e struct{ Data struct{ ID string } }
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
+			templateID = e.Data.ID
+		}
 		var got []string
 		for _, c := range lim.calls {
 			got = append(got, c.policy.Name)

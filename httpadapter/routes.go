@@ -53,6 +53,8 @@ type route struct {
 	// sender: the route exists only when the auth service has a message
 	// sender (auth.Service.SendsMessages).
 	sender bool
+	// messages: the route exists only when Services.Messages is set.
+	messages bool
 	// query are the query parameters, as the refdata query type declares
 	// them.
 	query []refdata.Param
@@ -84,6 +86,7 @@ const (
 	tagAuth         = "Authentication"
 	tagIntegrations = "Integrations"
 	tagAccount      = "Account"
+	tagMessages     = "Messages"
 	tagMeta         = "Meta"
 )
 
@@ -95,13 +98,14 @@ var tagDescriptions = map[string]string{
 	tagAuth:         "Logging in and out with a username or email address and a password, and refreshing the auth-key pair a login gives.",
 	tagIntegrations: "The brand's app integrations: analytics and payment-gateway configurations, their lists, creation, update and deletion.",
 	tagAccount:      "The brand's users and their own account: the current user, registration, passwords and their reset, devices, and the brand itself.",
+	tagMessages:     "The brand's message templates: the subject, text and HTML of each kind of message, per language, and their placeholders.",
 	tagMeta:         "This document.",
 }
 
 // routes are every route the adapter mounts, in mounting order: the
 // spec's, then those of the spec's origin's client (each group in its
 // file).
-var routes = slices.Concat(specRoutes, integrationAdminRoutes, clientListRoutes)
+var routes = slices.Concat(specRoutes, integrationAdminRoutes, clientListRoutes, emailTemplateRoutes)
 
 // specRoutes are the routes of the interface spec, and their extensions.
 var specRoutes = []route{
@@ -347,9 +351,11 @@ var specRoutes = []route{
 }
 
 // serves reports whether h mounts rt: the integration routes need an
-// integrations service, the password-reset routes a message sender.
+// integrations service, the password-reset routes a message sender, the
+// template routes a messages service.
 func (h *Handler) serves(rt route) bool {
-	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages())
+	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages()) &&
+		(!rt.messages || h.svc.Messages != nil)
 }
 
 // mount registers every route of the table on h's mux, each behind the

@@ -73,6 +73,7 @@ func commands() []command {
 		{"brand", "brand create | list | show | set", runBrand},
 		{"user", "user create | list | show | set-password | grant | revoke | activate | deactivate | sessions | collisions", runUser},
 		{"integration", "integration list --brand URL (secrets masked)", runIntegration},
+		{"template", "template list | set | delete: a brand's message templates", runTemplate},
 		{"import", "import cities | countries | currencies FILE", runImport},
 		{"keys", "keys generate | keys rotate: the secrets key ring", runKeys},
 	}
