@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"slices"
 	"time"
 
@@ -14,9 +15,12 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/netguard"
 	"github.com/brandbase/brandbase/internal/storecalls"
 	"github.com/brandbase/brandbase/internal/telemetry"
+	"github.com/brandbase/brandbase/mail"
 	"github.com/brandbase/brandbase/messages"
+	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
 )
@@ -114,6 +118,13 @@ type Config struct {
 	// and after a device was registered (see auth.WithEventHook): once per
 	// event, on the instance where it happened.
 	OnAuthEvent func(context.Context, auth.Event)
+	// OutboundPolicy is the address rule of the service's outgoing
+	// connections (SMTP servers; see mail.WithPolicy): the zero value
+	// allows public addresses only, so that no caller makes the service
+	// reach into its own network; AllowLoopback (development, the demo
+	// server) and AllowPrivate widen it. It is checked on the address a
+	// connection is made to, after the name resolved.
+	OutboundPolicy OutboundPolicy
 	// AuthOptions are applied after the fields above, for auth settings
 	// Config does not name (argon2id parameters, random source).
 	AuthOptions []auth.Option
@@ -140,7 +151,26 @@ type Config struct {
 	// Propagator reads the trace context of incoming requests;
 	// propagation.TraceContext (the traceparent header) when nil.
 	Propagator propagation.TextMapPropagator
+
+	// OutboxManualStart, when true, makes New build App.Outbox without
+	// starting it: the host starts it (App.Outbox.Start or Run) in the
+	// processes that deliver, and leaves it stopped in those that only
+	// serve requests or run an operator's command (the items wait in the
+	// store for a process that delivers). New starts it when false.
+	OutboxManualStart bool
+	// OutboxOptions are applied to App.Outbox after the App's own (Clock,
+	// Logger, MeterProvider), for the settings Config does not name:
+	// outbox.WithConcurrency (64), outbox.WithPerBrandConcurrency (8),
+	// outbox.WithRetryBound (24 h), outbox.WithClaimTTL (1 min),
+	// outbox.WithAttemptTimeout (30 s), outbox.WithPollInterval (1 s),
+	// outbox.WithRetention (7 days).
+	OutboxOptions []outbox.Option
 }
+
+// OutboundPolicy is the address rule of outgoing connections
+// (Config.OutboundPolicy): which addresses beyond the public internet a
+// connection may reach.
+type OutboundPolicy = netguard.Policy
 
 // App wires the domain services of brandbase onto one store. Its fields are
 // ready to call in-process; Handler serves them over HTTP.
@@ -156,6 +186,14 @@ type App struct {
 	// Messages manages the brands' message templates and renders the
 	// mail the outbox sends (messages.Service.Render).
 	Messages *messages.Service
+	// Outbox delivers what the services enqueue (mail, events and their
+	// webhooks): register the handler of each channel with Handle. New
+	// starts it unless Config.OutboxManualStart; Close stops it.
+	Outbox *outbox.Dispatcher
+	// Mail sends the brand's mail: its Deliver is the outbox's handler of
+	// mail items (the brand's default SMTP integration, else the host's
+	// auth.MessageSender), its SendTest the SMTP test route's message.
+	Mail *mail.Service
 
 	clock       func() time.Time     // Config.Clock, for the adapter
 	logger      *slog.Logger         // Config.Logger, for the adapter and readiness; nil: theirs
@@ -220,12 +258,27 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if cfg.OnIntegrationUpdated != nil {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
 	}
+	// The password-reset mail goes through the outbox, written with its
+	// token; the dispatcher is woken when one is written.
+	ob := newOutbox(backend, cfg)
+	authSvc := auth.NewService(backend, append(authOpts, auth.WithMailOutbox(ob.Notify))...)
+	msgs := messages.NewService(store, messageOpts(cfg)...)
+	mailOpts := []mail.Option{mail.WithPolicy(cfg.OutboundPolicy), mail.WithLogger(cfg.Logger),
+		mail.WithRenderer(mail.RenderFunc(func(ctx context.Context, brandID, language, kind string, data map[string]string) (mail.Rendered, error) {
+			r, err := msgs.Render(ctx, brandID, language, kind, data)
+			return mail.Rendered(r), err
+		}))}
+	if sender := authSvc.MessageSender(); sender != nil {
+		mailOpts = append(mailOpts, mail.WithFallback(sender, authSvc))
+	}
 	a := &App{
 		Store:        store,
-		Auth:         auth.NewService(backend, authOpts...),
+		Auth:         authSvc,
 		RefData:      refdata.NewService(backend, refOpts...),
 		Integrations: integ,
-		Messages:     messages.NewService(store, messageOpts(cfg)...),
+		Messages:     msgs,
+		Outbox:       ob,
+		Mail:         mail.New(integ, mailOpts...),
 		clock:        cfg.Clock,
 		logger:       cfg.Logger,
 		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
@@ -239,7 +292,23 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if feed, ok := store.(ChangeFeed); ok {
 		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
 	}
+	a.Outbox.Handle(outbox.ChannelMail, a.Mail)
+	if !cfg.OutboxManualStart {
+		a.Outbox.Start()
+		// An App dropped without Close stops its dispatcher when it is
+		// collected, so that the dispatcher's goroutine, which holds the
+		// store, does not keep it (and poll it) for ever.
+		runtime.AddCleanup(a, func(d *outbox.Dispatcher) { go d.Close() }, a.Outbox)
+	}
 	return a, nil
+}
+
+// newOutbox returns the App's dispatcher of store's outbox, with Config's
+// clock, logger and meter provider, then Config.OutboxOptions.
+func newOutbox(store outbox.Store, cfg Config) *outbox.Dispatcher {
+	opts := []outbox.Option{outbox.WithClock(cfg.Clock), outbox.WithLogger(cfg.Logger),
+		outbox.WithMeterProvider(cfg.MeterProvider)}
+	return outbox.NewDispatcher(store, append(opts, cfg.OutboxOptions...)...)
 }
 
 // dbSystem returns the db.system.name of the store's calls, as a store of
@@ -259,13 +328,16 @@ func isEphemeral(store storage.Storage) bool {
 	return ok && e.Ephemeral()
 }
 
-// Close ends the App's subscription to the changes of a shared store (see
+// Close stops the App's outbox dispatcher started by [New] (the attempts
+// in flight are cancelled, settled due again at once, and waited for),
+// ends the App's subscription to the changes of a shared store (see
 // [New]) and stops its reference-data service reading the store (a read
 // under way is cancelled and waited for; see refdata.Service.Close); it
 // does not close the store. Call it before closing the store, so that no
 // read reaches a closed store. It returns nil, and may be called more
 // than once.
 func (a *App) Close() error {
+	a.Outbox.Close()
 	if a.unsubscribe != nil {
 		a.unsubscribe()
 	}
@@ -306,7 +378,7 @@ func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) 
 	if a.logger != nil {
 		opts = append([]httpadapter.Option{httpadapter.WithLogger(a.logger)}, opts...)
 	}
-	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations,
+	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations, Mail: a.Mail,
 		Messages: a.Messages}, opts...)
 }
 

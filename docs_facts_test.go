@@ -510,7 +510,7 @@ func TestDocsTablesAreWhole(t *testing.T) {
 // returning its package's Option): `pkg.WithX(` opening a table row.
 func TestDocsConfigurationNamesEveryOption(t *testing.T) {
 	t.Parallel()
-	packages := []string{"auth", "integrations", "refdata", "httpadapter"}
+	packages := []string{"auth", "integrations", "refdata", "httpadapter", "outbox"}
 	var options []string
 	for path, f := range sourceFiles(t) {
 		pkg := filepath.Dir(path)

@@ -12,6 +12,9 @@ type Permission string
 const (
 	PermAnalyticsWrite      Permission = "integrations.analytics.write"
 	PermPaymentGatewayWrite Permission = "integrations.payment-gateway.write"
+	// PermSMTPWrite lets a user create, change and delete the brand's SMTP
+	// integrations and send a test message (POST app-integrations/smtp/test).
+	PermSMTPWrite Permission = "integrations.smtp.write"
 	// PermUsersWrite lets a user manage the other users of its brand: list
 	// and end their devices, change their password. It is the permission
 	// of user management: a user's own account and devices need none.

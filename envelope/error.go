@@ -26,6 +26,7 @@ const (
 	KindUnsupportedMediaType Kind = "unsupported_media_type" // 415
 	KindRateLimited          Kind = "rate_limited"           // 429
 	KindUnavailable          Kind = "unavailable"            // 503: cancelled or timed out
+	KindBadGateway           Kind = "bad_gateway"            // 502: a server the service called (an SMTP server) refused or failed
 	KindInternal             Kind = "internal"               // 500
 )
 

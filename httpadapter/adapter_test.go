@@ -63,7 +63,8 @@ func newFixture(t testing.TB, newStore func(t testing.TB) storage.Storage, opts 
 	// some at the default 1 s); the shedding tests build their own App.
 	mail := newMailbox()
 	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), MaxHashWait: time.Minute,
-		AuthOptions: []auth.Option{auth.WithArgon2Params(testArgon2), auth.WithMessageSender(mail)}})
+		AuthOptions:    []auth.Option{auth.WithArgon2Params(testArgon2), auth.WithMessageSender(mail)},
+		OutboundPolicy: brandbase.OutboundPolicy{AllowLoopback: true}}) // the SMTP test route's sample: a server on loopback
 	require.NoError(t, err)
 	ctx := t.Context()
 	b, err := app.Auth.CreateBrand(ctx, auth.NewBrand{URL: "shop.example.com", Name: "Shop", DefaultCurrency: "EUR"})

@@ -58,6 +58,7 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 	// Sign-up open, so that a hostile body reaches the rules of a sign-up
 	// rather than the closed door.
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
+	relay := seedSMTP(t, f.app.Integrations, f.brand.ID)
 	var out []hostileRoute
 	template := "" // a message template the routes of one read and change
 	for _, pattern := range f.handler.(interface{ Routes() []string }).Routes() {
@@ -76,7 +77,8 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.kind = kindDoc
 		case method == "GET" && slices.Contains([]string{"/api/v1/states", "/api/v1/timezones", "/api/v1/languages"}, path):
 			r.kind = kindBareList
-		case method == "GET" && slices.Contains([]string{"/api/v1/app-integrations", "/api/v1/app-integrations/analytics", "/api/v1/app-integrations/payment-gateway"}, path):
+		case method == "GET" && slices.Contains([]string{"/api/v1/app-integrations", "/api/v1/app-integrations/analytics",
+			"/api/v1/app-integrations/payment-gateway", "/api/v1/app-integrations/smtp"}, path):
 			r.kind = kindKeyedList
 		case method == "POST" && strings.HasPrefix(path, "/api/v1/app-integrations/"):
 			r.kind = kindCreate
@@ -97,6 +99,8 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.path = analyticsPath(f.analytics.ID)
 		case path == "/api/v1/app-integrations/payment-gateway/{id}":
 			r.path = gatewayPath(f.gateway.ID)
+		case path == "/api/v1/app-integrations/smtp/{id}":
+			r.path = smtpPath(relay.ID)
 		case pattern == "GET /api/v1/users/{userId}/devices":
 			r.kind, r.path = kindDevices, "/api/v1/users/"+f.admin.ID+"/devices"
 		case pattern == "GET /api/v1/devices/current":
@@ -317,7 +321,7 @@ func hostileAttacks() []attack {
 		{name: "wrong types", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":12,"password":true}`,
 			kindRefresh:      `{"refreshAuthKey":["x"]}`,
-			kindPut:          `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no"}`,
+			kindPut:          `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no","host":12}`,
 			kindTemplate:     `{"eventId":12,"subject":true,"body":{},"textBody":[1]}`,
 			kindAccountOpen:  `{"authKey":12,"password":true,"newPassword":{},"emailAddress":[1]}`,
 			kindAccountKeyed: `{"oldPassword":12,"newPassword":true}`,
@@ -325,7 +329,7 @@ func hostileAttacks() []attack {
 		{name: "huge float for a string", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":` + hugeFloat + `}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeFloat + `}`,
-			kindPut:          `{"status":` + hugeFloat + `}`,
+			kindPut:          `{"status":` + hugeFloat + `,"host":` + hugeFloat + `}`,
 			kindTemplate:     `{"subject":` + hugeFloat + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeFloat + `,"password":` + hugeFloat + `,"newPassword":` + hugeFloat + `,"emailAddress":` + hugeFloat + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeFloat + `}`,
@@ -333,7 +337,7 @@ func hostileAttacks() []attack {
 		{name: "huge integer for a string or bool", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":` + hugeInt + `,"password":"x"}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeInt + `}`,
-			kindPut:          `{"isDefault":` + hugeInt + `}`,
+			kindPut:          `{"isDefault":` + hugeInt + `,"useTls":` + hugeInt + `}`,
 			kindTemplate:     `{"body":` + hugeInt + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeInt + `,"password":` + hugeInt + `,"newPassword":` + hugeInt + `,"emailAddress":` + hugeInt + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeInt + `}`,
@@ -349,7 +353,7 @@ func hostileAttacks() []attack {
 		{name: "invalid UTF-8 in strings", req: bodies(map[routeKind]string{
 			kindLogin:        "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
 			kindRefresh:      "{\"refreshAuthKey\":\"\xff\xfe\"}",
-			kindPut:          "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\"}",
+			kindPut:          "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\",\"host\":\"\xff\"}",
 			kindTemplate:     "{\"eventId\":\"\xff\",\"subject\":\"\xfe\",\"body\":\"\xc0\xaf\"}",
 			kindAccountOpen:  "{\"authKey\":\"\xff\",\"password\":\"\xff\",\"newPassword\":\"\xff\",\"emailAddress\":\"\xff\"}",
 			kindAccountKeyed: "{\"newPassword\":\"\xff\"}",
@@ -357,7 +361,7 @@ func hostileAttacks() []attack {
 		{name: "lone surrogates in strings", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":"\ud800"}`,
 			kindRefresh:      `{"refreshAuthKey":"\udc00"}`,
-			kindPut:          `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x"}`,
+			kindPut:          `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x","host":"\ud800"}`,
 			kindTemplate:     `{"eventId":"\udbff\u0041","subject":"x","body":"x"}`,
 			kindAccountOpen:  `{"authKey":"\ud800","password":"\ud800","newPassword":"\ud800","emailAddress":"\ud800"}`,
 			kindAccountKeyed: `{"newPassword":"\ud800"}`,

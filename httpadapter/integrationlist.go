@@ -15,7 +15,7 @@ import (
 // /api/v1/app-integrations (names in any case), as the OpenAPI document
 // lists them.
 var appIntegrationParams = []refdata.Param{
-	{Name: "type", Type: reflect.TypeFor[string](), Kind: refdata.ParamCode, Doc: "Analytics or PaymentGateway, any case."},
+	{Name: "type", Type: reflect.TypeFor[string](), Kind: refdata.ParamCode, Doc: "Analytics, PaymentGateway or SMTP, any case."},
 	{Name: "status", Type: reflect.TypeFor[string](), Kind: refdata.ParamCode, Doc: "Active or Inactive, any case."},
 	{Name: "keywords", Type: reflect.TypeFor[string](), Kind: refdata.ParamKeywords,
 		Doc: "Free text: every word must be the start of a word of the integration's type, name, domain or description, case and accents ignored."},

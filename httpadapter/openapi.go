@@ -15,6 +15,7 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/messages"
+	"github.com/brandbase/brandbase/mail"
 	"github.com/brandbase/brandbase/refdata"
 )
 
@@ -37,6 +38,9 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[PaymentGatewayUpdateRequest]():      {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
 	reflect.TypeFor[integrations.AnalyticsInput]():      {required: []string{"appIntegrationId", "trackingId", "apiKey"}, minLength: []string{"appIntegrationId", "trackingId", "apiKey"}},
 	reflect.TypeFor[integrations.PaymentGatewayInput](): {required: []string{"appIntegrationId", "name"}, minLength: []string{"appIntegrationId", "name"}},
+	reflect.TypeFor[SMTPUpdateRequest]():                {required: smtpRequired, minLength: []string{"appIntegrationId", "name", "host", "emailAddressFrom"}},
+	reflect.TypeFor[integrations.SMTPInput]():           {required: smtpRequired, minLength: []string{"appIntegrationId", "name", "host", "emailAddressFrom"}},
+	reflect.TypeFor[mail.TestInput]():                   {required: []string{"host", "port", "emailAddressFrom", "emailAddressTo", "subject", "body"}, minLength: []string{"host", "emailAddressFrom", "emailAddressTo", "subject", "body"}},
 	reflect.TypeFor[CheckAuthKeyRequest]():              {required: []string{"authKey"}},
 	reflect.TypeFor[RegisterRequest]():                  {required: []string{"password"}, oneOf: []string{"username", "emailAddress"}},
 	reflect.TypeFor[ChangePasswordRequest]():            {required: []string{"oldPassword", "newPassword"}},
@@ -46,11 +50,14 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[messages.Input]():                   {required: []string{"eventId", "subject", "body"}, minLength: []string{"eventId", "subject", "body"}},
 }
 
+// smtpRequired are the fields an SMTP configuration's body needs.
+var smtpRequired = []string{"appIntegrationId", "name", "host", "port", "emailAddressFrom"}
+
 // enumTypes are the string types with a closed set of values.
 var enumTypes = map[reflect.Type][]string{
 	reflect.TypeFor[auth.Status]():         {string(auth.StatusActive), string(auth.StatusInactive)},
 	reflect.TypeFor[integrations.Status](): {string(integrations.StatusActive), string(integrations.StatusInactive)},
-	reflect.TypeFor[integrations.Type]():   {string(integrations.TypeAnalytics), string(integrations.TypePaymentGateway)},
+	reflect.TypeFor[integrations.Type]():   {string(integrations.TypeAnalytics), string(integrations.TypePaymentGateway), string(integrations.TypeSMTP)},
 	reflect.TypeFor[UserDeviceStatus]():    {string(DeviceOnline), string(DeviceOffline)},
 }
 
@@ -73,6 +80,19 @@ var fieldDocs = map[string]map[string]string{
 		"privateKey":  "Masked: all but the last 4 characters are * (a value shorter than 8 is masked whole).",
 		"createdDate": "RFC 3339 with a numeric offset.",
 		"updatedDate": "RFC 3339 with a numeric offset.",
+	},
+	"SMTP": {
+		"password":    "Masked: all but the last 4 characters are * (a value shorter than 8 is masked whole); null when there is none (a server without AUTH).",
+		"useTls":      "Implicit TLS on port 465, STARTTLS required on any other port; false (plain SMTP) only for a loopback host.",
+		"nameFrom":    "The sender's display name; null: the brand's name.",
+		"createdDate": "RFC 3339 with a numeric offset.",
+		"updatedDate": "RFC 3339 with a numeric offset.",
+	},
+	"SMTPUpdateRequest": {
+		"password": "With username (both or neither). Not sent, or sent back masked: kept; empty: cleared.",
+		"useTls":   "Implicit TLS on port 465, STARTTLS required on any other port; false only for a loopback host (tls_required otherwise).",
+		"authKey":  "Optional: an authKey of the acting user, valid in the acting brand; authorizes the update in place of Auth-Key (which still authenticates).",
+		"brandUrl": "Optional: the acting brand, as Brand-URL names it; the integration is looked up in it.",
 	},
 	"AnalyticsUpdateRequest": {
 		"apiKey":    "Required on every update, at least 1 character; sent back masked (as a GET answers it): the stored key is kept.",

@@ -21,6 +21,7 @@ import (
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
+	"github.com/brandbase/brandbase/internal/testkit/smtptest"
 	"github.com/brandbase/brandbase/messages"
 )
 
@@ -394,6 +395,8 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	a := accountSamples(t, f)
 	tplBody := `{"eventId":"password_reset","languageCode":"de","subject":"Neu","body":"<p>{{.link}}</p>","textBody":"{{.link}}"}`
 	tpl, doomedTpl := seedTemplates(t, f)
+	relay, doomedS := seedSMTP(t, f.app.Integrations, f.brand.ID), seedSMTP(t, f.app.Integrations, f.brand.ID)
+	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS}) // the test route's server: plain SMTP to loopback
 	return map[string]sampleRequest{
 		"GET /api/v1/email-templates":                          {path: "/api/v1/email-templates?eventId=password_reset&languageCode=en", headers: admin},
 		"POST /api/v1/email-templates":                         {path: "/api/v1/email-templates", headers: admin, body: tplBody},
@@ -401,6 +404,12 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 		"GET /api/v1/email-templates/{id}":                     {path: "/api/v1/email-templates/" + tpl, headers: admin},
 		"PUT /api/v1/email-templates/{id}":                     {path: "/api/v1/email-templates/" + tpl, headers: admin, body: strings.Replace(tplBody, `"de"`, `"en"`, 1)},
 		"DELETE /api/v1/email-templates/{id}":                  {path: "/api/v1/email-templates/" + doomedTpl, headers: admin},
+		"GET /api/v1/app-integrations/smtp":                    {path: "/api/v1/app-integrations/smtp", headers: admin},
+		"POST /api/v1/app-integrations/smtp":                   {path: "/api/v1/app-integrations/smtp", headers: admin, body: smtpBody(relay.AppIntegration.ID, map[string]any{"isDefault": false})},
+		"POST /api/v1/app-integrations/smtp/test":              {path: "/api/v1/app-integrations/smtp/test", headers: admin, body: testBody("127.0.0.1", plain.Port, map[string]any{"useTls": false, "username": nil, "password": nil, "nameFrom": "Shop"})},
+		"GET /api/v1/app-integrations/smtp/{id}":               {path: smtpPath(relay.ID), headers: admin},
+		"PUT /api/v1/app-integrations/smtp/{id}":               {path: smtpPath(relay.ID), headers: admin, body: smtpBody(relay.AppIntegration.ID, map[string]any{"password": *relay.Password})},
+		"DELETE /api/v1/app-integrations/smtp/{id}":            {path: smtpPath(doomedS.ID), headers: admin},
 		"GET /api/v1/users/me":                                 {path: "/api/v1/users/me", headers: admin},
 		"POST /api/v1/users/check-auth-key-available":          {path: "/api/v1/users/check-auth-key-available", headers: shop, body: `{"authKey":"` + f.keys["admin"] + `"}`},
 		"POST /api/v1/users/register":                          {path: "/api/v1/users/register", headers: shop, body: `{"username":"signup","emailAddress":"signup@shop.example.com","password":"a long new password","firstName":"Sign","lastName":"Up","nickName":"su","phoneNumber":"+1 555"}`},
@@ -786,7 +795,7 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 			assert.Contains(t, r["headers"], "Retry-After")
 		}
 	}
-	assert.Equal(t, 14, bodies, "login, refresh, both PUTs, both POSTs, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) and the email templates' POST and PUT read a body")
+	assert.Equal(t, 17, bodies, "login, refresh, the three PUTs, the three POSTs of a configuration, the SMTP test, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password) and the email templates' POST and PUT read a body")
 }
 
 // TestOpenAPIToolRules holds the document to the rules that linters

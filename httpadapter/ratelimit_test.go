@@ -23,6 +23,7 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/internal/testkit/smtptest"
 	"github.com/brandbase/brandbase/ratelimit"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/memory"
@@ -576,6 +577,12 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"POST /api/v1/app-integrations/payment-gateway":        {"updates"},
 		"DELETE /api/v1/app-integrations/analytics/{id}":       {"updates"},
 		"DELETE /api/v1/app-integrations/payment-gateway/{id}": {"updates"},
+		"GET /api/v1/app-integrations/smtp":                    nil,
+		"GET /api/v1/app-integrations/smtp/{id}":               nil,
+		"POST /api/v1/app-integrations/smtp":                   {"updates"},
+		"PUT /api/v1/app-integrations/smtp/{id}":               {"updates"},
+		"DELETE /api/v1/app-integrations/smtp/{id}":            {"updates"},
+		"POST /api/v1/app-integrations/smtp/test":              {"updates"},
 		"GET /api/v1/states":                                   {"lists"},
 		"GET /api/v1/timezones":                                {"lists"},
 		"GET /api/v1/languages":                                {"lists"},
@@ -594,6 +601,7 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 	}
 	templateID := ""                                                        // the template the POST creates, for the routes of one
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
+	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS}) // the SMTP test's server, on loopback
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	// The reset is of a user of its own, so that it ends no session the
 	// other routes use, whatever their order.
@@ -604,6 +612,9 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		EmailAddress: "resetter@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
 	resetLink, err := url.Parse(f.mail.next(t).Link)
 	require.NoError(t, err)
+	// Seeded after the reset's mail left: with a default SMTP integration
+	// the brand's mail goes through it, not the host's sender.
+	relay, doomedS := seedSMTP(t, f.app.Integrations, f.brand.ID), seedSMTP(t, f.app.Integrations, f.brand.ID)
 	limited := 0
 	deleteKey := ""
 	for _, pattern := range f.handler.(*httpadapter.Handler).Routes() {
@@ -614,6 +625,15 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 			path = analyticsPath(doomedA.ID)
 		case pattern == "DELETE /api/v1/app-integrations/payment-gateway/{id}":
 			path = gatewayPath(doomedP.ID)
+		case pattern == "DELETE /api/v1/app-integrations/smtp/{id}":
+			path = smtpPath(doomedS.ID)
+		case pattern == "POST /api/v1/app-integrations/smtp/test":
+			body = testBody("127.0.0.1", plain.Port, map[string]any{"useTls": false, "username": nil, "password": nil})
+		case strings.HasSuffix(path, "/smtp"):
+			body = smtpBody(relay.AppIntegration.ID, map[string]any{"isDefault": false})
+		case strings.Contains(path, "/smtp/"):
+			path = smtpPath(relay.ID)
+			body = smtpBody(relay.AppIntegration.ID, map[string]any{"password": *relay.Password})
 		case strings.HasSuffix(path, "/analytics"):
 			body = analyticsBody(f.analytics.AppIntegration.ID, map[string]any{"isDefault": false})
 		case strings.HasSuffix(path, "/payment-gateway"):

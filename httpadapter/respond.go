@@ -30,6 +30,7 @@ var statusByKind = map[envelope.Kind]int{
 	envelope.KindUnsupportedMediaType: http.StatusUnsupportedMediaType,
 	envelope.KindRateLimited:          http.StatusTooManyRequests,
 	envelope.KindUnavailable:          http.StatusServiceUnavailable,
+	envelope.KindBadGateway:           http.StatusBadGateway,
 	envelope.KindInternal:             http.StatusInternalServerError,
 }
 
@@ -49,7 +50,9 @@ func StatusOf(k envelope.Kind) int {
 // INFO: it is not a fault. An Unavailable error (the store cannot be
 // reached, or a wait on it ran out) is answered 503 with Retry-After and
 // logged at DEBUG only: the store logs the outage once when it starts and
-// once when it ends, so that an outage does not write a line a request.
+// once when it ends, so that an outage does not write a line a request. A
+// BadGateway error (502: a server the caller named, the SMTP test's,
+// failed) is logged at INFO: the caller's server, not this service, failed.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	e := envelope.As(err)
 	status := StatusOf(e.Kind)
@@ -58,6 +61,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.log.InfoContext(r.Context(), "request cancelled", "method", r.Method, "path", r.URL.Path, "error", err)
 	case envelope.IsUnavailable(err):
 		h.log.DebugContext(r.Context(), "request unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
+	case e.Kind == envelope.KindBadGateway: // a server the caller named failed (an SMTP test): not this service's fault
+		h.log.InfoContext(r.Context(), "request: the server called failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	case status >= 500:
 		h.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 		if e.Kind == envelope.KindInternal {

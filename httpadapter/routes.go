@@ -55,6 +55,8 @@ type route struct {
 	sender bool
 	// messages: the route exists only when Services.Messages is set.
 	messages bool
+	// mail: the route exists only when Services.Mail is set.
+	mail bool
 	// query are the query parameters, as the refdata query type declares
 	// them.
 	query []refdata.Param
@@ -96,7 +98,7 @@ var tagDescriptions = map[string]string{
 	tagRefData: "The compiled-in reference data: paginated, filterable lists of currencies, countries and cities, " +
 		"and the states, time zones and languages a client's forms ask for.",
 	tagAuth:         "Logging in and out with a username or email address and a password, and refreshing the auth-key pair a login gives.",
-	tagIntegrations: "The brand's app integrations: analytics and payment-gateway configurations, their lists, creation, update and deletion.",
+	tagIntegrations: "The brand's app integrations: analytics, payment-gateway and SMTP configurations, their lists, creation, update and deletion, and a test message through SMTP settings.",
 	tagAccount:      "The brand's users and their own account: the current user, registration, passwords and their reset, devices, and the brand itself.",
 	tagMessages:     "The brand's message templates: the subject, text and HTML of each kind of message, per language, and their placeholders.",
 	tagMeta:         "This document.",
@@ -105,7 +107,7 @@ var tagDescriptions = map[string]string{
 // routes are every route the adapter mounts, in mounting order: the
 // spec's, then those of the spec's origin's client (each group in its
 // file).
-var routes = slices.Concat(specRoutes, integrationAdminRoutes, clientListRoutes, emailTemplateRoutes)
+var routes = slices.Concat(specRoutes, integrationAdminRoutes, smtpRoutes, clientListRoutes, emailTemplateRoutes)
 
 // specRoutes are the routes of the interface spec, and their extensions.
 var specRoutes = []route{
@@ -352,10 +354,10 @@ var specRoutes = []route{
 
 // serves reports whether h mounts rt: the integration routes need an
 // integrations service, the password-reset routes a message sender, the
-// template routes a messages service.
+// template routes a messages service, the SMTP test route a mail service.
 func (h *Handler) serves(rt route) bool {
 	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages()) &&
-		(!rt.messages || h.svc.Messages != nil)
+		(!rt.messages || h.svc.Messages != nil) && (!rt.mail || h.svc.Mail != nil)
 }
 
 // mount registers every route of the table on h's mux, each behind the

@@ -28,7 +28,7 @@ func (in AppIntegrationInput) validate(v *envelope.Validation, create bool) appF
 	case in.Type == "" && create:
 		v.Add("type", "required", "The field type is required.")
 	case in.Type != "":
-		v.Add("type", "invalid_enum", "The field type must be Analytics or PaymentGateway.")
+		v.Add("type", "invalid_enum", "The field type must be Analytics, PaymentGateway or SMTP.")
 	}
 	f.name = requiredString(v, "name", in.Name, maxNameLen)
 	if f.domain = requiredString(v, "domain", in.Domain, maxURLLen); !v.Has("domain") {

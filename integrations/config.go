@@ -33,7 +33,7 @@ type kindInfo struct {
 
 // kinds are the configuration kinds of the service, one per app
 // integration type.
-var kinds = []kindInfo{analyticsKind.kindInfo, paymentGatewayKind.kindInfo}
+var kinds = []kindInfo{analyticsKind.kindInfo, paymentGatewayKind.kindInfo, smtpKind.kindInfo}
 
 // secretSlot is one secret field of a typed record: its name (the JSON
 // name, which is also its key in ConfigRecord.Secrets) and where R holds

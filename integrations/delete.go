@@ -63,7 +63,7 @@ func (s *Service) deleteConfig(ctx context.Context, actor auth.Principal, k kind
 // AppIntegrationQuery selects the app integrations of a brand; a nil field
 // selects every value.
 type AppIntegrationQuery struct {
-	// Type selects one type (Analytics or PaymentGateway, any case).
+	// Type selects one type (Analytics, PaymentGateway or SMTP, any case).
 	Type *string
 	// Status selects one status (Active or Inactive, any case).
 	Status *string
@@ -88,7 +88,7 @@ func (s *Service) ListAppIntegrations(ctx context.Context, brandID string, q App
 		if t, ok := parseType(Type(*q.Type)); ok {
 			typ = &t
 		} else {
-			v.Add("type", "invalid_enum", "The field type must be Analytics or PaymentGateway.")
+			v.Add("type", "invalid_enum", "The field type must be Analytics, PaymentGateway or SMTP.")
 		}
 	}
 	var status *Status

@@ -14,6 +14,7 @@ type Type string
 const (
 	TypeAnalytics      Type = "Analytics"
 	TypePaymentGateway Type = "PaymentGateway"
+	TypeSMTP           Type = "SMTP"
 )
 
 // RecordKind names a kind of record that revisions and events are about.
@@ -24,6 +25,7 @@ const (
 	KindAppIntegration RecordKind = "AppIntegration"
 	KindAnalytics      RecordKind = "Analytics"
 	KindPaymentGateway RecordKind = "PaymentGateway"
+	KindSMTP           RecordKind = "SMTP"
 )
 
 // DateLayout is how createdDate and updatedDate are written: RFC 3339 in UTC
@@ -36,7 +38,7 @@ func formatDate(t time.Time) string { return t.UTC().Format(DateLayout) }
 // AppIntegration is an integration instance of a brand. Its JSON
 // form is the appIntegration object nested in configuration answers.
 type AppIntegration struct {
-	// Type is Analytics or PaymentGateway; it never changes.
+	// Type is Analytics, PaymentGateway or SMTP; it never changes.
 	Type Type `json:"type"`
 	// Name is the display name.
 	Name string `json:"name"`

@@ -104,6 +104,12 @@ type Result struct {
 	// Permanent marks a failure no retry can mend (no endpoint any more, a
 	// refused address): the item is marked failed at once.
 	Permanent bool
+	// FanOut, when Err is nil, are the items the attempt produced (the
+	// ChannelWebhook deliveries of a ChannelEvent item): the dispatcher
+	// settles the item as delivered and enqueues them in one transaction
+	// (Store.FanOut), so an event is never marked delivered without its
+	// deliveries, nor the reverse.
+	FanOut []Item
 }
 
 // Handler delivers the items of one channel. Deliver is called with a

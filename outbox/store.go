@@ -64,6 +64,13 @@ type Claim struct {
 	Limit, PerBrand int
 	// SkipBrands are brands whose deliveries are all busy: none is claimed.
 	SkipBrands []string
+	// Held counts, by brand, the items the claimer already has in flight:
+	// at most PerBrand minus Held[brand] items of a brand are claimed (a
+	// brand at or over PerBrand is skipped as SkipBrands are).
+	Held map[string]int
+	// Channels, when not empty, are the only channels claimed: those the
+	// claimer has a handler for.
+	Channels []Channel
 }
 
 // Settlement is the outcome of one attempt, for [Store.Settle].

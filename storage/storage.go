@@ -12,15 +12,18 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/messages"
+	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
 )
 
-// Storage is a complete brandbase backend. Implementations are safe for
-// concurrent use; Close releases them and must be called once.
+// Storage is a complete brandbase backend: the domain stores and the
+// outbox's queue. Implementations are safe for concurrent use; Close
+// releases them and must be called once.
 type Storage interface {
 	refdata.Store
 	auth.Store
 	integrations.Store
 	messages.Store
+	outbox.Store
 	Close() error
 }

@@ -32,6 +32,7 @@ var envVars = []envVar{
 	{"BRANDBASE_LOG_REQUESTS", "log-requests", "serve: the level of the line logged per request, or off (default info)"},
 	{"BRANDBASE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "serve: how long requests in flight may finish on SIGINT or SIGTERM (default 10s)"},
 	{"BRANDBASE_RATE_LIMIT", "rate-limit", "serve: false turns the API's rate limits off (default true)"},
+	{"BRANDBASE_OUTBOUND_ALLOW", "outbound-allow", "serve, smtp test: comma-separated address ranges an outgoing connection (an SMTP server) may reach beyond the public internet: loopback, private; none when empty"},
 }
 
 // envOf returns the variable of flag name, or "".

@@ -202,7 +202,7 @@ func openWithKeys(ctx context.Context, f *flags, db string, keys *integrations.K
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot open the database %s: %w (check --db or BRANDBASE_DATABASE_URL)", storeurl.Redact(db), err)
 	}
-	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys, Logger: logger})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys, Logger: logger, OutboxManualStart: true})
 	if err != nil {
 		store.Close()
 		return nil, nil, err

@@ -9,6 +9,7 @@
 //	brandbase brand create|list|show|set
 //	brandbase user create|list|show|set-password|grant|revoke|activate|deactivate|sessions|collisions
 //	brandbase integration list --brand URL
+//	brandbase smtp create|list|test --brand URL
 //	brandbase import cities|countries|currencies FILE
 //	brandbase keys generate|rotate
 //	brandbase check
@@ -74,6 +75,7 @@ func commands() []command {
 		{"user", "user create | list | show | set-password | grant | revoke | activate | deactivate | sessions | collisions", runUser},
 		{"integration", "integration list --brand URL (secrets masked)", runIntegration},
 		{"template", "template list | set | delete: a brand's message templates", runTemplate},
+		{"smtp", "smtp create | list | test: the brand's SMTP integrations (its mail)", runSMTP},
 		{"import", "import cities | countries | currencies FILE", runImport},
 		{"keys", "keys generate | keys rotate: the secrets key ring", runKeys},
 	}

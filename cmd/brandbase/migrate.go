@@ -196,7 +196,7 @@ func checks(ctx context.Context, f *flags, db string) checkView {
 		return v
 	}
 	defer store.Close()
-	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), Logger: f.c.adminLogger()})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: integrations.EphemeralKeyRing(), Logger: f.c.adminLogger(), OutboxManualStart: true})
 	if err != nil {
 		add(brandbase.CheckStore, httpadapter.StatusFail, oneLine(err.Error()))
 		return v

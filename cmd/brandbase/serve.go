@@ -26,6 +26,7 @@ type serveOptions struct {
 	logRequests                      requestLog
 	shutdown                         time.Duration
 	rateLimit                        bool
+	outboundAllow                    string
 }
 
 // requestLog is --log-requests: a level, or off.
@@ -64,6 +65,7 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	f.TextVar(&o.logRequests, "log-requests", requestLog{level: slog.LevelInfo}, "the level of the line logged per request, or off")
 	f.DurationVar(&o.shutdown, "shutdown-timeout", serve.DefaultShutdownTimeout, "how long requests in flight may finish on SIGINT or SIGTERM")
 	f.BoolVar(&o.rateLimit, "rate-limit", true, "the API's rate limits (false turns them off)")
+	f.StringVar(&o.outboundAllow, "outbound-allow", "", "comma-separated address ranges an SMTP server may be in beyond the public internet: loopback, private")
 	db, err := f.dbOnly(args)
 	if err != nil {
 		return err
@@ -84,7 +86,11 @@ func runServe(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := brandbase.Config{SecretKeys: keys, Logger: logger}
+	policy, err := parseAllow(o.outboundAllow)
+	if err != nil {
+		return err
+	}
+	cfg := brandbase.Config{SecretKeys: keys, Logger: logger, OutboundPolicy: policy}
 	storeOpts := storeurl.Options{Logger: logger}
 	if o.metricsAddr != "" {
 		m, err := serve.StartMetrics(o.metricsAddr, "brandbase", logger)

@@ -83,7 +83,7 @@ func (f *flags) openApp(ctx context.Context, needKeys bool, logger *slog.Logger)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot open the database %s: %w (check --db or BRANDBASE_DATABASE_URL)", storeurl.Redact(db), err)
 	}
-	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys, Logger: logger})
+	app, err := brandbase.New(store, brandbase.Config{SecretKeys: keys, Logger: logger, OutboxManualStart: true})
 	if err != nil {
 		store.Close()
 		return nil, nil, err

@@ -156,7 +156,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
 	stdout = &lineWriter{w: stdout}
 
-	cfg := brandbase.Config{AuthOptions: append([]auth.Option{auth.WithMessageSender(mailSender(stdout))}, testAuthOptions...)}
+	cfg := brandbase.Config{AuthOptions: append([]auth.Option{auth.WithMessageSender(mailSender(stdout))}, testAuthOptions...),
+		OutboundPolicy: brandbase.OutboundPolicy{AllowLoopback: true}} // an SMTP server on this machine, for development
 	var storeOpts storeurl.Options
 	if o.metricsAddr != "" {
 		m, err := serve.StartMetrics(o.metricsAddr, "brandbase-server", logger)

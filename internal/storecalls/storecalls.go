@@ -1,7 +1,7 @@
 // Package storecalls wraps the store the domain services receive so that
 // each call records a span and a duration (see internal/telemetry's
 // StoreCalls): one decorator for the auth, integrations and reference-data
-// store interfaces, whatever the backend. The wrapper is only for the
+// store interfaces and the outbox's queue, whatever the backend. The wrapper is only for the
 // services: capabilities a host or brandbase.New looks for by type
 // assertion (a change feed, a shared limiter, health reports) are looked
 // for on the store itself, which the wrapper does not hide.
@@ -9,20 +9,22 @@ package storecalls
 
 import (
 	"context"
-	"github.com/brandbase/brandbase/outbox"
 	"time"
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetry"
+	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
 )
 
-// Backend is what the services receive: every domain store interface.
+// Backend is what the services receive: every domain store interface and
+// the outbox's queue.
 type Backend interface {
 	refdata.Store
 	auth.Store
 	integrations.Store
+	outbox.Store
 }
 
 // store records every call to the Backend it wraps. Build it with [Wrap].

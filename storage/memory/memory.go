@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/storage"
 	"github.com/brandbase/brandbase/storage/sqlite"
 )
@@ -32,9 +31,6 @@ var _ storage.Storage = (*Store)(nil)
 type backend interface {
 	storage.Storage
 	Ping(ctx context.Context) error
-	// Items is PROVISIONAL (branch h-events, until storage.Storage holds
-	// outbox.Store): the events' tests read the outbox with it.
-	Items(ctx context.Context, f outbox.Filter) ([]outbox.Item, error)
 }
 
 // Store is a storage.Storage in memory: a private SQLite database in

@@ -116,6 +116,8 @@ func (dialect) JSON(b []byte) any                          { return string(b) }
 func (dialect) NextSeq(string) string                      { return "" }
 func (dialect) ForUpdate() string                          { return " FOR UPDATE" }
 func (dialect) ForShare() string                           { return " FOR SHARE" }
+func (dialect) SkipLocked() string                         { return " FOR UPDATE SKIP LOCKED" }
+func (dialect) Lateral() bool                              { return true }
 func (dialect) Error(ctx context.Context, err error) error { return storeError(ctx, err) }
 
 func (dialect) List(ss []string) any {

@@ -131,6 +131,8 @@ func (dialect) ScanList(dst *[]string) any               { return commaList{dst}
 func (dialect) JSON(b []byte) any                        { return b }
 func (dialect) ForUpdate() string                        { return "" }
 func (dialect) ForShare() string                         { return "" }
+func (dialect) SkipLocked() string                       { return "" }
+func (dialect) Lateral() bool                            { return false }
 func (dialect) Missing(err error) bool                   { return errors.Is(err, sql.ErrNoRows) }
 func (dialect) Error(_ context.Context, err error) error { return storeError(err) }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
 )
@@ -112,6 +113,9 @@ func assertNothingWritten(t *testing.T, s storage.Storage, c cancelled, revision
 	rev, err := s.RefDataRevision(live)
 	require.NoError(t, err)
 	assert.Equal(t, revision, rev, "cancelled upserts changed no reference data")
+	items, err := s.Items(live, outbox.Filter{BrandID: "b1"})
+	require.NoError(t, err)
+	assert.Empty(t, items, "a cancelled Enqueue wrote nothing")
 }
 
 // cancellableCalls returns one call of every store method, named, on the
@@ -146,6 +150,7 @@ func cancellableCalls(s storage.Storage, c cancelled) map[string]func(ctx contex
 	maps.Copy(calls, refdataCalls(s))
 	maps.Copy(calls, authCalls(s, c))
 	maps.Copy(calls, accountCalls(s, c))
+	maps.Copy(calls, outboxCalls(s))
 	return calls
 }
 

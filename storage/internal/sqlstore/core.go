@@ -91,6 +91,15 @@ type Dialect interface {
 	// transactions do not run in parallel.
 	ForUpdate() string
 	ForShare() string
+	// SkipLocked returns the clause appended to a SELECT that locks the
+	// rows it returns and passes over the rows another transaction holds
+	// (" FOR UPDATE SKIP LOCKED": the outbox's claims), or "" when the
+	// store's write transactions do not run in parallel.
+	SkipLocked() string
+	// Lateral reports whether the database joins a LATERAL subquery (one
+	// that reads the columns of the tables before it); else the core
+	// joins such a subquery through an IN on the rows' seq.
+	Lateral() bool
 
 	// Violation classifies err: the constraint it broke, if any.
 	Violation(err error) Violation

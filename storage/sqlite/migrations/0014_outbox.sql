@@ -25,5 +25,7 @@ CREATE TABLE outbox (
     delivered_at  INTEGER,
     UNIQUE (channel, target, id)
 );
-CREATE INDEX outbox_due ON outbox (next_at, seq) WHERE status = 'pending';
+-- A claim walks the brands with pending items (one seek each) and takes
+-- each brand's first due items: its cost never grows with a backlog.
+CREATE INDEX outbox_due ON outbox (brand_id, next_at, seq) WHERE status = 'pending';
 CREATE INDEX outbox_brand ON outbox (brand_id, channel, target, seq);
