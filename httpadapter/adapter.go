@@ -38,8 +38,8 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetry"
-	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/mail"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/refdata"
 )
 

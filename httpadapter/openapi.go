@@ -14,8 +14,8 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
-	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/mail"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/refdata"
 )
 

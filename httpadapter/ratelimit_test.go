@@ -601,7 +601,7 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 	}
 	templateID := ""                                                        // the template the POST creates, for the routes of one
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
-	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS}) // the SMTP test's server, on loopback
+	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS})       // the SMTP test's server, on loopback
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	// The reset is of a user of its own, so that it ends no session the
 	// other routes use, whatever their order.
