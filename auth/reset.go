@@ -183,7 +183,7 @@ func (s *Service) RequestPasswordReset(ctx context.Context, brand Brand, req Pas
 		UserStamp: user.TokenStamp()}
 	m := Message{Kind: MessagePasswordReset, To: user.EmailAddress, Link: link.String(), BrandURL: brand.URL,
 		BrandID: brand.ID, UserID: user.ID, ExpiresAt: t.ExpiresAt}
-	go s.deliver(t, m, resetMail(m, user, brand, now))
+	go s.deliver(t, m, func() outbox.Item { return resetMail(m, user, brand, now) }) // built off the request's path
 	return nil
 }
 
@@ -204,16 +204,17 @@ func resetMail(m Message, user UserRecord, brand Brand, now time.Time) outbox.It
 }
 
 // deliver stores t and sends m, bounded by DefaultSendTimeout, on the
-// goroutine it is called on: with the outbox, t and its mail item in one
-// write (the dispatcher sends it); else t, then m through the sender.
+// goroutine it is called on: with the outbox, t and its mail item (mail
+// builds it) in one write (the dispatcher sends it); else t, then m
+// through the sender.
 // Nothing limits how many run at once: each is one store write (and,
 // without the outbox, one Send), every one bounded in time.
-func (s *Service) deliver(t ResetToken, m Message, mail outbox.Item) {
+func (s *Service) deliver(t ResetToken, m Message, mail func() outbox.Item) {
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultSendTimeout)
 	defer cancel()
 	var out []outbox.Item
 	if s.mailOut {
-		out = append(out, mail)
+		out = append(out, mail())
 	}
 	if err := s.store.PutResetToken(ctx, t, out...); errors.Is(err, ErrResetTokenInvalid) {
 		s.log.InfoContext(ctx, "auth: a password-reset token not sent: its user changed since it was asked for", "user", t.UserID)
