@@ -19,6 +19,7 @@ import (
 	"github.com/brandbase/brandbase/internal/storecalls"
 	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/mail"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/storage"
@@ -193,6 +194,9 @@ type App struct {
 	RefData *refdata.Service
 	// Integrations manages app integrations and their configurations.
 	Integrations *integrations.Service
+	// Messages manages the brands' message templates and renders the
+	// mail the outbox sends (messages.Service.Render).
+	Messages *messages.Service
 	// Outbox delivers what the services enqueue (mail, events and their
 	// webhooks): register the handler of each channel with Handle. New
 	// starts it unless Config.OutboxManualStart; Close stops it.
@@ -272,8 +276,16 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if cfg.OnIntegrationUpdated != nil {
 		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
 	}
-	authSvc := auth.NewService(backend, authOpts...)
-	mailOpts := []mail.Option{mail.WithPolicy(cfg.OutboundPolicy), mail.WithLogger(cfg.Logger)}
+	// The password-reset mail goes through the outbox, written with its
+	// token; the dispatcher is woken when one is written.
+	ob := newOutbox(backend, cfg)
+	authSvc := auth.NewService(backend, append(authOpts, auth.WithMailOutbox(ob.Notify))...)
+	msgs := messages.NewService(store, messageOpts(cfg)...)
+	mailOpts := []mail.Option{mail.WithPolicy(cfg.OutboundPolicy), mail.WithLogger(cfg.Logger),
+		mail.WithRenderer(mail.RenderFunc(func(ctx context.Context, brandID, language, kind string, data map[string]string) (mail.Rendered, error) {
+			r, err := msgs.Render(ctx, brandID, language, kind, data)
+			return mail.Rendered(r), err
+		}))}
 	if sender := authSvc.MessageSender(); sender != nil {
 		mailOpts = append(mailOpts, mail.WithFallback(sender, authSvc))
 	}
@@ -282,7 +294,8 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		Auth:         authSvc,
 		RefData:      refdata.NewService(backend, refOpts...),
 		Integrations: integ,
-		Outbox:       newOutbox(backend, cfg),
+		Messages:     msgs,
+		Outbox:       ob,
 		Mail:         mail.New(integ, mailOpts...),
 		Webhooks:     newWebhooks(backend, keys, cfg),
 		clock:        cfg.Clock,
@@ -396,5 +409,15 @@ func (a *App) Handler(opts ...httpadapter.Option) (*httpadapter.Handler, error) 
 		opts = append([]httpadapter.Option{httpadapter.WithLogger(a.logger)}, opts...)
 	}
 	return httpadapter.New(httpadapter.Services{Auth: a.Auth, RefData: a.RefData, Integrations: a.Integrations, Mail: a.Mail,
-		Webhooks: a.Webhooks}, opts...)
+		Webhooks: a.Webhooks, Messages: a.Messages}, opts...)
+}
+
+// messageOpts are the options of the App's messages service: the Config's
+// clock and logger.
+func messageOpts(cfg Config) []messages.Option {
+	opts := []messages.Option{messages.WithClock(cfg.Clock)}
+	if cfg.Logger != nil {
+		opts = append(opts, messages.WithLogger(cfg.Logger))
+	}
+	return opts
 }

@@ -169,11 +169,12 @@ func (s *Service) ChangePassword(ctx context.Context, p Principal, req PasswordC
 		r.SessionEpoch++
 		r.UpdatedAt = now
 		return nil
-	})
+	}, userEvent(EventUserPasswordChanged, user, now, nil))
 	s.invalidateUser(user.ID)
 	if err != nil {
 		return Session{}, err
 	}
+	s.emitUser(ctx, EventUserPasswordChanged, rec, now, nil)
 	if _, err := s.revokeKeys(ctx, KeySelector{UserID: user.ID}); err != nil {
 		return Session{}, err
 	}

@@ -37,7 +37,9 @@ type AccountStore interface {
 	// written) when no such token exists or it has expired; an error from
 	// fn aborts the whole and is returned as is: the token stays. Tokens
 	// end with any change of their user's password, status or address
-	// (see [Store] UpdateUser), which fn's new password is.
+	// (see [Store] UpdateUser), which fn's new password is. The items out
+	// are written in the same transaction, read after fn returns (fn may
+	// fill them in).
 	UseResetToken(ctx context.Context, hash []byte, at time.Time, fn func(*UserRecord) error, out ...outbox.Item) (UserRecord, error)
 }
 

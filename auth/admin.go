@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/outbox"
 )
 
 // The administration of a brand's users (docs/administration.md): reads
@@ -150,9 +151,25 @@ func (s *Service) DeleteUser(ctx context.Context, actor Principal, userID string
 	if !actor.System && actor.UserID == userID {
 		return errAccessDenied("A user cannot delete its own account here: another administrator can.")
 	}
-	_, err := s.store.DeleteUser(ctx, userID, func(r UserRecord) error { return CanActOn(actor, r.User) })
+	// The store writes out after check returns (as UpdateUser does): the
+	// user.deleted event names the user by its ID only.
+	now := s.now().UTC().Truncate(time.Microsecond)
+	out := make([]outbox.Item, 1)
+	var gone UserRecord
+	_, err := s.store.DeleteUser(ctx, userID, func(r UserRecord) error {
+		if err := CanActOn(actor, r.User); err != nil {
+			return err
+		}
+		gone = UserRecord{User: User{ID: r.ID, BrandID: r.BrandID}}
+		out[0] = userEvent(EventUserDeleted, gone, now, nil)
+		return nil
+	}, out...)
 	s.invalidateUser(userID) // also on failure: a late error may follow the deletion
-	return err
+	if err != nil {
+		return err
+	}
+	s.emitUser(ctx, EventUserDeleted, gone, now, nil)
+	return nil
 }
 
 // UserStatusCounts are how many users of a brand hold each status.

@@ -133,7 +133,7 @@ func (s *Service) ChangeUserStatus(ctx context.Context, actor Principal, userID 
 // an unlock.
 func (s *Service) setUserStatus(ctx context.Context, userID string, st Status, check func(*UserRecord) error) (User, error) {
 	locked := false
-	u, err := s.updateUser(ctx, userID, true, func(r *UserRecord) error {
+	u, err := s.updateUser(ctx, userID, true, EventUserUpdated, func(r *UserRecord) error {
 		if check != nil {
 			if err := check(r); err != nil {
 				return err

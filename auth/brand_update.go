@@ -1,6 +1,12 @@
 package auth
 
-import "context"
+import (
+	"context"
+	"time"
+
+	"github.com/brandbase/brandbase/events"
+	"github.com/brandbase/brandbase/outbox"
+)
 
 // BrandUpdate names the fields of a brand to change; a nil field keeps
 // the stored value.
@@ -44,12 +50,37 @@ func (s *Service) UpdateBrand(ctx context.Context, id string, up BrandUpdate) (B
 	if err := nb.validate(); err != nil {
 		return Brand{}, err
 	}
+	old := b
 	b.URL, b.Name, b.DefaultCurrency, b.Status = nb.URL, nb.Name, nb.DefaultCurrency, nb.Status
-	err = s.store.UpdateBrand(ctx, b)
+	return s.storeBrand(ctx, old, b)
+}
+
+// storeBrand stores b, the brand old changed, with its brand.updated event
+// in the same write, drops the brand caches, and calls the hooks once
+// stored.
+func (s *Service) storeBrand(ctx context.Context, old, b Brand) (Brand, error) {
+	now := s.now().UTC().Truncate(time.Microsecond)
+	changed := []string{}
+	for _, f := range []struct {
+		name   string
+		differ bool
+	}{{"defaultCurrency", old.DefaultCurrency != b.DefaultCurrency}, {"name", old.Name != b.Name},
+		{"status", old.Status != b.Status}, {"url", old.URL != b.URL}} {
+		if f.differ {
+			changed = append(changed, f.name)
+		}
+	}
+	err := s.store.UpdateBrand(ctx, b, brandEvent(b.ID, changed, now))
 	s.brands.invalidate(nil)
-	s.lastBrands.forgetID(id)
+	s.lastBrands.forgetID(b.ID)
 	if err != nil {
 		return Brand{}, err
 	}
+	s.emit(ctx, Event{Type: EventBrandUpdated, At: now, BrandID: b.ID, Changed: changed})
 	return b, nil
+}
+
+// brandEvent returns the outbox item of a brand.updated event.
+func brandEvent(brandID string, changed []string, at time.Time) outbox.Item {
+	return event(EventBrandUpdated, brandID, brandID, at, events.Brand{BrandID: brandID, Changed: changed})
 }

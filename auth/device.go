@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/events"
+	"github.com/brandbase/brandbase/outbox"
 )
 
 // Device is a device a user logged in from, registered from the X-Device-*
@@ -195,8 +197,38 @@ func (s *Service) Devices(ctx context.Context, userID string) ([]Device, error) 
 // ID.
 // Revoking a revoked device succeeds and changes nothing.
 func (s *Service) RevokeDevice(ctx context.Context, userID, deviceID string) (Device, error) {
-	d, err := s.store.RevokeDevice(ctx, userID, deviceID, s.now().UTC().Truncate(time.Microsecond))
+	d, err := s.closeDevice(ctx, userID, deviceID, true, nil)
 	s.devices.invalidate(func(k deviceKey, _ bool) bool { return k.userID == userID })
 	s.keys.invalidate(func(_ [32]byte, c cachedKey) bool { return c.DeviceID == deviceID })
 	return d, err
+}
+
+// closeDevice revokes (revoke) or ends a device of userID, writing its
+// device.ended event and out in the change's transaction (the store writes
+// them only when it changes the device), and calls the hooks when it did.
+// [ErrDeviceNotFound] when the user has no such device.
+func (s *Service) closeDevice(ctx context.Context, userID, deviceID string, revoke bool, out []outbox.Item) (Device, error) {
+	cur, err := s.store.DeviceByID(ctx, userID, deviceID)
+	if err != nil {
+		return Device{}, err
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	data := events.Device{UserID: userID, DeviceID: deviceID, Name: cur.Name, OS: cur.OS, Reason: "ended"}
+	if revoke {
+		data.Reason = "revoked"
+	}
+	out = append([]outbox.Item{event(EventDeviceEnded, cur.BrandID, userID, now, data)}, out...)
+	var d Device
+	if revoke {
+		d, err = s.store.RevokeDevice(ctx, userID, deviceID, now, out...)
+	} else {
+		d, err = s.store.EndDevice(ctx, userID, deviceID, now, out...)
+	}
+	if err != nil {
+		return d, err
+	}
+	if at := d.EndedAt; revoke && d.RevokedAt.Equal(now) || !revoke && at.Equal(now) {
+		s.emit(ctx, Event{Type: EventDeviceEnded, At: now, BrandID: d.BrandID, UserID: userID, Device: d})
+	}
+	return d, nil
 }

@@ -230,7 +230,7 @@ func (s *Service) CurrentDevice(ctx context.Context, p Principal) (Device, error
 // the user has no device with that ID; ending an ended device succeeds and
 // changes nothing.
 func (s *Service) EndDevice(ctx context.Context, userID, deviceID string, out ...outbox.Item) (Device, error) {
-	d, err := s.store.EndDevice(ctx, userID, deviceID, s.now().UTC().Truncate(time.Microsecond))
+	d, err := s.closeDevice(ctx, userID, deviceID, false, out)
 	s.keys.invalidate(func(_ [32]byte, c cachedKey) bool { return c.DeviceID == deviceID })
 	return d, err
 }

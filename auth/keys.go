@@ -17,7 +17,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/events"
 	"github.com/brandbase/brandbase/internal/telemetry"
+	"github.com/brandbase/brandbase/outbox"
 )
 
 // KeyPair is an issued authKey/refreshAuthKey pair as stored: the keys
@@ -317,7 +319,7 @@ func (s *Service) startSession(ctx, post context.Context, b loginBudget, brand B
 	if err != nil {
 		return Session{}, err
 	}
-	if err := s.store.CreateKeyPair(post, pair); err != nil {
+	if err := s.store.CreateKeyPair(post, pair, loginEvents(user, device, newDevice, pair.ID, now)...); err != nil {
 		return Session{}, storeSessionError(b.err(post, err), errInvalidCredentials)
 	}
 	s.access.written(device.ID, now)
@@ -731,4 +733,15 @@ func (s *Service) DeleteExpiredKeys(ctx context.Context) (int, error) {
 func trimHeader(s string, max int) (string, bool) {
 	s = strings.TrimSpace(s)
 	return s, len(s) <= max && utf8.ValidString(s)
+}
+
+// loginEvents returns the outbox items of a login's events, written with
+// its key pair: device.registered, then user.authenticated.
+func loginEvents(user UserRecord, d Device, newDevice bool, keyID string, at time.Time) []outbox.Item {
+	return []outbox.Item{
+		event(EventDeviceRegistered, user.BrandID, user.ID, at, events.Device{UserID: user.ID, DeviceID: d.ID,
+			Name: d.Name, OS: d.OS, New: newDevice}),
+		event(EventUserAuthenticated, user.BrandID, user.ID, at, events.Authenticated{UserID: user.ID,
+			Username: user.Username, KeyID: keyID, DeviceID: d.ID}),
+	}
 }

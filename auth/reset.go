@@ -2,13 +2,17 @@ package auth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/outbox"
 )
 
 // MessageKind says what a [Message] is for.
@@ -41,9 +45,12 @@ type Message struct {
 }
 
 // MessageSender delivers the messages of the service (a host's mailer, a
-// queue). Send is called on a goroutine of its own, with a context that
-// ends after [DefaultSendTimeout], never on the request that caused it;
-// an error is logged. It must be safe for concurrent use.
+// queue). Send is never called on the request that caused it: with
+// [WithMailOutbox], by the outbox's mail handler (for a brand without a
+// default SMTP integration), retried while it fails; otherwise on a
+// goroutine of its own, with a context that ends after
+// [DefaultSendTimeout], an error logged. It must be safe for concurrent
+// use.
 type MessageSender interface {
 	Send(ctx context.Context, m Message) error
 }
@@ -59,12 +66,9 @@ const (
 	// ResetTokenTTL is how long a password-reset token works.
 	ResetTokenTTL = time.Hour
 	// DefaultSendTimeout bounds one delivery: the store write of the token
-	// and the call of MessageSender.Send.
+	// (and its mail) and, without [WithMailOutbox], the call of
+	// MessageSender.Send.
 	DefaultSendTimeout = 30 * time.Second
-	// maxPendingSends bounds the deliveries in flight; a request past it
-	// sends nothing (and logs it), so that a flood of requests cannot
-	// pile up goroutines.
-	maxPendingSends = 64
 	// maxLinkLen bounds a resetPasswordLink, in bytes.
 	maxLinkLen = 2048
 )
@@ -79,17 +83,33 @@ const (
 	CodeTaken              = "taken"
 )
 
-// WithMessageSender makes the service hand password-reset links to s.
-// Without it (or with nil) [Service.RequestPasswordReset] and
-// [Service.ResetPassword] fail with KindNotFound, and the HTTP adapter does
-// not mount their routes ([Service.SendsMessages]).
+// WithMessageSender makes the service hand password-reset links to s: the
+// host's sender. With [WithMailOutbox] too, the outbox's mail handler
+// calls it for a brand without a default SMTP integration
+// ([Service.MessageSender]). Without either option (or with nil)
+// [Service.RequestPasswordReset] and [Service.ResetPassword] fail with
+// KindNotFound, and the HTTP adapter does not mount their routes
+// ([Service.SendsMessages]).
 func WithMessageSender(s MessageSender) Option {
 	return func(svc *Service) { svc.sender = s }
 }
 
-// SendsMessages reports whether the service has a [MessageSender]: the
-// password-reset calls work only then.
-func (s *Service) SendsMessages() bool { return s.sender != nil }
+// WithMailOutbox makes the service write each message it sends to the
+// outbox, in the transaction of the change that causes it (a reset token
+// and its mail are stored together, or neither): an outbox.ChannelMail
+// item whose payload is an outbox.Mail, which the outbox's dispatcher
+// delivers through the brand's default SMTP integration, else the host's
+// MessageSender. notify, when not nil, is called after each write (the
+// dispatcher's wake-up). brandbase.New sets it for an App whose outbox
+// delivers mail.
+func WithMailOutbox(notify func()) Option {
+	return func(svc *Service) { svc.mailOut, svc.notifyMail = true, notify }
+}
+
+// SendsMessages reports whether the service sends messages: it has a
+// [MessageSender] or writes its mail to the outbox ([WithMailOutbox]).
+// The password-reset calls work only then.
+func (s *Service) SendsMessages() bool { return s.sender != nil || s.mailOut }
 
 var errNoSender = envelope.New(envelope.KindNotFound, "not_found", "Password reset is not available.")
 
@@ -105,11 +125,15 @@ type PasswordResetRequest struct {
 }
 
 // RequestPasswordReset makes a password-reset token for the user of brand
-// whose email address is req.EmailAddress, and hands the host the link
-// through the [MessageSender]: req.ResetPasswordLink with the token and
-// emailAddress query parameters added. The token is 256 random bits,
-// stored only as its SHA-256, works once, for [ResetTokenTTL]; a newer one
-// replaces it.
+// whose email address is req.EmailAddress, and sends the user the link:
+// req.ResetPasswordLink with the token and emailAddress query parameters
+// added. The token is 256 random bits, stored only as its SHA-256, works
+// once, for [ResetTokenTTL]; a newer one replaces it. With
+// [WithMailOutbox], the token and its mail (an outbox.ChannelMail item,
+// kind password_reset) are written in one transaction; otherwise the
+// link goes to the [MessageSender] once the token is stored. No request's
+// message is dropped: each has a goroutine of its own, bounded by
+// [DefaultSendTimeout].
 //
 // It answers the same, and in the same time, whether the address is known
 // or not: both do one store read and make a token and a link; the store
@@ -118,8 +142,8 @@ type PasswordResetRequest struct {
 // It fails with KindInvalid for a missing or malformed address or link,
 // code origin_not_allowed (field resetPasswordLink) when the link's origin
 // is not one the brand allows (an attacker who chose it would receive the
-// victim's token), KindNotFound without a MessageSender, and the store's
-// errors.
+// victim's token), KindNotFound when the service sends no messages
+// ([Service.SendsMessages]), and the store's errors.
 func (s *Service) RequestPasswordReset(ctx context.Context, brand Brand, req PasswordResetRequest) error {
 	var v envelope.Validation
 	email, err := s.resetEmail(&v, req.EmailAddress)
@@ -159,41 +183,61 @@ func (s *Service) RequestPasswordReset(ctx context.Context, brand Brand, req Pas
 		UserStamp: user.TokenStamp()}
 	m := Message{Kind: MessagePasswordReset, To: user.EmailAddress, Link: link.String(), BrandURL: brand.URL,
 		BrandID: brand.ID, UserID: user.ID, ExpiresAt: t.ExpiresAt}
-	s.deliver(t, m)
+	go s.deliver(t, m, func() outbox.Item { return resetMail(m, user, brand, now) }) // built off the request's path
 	return nil
 }
 
-// deliver stores t and sends m on a goroutine of its own, bounded by
-// DefaultSendTimeout; at most maxPendingSends run at once (one more is
-// dropped and logged).
-func (s *Service) deliver(t ResetToken, m Message) {
-	select {
-	case s.sends <- struct{}{}:
-	default:
-		s.log.Warn("auth: too many password-reset messages in flight; one dropped", "user", m.UserID)
-		return
+// resetMail returns the outbox item of the password-reset mail m: its
+// payload an outbox.Mail with the placeholders of the password_reset
+// template (link, expiresAt, userName, brandName, brandUrl).
+func resetMail(m Message, user UserRecord, brand Brand, now time.Time) outbox.Item {
+	name := strings.TrimSpace(user.FirstName + " " + user.LastName)
+	if name == "" {
+		name = user.Username
 	}
-	go func() {
-		defer func() { <-s.sends }()
-		ctx, cancel := context.WithTimeout(context.Background(), DefaultSendTimeout)
-		defer cancel()
-		if err := s.store.PutResetToken(ctx, t); errors.Is(err, ErrResetTokenInvalid) {
-			s.log.InfoContext(ctx, "auth: a password-reset token not sent: its user changed since it was asked for", "user", t.UserID)
-			return
-		} else if err != nil {
-			s.log.WarnContext(ctx, "auth: store a password-reset token", "user", t.UserID, "error", err)
-			return
-		}
-		if err := s.sender.Send(ctx, m); err != nil {
-			s.log.WarnContext(ctx, "auth: send a password-reset message", "user", m.UserID, "error", err)
-		}
-	}()
+	payload, _ := json.Marshal(outbox.Mail{Kind: string(m.Kind), To: m.To, UserID: user.ID, Data: map[string]string{
+		"link": m.Link, "expiresAt": m.ExpiresAt.UTC().Format(time.RFC3339), "userName": name,
+		"brandName": brand.Name, "brandUrl": brand.URL,
+	}}) // strings only: it cannot fail
+	return outbox.Item{ID: "mail_" + uuid.Must(uuid.NewV7()).String(), BrandID: brand.ID, Channel: outbox.ChannelMail,
+		Topic: string(m.Kind), SubjectID: user.ID, Payload: payload, CreatedAt: now}
 }
 
-// resetEmail is the start of both reset calls: errNoSender without a
-// sender, else the address trimmed (a required error on v when empty).
+// deliver stores t and sends m, bounded by DefaultSendTimeout, on the
+// goroutine it is called on: with the outbox, t and its mail item (mail
+// builds it) in one write (the dispatcher sends it); else t, then m
+// through the sender.
+// Nothing limits how many run at once: each is one store write (and,
+// without the outbox, one Send), every one bounded in time.
+func (s *Service) deliver(t ResetToken, m Message, mail func() outbox.Item) {
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultSendTimeout)
+	defer cancel()
+	var out []outbox.Item
+	if s.mailOut {
+		out = append(out, mail())
+	}
+	if err := s.store.PutResetToken(ctx, t, out...); errors.Is(err, ErrResetTokenInvalid) {
+		s.log.InfoContext(ctx, "auth: a password-reset token not sent: its user changed since it was asked for", "user", t.UserID)
+		return
+	} else if err != nil {
+		s.log.WarnContext(ctx, "auth: store a password-reset token", "user", t.UserID, "error", err)
+		return
+	}
+	if s.mailOut {
+		if s.notifyMail != nil {
+			s.notifyMail()
+		}
+		return
+	}
+	if err := s.sender.Send(ctx, m); err != nil {
+		s.log.WarnContext(ctx, "auth: send a password-reset message", "user", m.UserID, "error", err)
+	}
+}
+
+// resetEmail is the start of both reset calls: errNoSender when the
+// service sends no messages, else the address trimmed (a required error on v when empty).
 func (s *Service) resetEmail(v *envelope.Validation, raw string) (string, error) {
-	if s.sender == nil {
+	if !s.SendsMessages() {
 		return "", errNoSender
 	}
 	email := strings.TrimSpace(raw)
@@ -266,8 +310,8 @@ type PasswordReset struct {
 // It fails with KindInvalid: field errors for a missing address or token,
 // or a new password the rules refuse (the token stays usable); code
 // invalid_token when the token is unknown, used, expired, of another
-// brand, or made for another address. KindNotFound without a
-// MessageSender; the store's errors.
+// brand, or made for another address. KindNotFound when the service
+// sends no messages ([Service.SendsMessages]); the store's errors.
 func (s *Service) ResetPassword(ctx context.Context, brand Brand, req PasswordReset) error {
 	var v envelope.Validation
 	email, err := s.resetEmail(&v, req.EmailAddress)
@@ -290,6 +334,9 @@ func (s *Service) ResetPassword(ctx context.Context, brand Brand, req PasswordRe
 	}
 	h := hashKey(req.Token)
 	now := s.now().UTC().Truncate(time.Microsecond)
+	// The store writes out after fn returns (auth.AccountStore's
+	// UseResetToken): fn fills in the event of the user it finds.
+	out := make([]outbox.Item, 1)
 	u, err := s.store.UseResetToken(ctx, h[:], now, func(r *UserRecord) error {
 		if r.BrandID != brand.ID || r.EmailKey != FoldKey(email) {
 			return ErrResetTokenInvalid
@@ -297,12 +344,14 @@ func (s *Service) ResetPassword(ctx context.Context, brand Brand, req PasswordRe
 		r.PasswordHash = hash
 		r.SessionEpoch++
 		r.UpdatedAt = now
+		out[0] = userEvent(EventUserPasswordReset, *r, now, nil)
 		return nil
-	})
+	}, out...)
 	if err != nil {
 		return err
 	}
 	s.invalidateUser(u.ID)
+	s.emitUser(ctx, EventUserPasswordReset, u, now, nil)
 	_, err = s.revokeKeys(ctx, KeySelector{UserID: u.ID})
 	return err
 }

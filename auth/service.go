@@ -106,10 +106,12 @@ type Service struct {
 	rand  io.Reader
 	log   *slog.Logger
 	hooks []func(context.Context, Event)
-	// sender delivers password-reset links (WithMessageSender); sends
-	// bounds the deliveries in flight.
-	sender MessageSender
-	sends  chan struct{}
+	// sender delivers password-reset links (WithMessageSender); mailOut
+	// makes the outbox carry them instead (WithMailOutbox), notifyMail
+	// wakes its dispatcher.
+	sender     MessageSender
+	mailOut    bool
+	notifyMail func()
 
 	argon2     Argon2Params
 	maxHashes  int
@@ -313,7 +315,6 @@ func NewService(store Store, opts ...Option) *Service {
 		o(s)
 	}
 	s.tel = telemetry.NewAuth(s.meters, s.tracers)
-	s.sends = make(chan struct{}, maxPendingSends)
 	s.hasher = newHasher(s.argon2, s.maxHashes, s.rand, s.log)
 	s.hasher.maxWait = s.hashWait
 	s.hasher.tel = s.tel
@@ -379,14 +380,9 @@ func (s *Service) SetBrandStatus(ctx context.Context, id string, status Status) 
 	if err != nil {
 		return Brand{}, err
 	}
+	old := b
 	b.Status = st
-	err = s.store.UpdateBrand(ctx, b)
-	s.brands.invalidate(nil)
-	s.lastBrands.forgetID(id)
-	if err != nil {
-		return Brand{}, err
-	}
-	return b, nil
+	return s.storeBrand(ctx, old, b)
 }
 
 // ResolveBrand finds the active brand a Brand-URL header value names.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/brandbase/brandbase/envelope"
 )
@@ -143,8 +144,14 @@ func (s *Service) SetBrandSettings(ctx context.Context, brandID string, bs Brand
 	if err != nil {
 		return err
 	}
-	err = s.store.SetBrandSettings(ctx, brandID, bs)
+	now := s.now().UTC().Truncate(time.Microsecond)
+	changed := []string{"settings"}
+	err = s.store.SetBrandSettings(ctx, brandID, bs, brandEvent(brandID, changed, now))
 	// Also on failure: the write may have happened before a late error.
 	s.settings.invalidate(func(id string, _ BrandSettings) bool { return id == brandID })
-	return err
+	if err != nil {
+		return err
+	}
+	s.emit(ctx, Event{Type: EventBrandUpdated, At: now, BrandID: brandID, Changed: changed})
+	return nil
 }

@@ -55,7 +55,9 @@ type Store interface {
 	// ([ResetToken] now, and every later kind) is ended in the same
 	// transaction: whoever read a mailed token before the owner changed its
 	// password, status or address cannot use it after. A deletion of a user
-	// ends them too.
+	// ends them too. The items out are written in the same transaction,
+	// read after fn returns: fn may fill them in (the service builds the
+	// change's event from the user as fn sees it).
 	UpdateUser(ctx context.Context, id string, fn func(*UserRecord) error, out ...outbox.Item) (UserRecord, error)
 	// UserByID returns the user with that ID, or [ErrUserNotFound].
 	UserByID(ctx context.Context, id string) (UserRecord, error)

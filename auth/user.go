@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/outbox"
 )
 
 // User is a user of one brand, as the service shows it: never with its
@@ -323,9 +324,10 @@ func (s *Service) CreateUser(ctx context.Context, brandID string, nu NewUser) (U
 		},
 		UsernameKey: FoldKey(nu.Username), EmailKey: FoldKey(nu.EmailAddress), PasswordHash: hash,
 	}
-	if err := s.store.CreateUser(ctx, rec); err != nil {
+	if err := s.store.CreateUser(ctx, rec, userEvent(EventUserCreated, rec, now, nil)); err != nil {
 		return User{}, err // ErrUserExists reads as the API answers
 	}
+	s.emitUser(ctx, EventUserCreated, rec, now, nil)
 	return rec.public(), nil
 }
 
@@ -411,7 +413,7 @@ func (s *Service) updateProfile(ctx context.Context, id string, up UserUpdate, c
 	if err := v.Err(); err != nil {
 		return User{}, err
 	}
-	return s.updateUser(ctx, id, false, func(r *UserRecord) error {
+	return s.updateUser(ctx, id, false, EventUserUpdated, func(r *UserRecord) error {
 		if check != nil {
 			if err := check(r); err != nil {
 				return err
@@ -444,18 +446,30 @@ func (up UserUpdate) apply(r *UserRecord) {
 	}
 }
 
-// updateUser applies fn to the user atomically, stamps UpdatedAt, and, when
-// invalidate is set, drops the cached principals so that the change is seen
-// by the next request.
-func (s *Service) updateUser(ctx context.Context, id string, invalidate bool, fn func(*UserRecord) error) (User, error) {
+// updateUser applies fn to the user atomically, stamps UpdatedAt, writes
+// the event typ of the change in the same transaction (user.updated names
+// the fields fn changed) and calls the hooks with it once stored; when
+// invalidate is set, it drops the cached principals so that the change is
+// seen by the next request.
+func (s *Service) updateUser(ctx context.Context, id string, invalidate bool, typ EventType, fn func(*UserRecord) error) (User, error) {
 	now := s.now().UTC().Truncate(time.Microsecond)
+	// The store writes out after fn returns (auth.Store's UpdateUser), so
+	// fn fills in the event from the user as the transaction reads it.
+	out := make([]outbox.Item, 1)
+	var changed []string
 	r, err := s.store.UpdateUser(ctx, id, func(r *UserRecord) error {
+		old := *r
+		old.Permissions = slices.Clone(r.Permissions)
 		if err := fn(r); err != nil {
 			return err
 		}
 		r.UpdatedAt = now
+		if typ == EventUserUpdated {
+			changed = userChanges(old, *r)
+		}
+		out[0] = userEvent(typ, *r, now, changed)
 		return nil
-	})
+	}, out...)
 	if invalidate {
 		// Also on failure: the write may have happened before a late
 		// error, and a spurious invalidation costs only cache misses.
@@ -464,6 +478,7 @@ func (s *Service) updateUser(ctx context.Context, id string, invalidate bool, fn
 	if err != nil {
 		return User{}, err // ErrUserExists reads as the API answers
 	}
+	s.emitUser(ctx, typ, r, now, changed)
 	return r.public(), nil
 }
 
@@ -494,7 +509,7 @@ func (s *Service) setPassword(ctx context.Context, userID, password string, chec
 	if err != nil {
 		return err
 	}
-	if _, err := s.updateUser(ctx, userID, true, func(r *UserRecord) error {
+	if _, err := s.updateUser(ctx, userID, true, EventUserPasswordChanged, func(r *UserRecord) error {
 		if check != nil {
 			if err := check(r); err != nil {
 				return err
@@ -536,7 +551,7 @@ func (s *Service) changePermissions(ctx context.Context, userID string, perms []
 	if err := v.Err(); err != nil {
 		return User{}, err
 	}
-	return s.updateUser(ctx, userID, true, func(r *UserRecord) error {
+	return s.updateUser(ctx, userID, true, EventUserUpdated, func(r *UserRecord) error {
 		var ignore envelope.Validation
 		r.Permissions = normalizePermissions(&ignore, "", apply(slices.Clone(r.Permissions), change))
 		return nil

@@ -39,6 +39,7 @@ import (
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/internal/telemetry"
 	"github.com/brandbase/brandbase/mail"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/webhooks"
 )
@@ -50,6 +51,8 @@ type Services struct {
 	Auth         *auth.Service
 	RefData      *refdata.Service
 	Integrations *integrations.Service
+	// Messages, when set, serves the email-templates routes.
+	Messages *messages.Service
 	// Mail sends the test message of POST app-integrations/smtp/test; the
 	// route is mounted only with it.
 	Mail *mail.Service

@@ -472,7 +472,7 @@ func TestConfigWiresAuthOptions(t *testing.T) {
 	require.NoError(t, json.Unmarshal(e.Data, &d))
 	assert.Equal(t, "2026-07-01T11:00:00Z", d.ExpiresIn, "now (10:00 UTC) + AuthKeyTTL, in UTC")
 	mu.Lock()
-	assert.Equal(t, []auth.EventType{auth.EventDeviceRegistered, auth.EventUserAuthenticated}, events,
-		"every login is a device")
+	assert.Equal(t, []auth.EventType{auth.EventUserCreated, auth.EventDeviceRegistered, auth.EventUserAuthenticated}, events,
+		"the user's creation, then the login: every login is a device")
 	mu.Unlock()
 }

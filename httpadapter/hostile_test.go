@@ -35,6 +35,7 @@ const (
 	kindBareList                          // GET states, timezones, languages (Brand-URL only, no paging)
 	kindKeyedList                         // GET app-integrations and the configuration lists (Auth-Key)
 	kindCreate                            // POST a configuration
+	kindTemplate                          // POST or PUT a message template
 	kindDelete                            // DELETE a configuration or a user's device (of an ID no record has: nothing is deleted)
 	kindDevices                           // GET a user's devices, or the caller's (no id last in the path)
 	kindMe                                // GET /users/me
@@ -68,6 +69,7 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 	relay := seedSMTP(t, f.app.Integrations, f.brand.ID)
 	hook, _ := webhookSamples(t, f)
 	var out []hostileRoute
+	template := "" // a message template the routes of one read and change
 	for _, pattern := range f.handler.(interface{ Routes() []string }).Routes() {
 		method, path, _ := strings.Cut(pattern, " ")
 		r := hostileRoute{pattern: pattern, method: method, path: path}
@@ -124,6 +126,20 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 			r.kind, r.path = kindDelete, "/api/v1/webhooks/0190f3d4-0000-7000-8000-000000000000"
 		case method == "POST" && strings.HasPrefix(path, "/api/v1/webhooks/{id}/"):
 			r.kind, r.path = kindHookAction, strings.Replace(path, "{id}", "0190f3d4-0000-7000-8000-000000000000", 1)
+		case pattern == "GET /api/v1/email-templates" || pattern == "GET /api/v1/email-templates/placeholder-keys":
+			r.kind = kindKeyedList
+		case pattern == "POST /api/v1/email-templates":
+			r.kind = kindTemplate
+		case pattern == "DELETE /api/v1/email-templates/{id}":
+			r.kind, r.path = kindDelete, "/api/v1/email-templates/0190f3d4-0000-7000-8000-000000000000"
+		case path == "/api/v1/email-templates/{id}":
+			if template == "" {
+				template, _ = seedTemplates(t, f)
+			}
+			r.path = "/api/v1/email-templates/" + template
+			if method == "PUT" {
+				r.kind = kindTemplate
+			}
 		case pattern == "DELETE /api/v1/users/{userId}/devices/{deviceId}":
 			// A device the admin does not have: the neutral request ends
 			// nothing.
@@ -162,10 +178,11 @@ func hostileRoutes(t *testing.T, f *integFixture) []hostileRoute {
 // that fails without changing anything (a wrong password, an unknown
 // refresh key, an update without its required fields).
 var neutralBody = map[routeKind]string{
-	kindLogin:   `{"username":"admin","password":"wrong password"}`,
-	kindRefresh: `{"refreshAuthKey":"unknown-refresh-key"}`,
-	kindPut:     `{}`,
-	kindCreate:  `{}`,
+	kindLogin:    `{"username":"admin","password":"wrong password"}`,
+	kindRefresh:  `{"refreshAuthKey":"unknown-refresh-key"}`,
+	kindPut:      `{}`,
+	kindTemplate: `{}`,
+	kindCreate:   `{}`,
 	// Every account route refuses an empty object (a required field).
 	kindAccountOpen:  `{}`,
 	kindAccountKeyed: `{}`,
@@ -181,6 +198,7 @@ var neutralStatus = map[routeKind]int{
 	kindMe: 200, kindBrand: 200, kindAccountOpen: 400, kindAccountKeyed: 400, kindHookCreate: 400, kindHookPut: 400,
 	kindHookAction: 404,
 	kindUserList:   200, kindUserPut: 400, kindStats: 400, kindStatus: 404,
+	kindTemplate: 400,
 }
 
 // accountBody is a hostile body for the account routes: fields of every
@@ -281,7 +299,7 @@ func pathID(id string) func(hostileRoute) hostileRequest {
 }
 
 // bodyKinds are the routes that read a JSON body.
-var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut}
+var bodyKinds = []routeKind{kindLogin, kindRefresh, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut, kindTemplate}
 
 func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 
@@ -289,12 +307,12 @@ func onBodies(status int) map[routeKind]int { return on(status, bodyKinds...) }
 var branded = []routeKind{kindList, kindLogin, kindRefresh, kindLogout, kindGet, kindPut,
 	kindBareList, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindBrand, kindAccountOpen, kindAccountKeyed,
 	kindHookCreate, kindHookPut, kindHookAction,
-	kindUserList, kindUserPut, kindStats, kindStatus}
+	kindUserList, kindUserPut, kindStats, kindStatus, kindTemplate}
 
 // keyed are the kinds of route that check Auth-Key.
 var keyed = []routeKind{kindLogout, kindGet, kindPut, kindKeyedList, kindCreate, kindDelete, kindDevices, kindMe, kindAccountKeyed,
 	kindHookCreate, kindHookPut, kindHookAction,
-	kindUserList, kindUserPut, kindStats, kindStatus}
+	kindUserList, kindUserPut, kindStats, kindStatus, kindTemplate}
 
 const (
 	sqlOr     = `' OR 1=1 --`
@@ -355,6 +373,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":12,"password":true}`,
 			kindRefresh:      `{"refreshAuthKey":["x"]}`,
 			kindPut:          `{"appIntegrationId":12,"trackingId":true,"name":{},"isDefault":"yes","testMode":"no","host":12}`,
+			kindTemplate:     `{"eventId":12,"subject":true,"body":{},"textBody":[1]}`,
 			kindHookPut:      `{"url":12,"eventTypes":"x","enabled":"yes"}`,
 			kindAccountOpen:  `{"authKey":12,"password":true,"newPassword":{},"emailAddress":[1]}`,
 			kindAccountKeyed: `{"oldPassword":12,"newPassword":true}`,
@@ -364,6 +383,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"admin","password":` + hugeFloat + `}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeFloat + `}`,
 			kindPut:          `{"status":` + hugeFloat + `,"host":` + hugeFloat + `}`,
+			kindTemplate:     `{"subject":` + hugeFloat + `}`,
 			kindHookPut:      `{"url":` + hugeFloat + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeFloat + `,"password":` + hugeFloat + `,"newPassword":` + hugeFloat + `,"emailAddress":` + hugeFloat + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeFloat + `}`,
@@ -373,6 +393,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":` + hugeInt + `,"password":"x"}`,
 			kindRefresh:      `{"refreshAuthKey":` + hugeInt + `}`,
 			kindPut:          `{"isDefault":` + hugeInt + `,"useTls":` + hugeInt + `}`,
+			kindTemplate:     `{"body":` + hugeInt + `}`,
 			kindHookPut:      `{"enabled":` + hugeInt + `}`,
 			kindAccountOpen:  `{"authKey":` + hugeInt + `,"password":` + hugeInt + `,"newPassword":` + hugeInt + `,"emailAddress":` + hugeInt + `}`,
 			kindAccountKeyed: `{"newPassword":` + hugeInt + `}`,
@@ -382,15 +403,17 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"ad\u0000min","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"\u0000"}`,
 			kindPut:          `{"appIntegrationId":"\u0000","trackingId":"\u0000","apiKey":"\u0000","name":"\u0000"}`,
+			kindTemplate:     `{"eventId":"\u0000","subject":"\u0000","body":"\u0000"}`,
 			kindHookPut:      `{"url":"\u0000","eventTypes":["\u0000"],"description":"\u0000"}`,
 			kindAccountOpen:  accountBody(`"\u0000"`),
 			kindAccountKeyed: accountBody(`"\u0000"`),
 			kindUserPut:      `{"username":"\u0000","emailAddress":"\u0000"}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut, kindTemplate)},
 		{name: "invalid UTF-8 in strings", req: bodies(map[routeKind]string{
 			kindLogin:        "{\"username\":\"adm\xffin\",\"password\":\"\xc0\xaf\"}",
 			kindRefresh:      "{\"refreshAuthKey\":\"\xff\xfe\"}",
 			kindPut:          "{\"appIntegrationId\":\"\xff\",\"trackingId\":\"\xfe\",\"apiKey\":\"\xc0\xaf\",\"name\":\"\xff\",\"host\":\"\xff\"}",
+			kindTemplate:     "{\"eventId\":\"\xff\",\"subject\":\"\xfe\",\"body\":\"\xc0\xaf\"}",
 			kindHookPut:      "{\"url\":\"\xff\",\"description\":\"\xfe\"}",
 			kindAccountOpen:  "{\"authKey\":\"\xff\",\"password\":\"\xff\",\"newPassword\":\"\xff\",\"emailAddress\":\"\xff\"}",
 			kindAccountKeyed: "{\"newPassword\":\"\xff\"}",
@@ -400,6 +423,7 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"admin","password":"\ud800"}`,
 			kindRefresh:      `{"refreshAuthKey":"\udc00"}`,
 			kindPut:          `{"appIntegrationId":"\udbff\u0041","trackingId":"x","apiKey":"x","name":"x","host":"\ud800"}`,
+			kindTemplate:     `{"eventId":"\udbff\u0041","subject":"x","body":"x"}`,
 			kindHookPut:      `{"url":"\udbff\u0041","eventTypes":["x"]}`,
 			kindAccountOpen:  `{"authKey":"\ud800","password":"\ud800","newPassword":"\ud800","emailAddress":"\ud800"}`,
 			kindAccountKeyed: `{"newPassword":"\ud800"}`,
@@ -423,16 +447,18 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"x":` + deep(5000) + `,"username":"admin","password":"wrong"}`,
 			kindRefresh:      `{"x":` + deep(5000) + `,"refreshAuthKey":"nope"}`,
 			kindPut:          `{"x":` + deep(5000) + `}`,
+			kindTemplate:     `{"x":` + deep(5000) + `}`,
 			kindHookPut:      `{"x":` + deep(5000) + `}`,
 			kindAccountOpen:  `{"x":` + deep(5000) + `}`,
 			kindAccountKeyed: `{"x":` + deep(5000) + `}`,
 			kindUserPut:      `{"x":` + deep(5000) + `}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut, kindTemplate)},
 		{name: "not an object", req: sameBody(`[1,2]`), hit: onBodies(400), code: "malformed_json"},
 		{name: "two values", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"admin","password":"` + adminPassword + `"}{"x":1}`,
 			kindRefresh:      `{"refreshAuthKey":"nope"} 1`,
 			kindPut:          `{} {}`,
+			kindTemplate:     `{} {}`,
 			kindHookPut:      `{} {}`,
 			kindAccountOpen:  `{} {}`,
 			kindAccountKeyed: `{} {}`,
@@ -443,31 +469,34 @@ func hostileAttacks() []attack {
 			kindLogin:        `{"username":"admin' --","emailAddress":"` + sqlOr + `","password":"` + sqlOr + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"` + sqlOr + `"}`,
 			kindPut:          `{"appIntegrationId":"` + sqlOr + `","trackingId":"x\"; DROP TABLE analytics; --","apiKey":"x","name":"` + sqlOr + `"}`,
+			kindTemplate:     `{"eventId":"` + sqlOr + `","subject":"x\"; DROP TABLE message_templates; --","body":"` + sqlOr + `"}`,
 			kindHookPut:      `{"url":"` + sqlOr + `","eventTypes":["x\"; DROP TABLE webhooks; --"]}`,
 			kindAccountOpen:  accountBody(`"` + sqlOr + `"`),
 			kindAccountKeyed: accountBody(`"` + sqlOr + `"`),
 			kindUserPut:      `{"username":"` + sqlOr + `","nickName":"` + sqlOr + `"}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut, kindTemplate)},
 		// With the right password, a lookup that treated _ or % as a
 		// wildcard would log in.
 		{name: "LIKE underscore username", req: bodies(map[routeKind]string{
 			kindLogin:        `{"username":"_____","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"` + strings.Repeat("_", 43) + `"}`,
 			kindPut:          `{"appIntegrationId":"` + strings.Repeat("_", 36) + `","trackingId":"_","apiKey":"_","name":"_"}`,
+			kindTemplate:     `{"eventId":"______________","subject":"_","body":"_"}`,
 			kindHookPut:      `{"url":"_____","eventTypes":["_"]}`,
 			kindAccountOpen:  accountBody(`"_____"`),
 			kindAccountKeyed: accountBody(`"_____"`),
 			kindUserPut:      `{"username":"_____","emailAddress":"_____"}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut, kindTemplate)},
 		{name: "LIKE percent email", req: bodies(map[routeKind]string{
 			kindLogin:        `{"emailAddress":"%@%","password":"` + adminPassword + `"}`,
 			kindRefresh:      `{"refreshAuthKey":"%"}`,
 			kindPut:          `{"appIntegrationId":"%","trackingId":"%","apiKey":"%","name":"%"}`,
+			kindTemplate:     `{"eventId":"%","subject":"%","body":"%"}`,
 			kindHookPut:      `{"url":"%","eventTypes":["%"]}`,
 			kindAccountOpen:  accountBody(`"%@%"`),
 			kindAccountKeyed: accountBody(`"%@%"`),
 			kindUserPut:      `{"username":"%","emailAddress":"%@%"}`,
-		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut)},
+		}), hit: with(onBodies(401), 400, kindPut, kindCreate, kindAccountOpen, kindAccountKeyed, kindHookCreate, kindHookPut, kindUserPut, kindTemplate)},
 
 		// Path ids.
 		{name: "id SQL", req: pathID(sqlOr), hit: on(404, kindGet, kindPut, kindDelete, kindHookPut, kindUserPut), code: "not_found"},

@@ -15,6 +15,7 @@ import (
 	"github.com/brandbase/brandbase/envelope"
 	"github.com/brandbase/brandbase/integrations"
 	"github.com/brandbase/brandbase/mail"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/webhooks"
 )
@@ -49,6 +50,7 @@ var requestRules = map[reflect.Type]struct {
 	reflect.TypeFor[ResetPasswordRequest]():             {required: []string{"emailAddress", "token", "newPassword"}},
 	reflect.TypeFor[webhooks.Input]():                   {required: []string{"url", "eventTypes"}, minLength: []string{"url"}},
 	reflect.TypeFor[UpdateUserRequest]():                {required: []string{"username"}, minLength: []string{"username"}},
+	reflect.TypeFor[messages.Input]():                   {required: []string{"eventId", "subject", "body"}, minLength: []string{"eventId", "subject", "body"}},
 }
 
 // smtpRequired are the fields an SMTP configuration's body needs.

@@ -22,6 +22,7 @@ import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/httpadapter"
 	"github.com/brandbase/brandbase/internal/testkit/smtptest"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/webhooks"
 )
@@ -394,6 +395,8 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	forEnd := f.login(t, adminLogin(), shop)
 	adminDevices := "/api/v1/users/" + f.admin.ID + "/devices"
 	a := accountSamples(t, f)
+	tplBody := `{"eventId":"password_reset","languageCode":"de","subject":"Neu","body":"<p>{{.link}}</p>","textBody":"{{.link}}"}`
+	tpl, doomedTpl := seedTemplates(t, f)
 	relay, doomedS := seedSMTP(t, f.app.Integrations, f.brand.ID), seedSMTP(t, f.app.Integrations, f.brand.ID)
 	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS}) // the test route's server: plain SMTP to loopback
 	hook, doomedHook := webhookSamples(t, f)
@@ -401,6 +404,12 @@ func openAPISamples(t *testing.T, f *integFixture) map[string]sampleRequest {
 	u := userAdminSamples(t, f)
 	users := func(id, rest string) string { return "/api/v1/users/" + u[id] + rest }
 	return map[string]sampleRequest{
+		"GET /api/v1/email-templates":                               {path: "/api/v1/email-templates?eventId=password_reset&languageCode=en", headers: admin},
+		"POST /api/v1/email-templates":                              {path: "/api/v1/email-templates", headers: admin, body: tplBody},
+		"GET /api/v1/email-templates/placeholder-keys":              {path: "/api/v1/email-templates/placeholder-keys", headers: admin},
+		"GET /api/v1/email-templates/{id}":                          {path: "/api/v1/email-templates/" + tpl, headers: admin},
+		"PUT /api/v1/email-templates/{id}":                          {path: "/api/v1/email-templates/" + tpl, headers: admin, body: strings.Replace(tplBody, `"de"`, `"en"`, 1)},
+		"DELETE /api/v1/email-templates/{id}":                       {path: "/api/v1/email-templates/" + doomedTpl, headers: admin},
 		"GET /api/v1/users":                                         {path: "/api/v1/users?keywords=adm&sortDataField=createdDate&sortOrder=DESC&pageSize=5&status=active", headers: admin},
 		"GET /api/v1/users/by-list-id":                              {path: "/api/v1/users/by-list-id?ids%5B0%5D=" + f.admin.ID + "&ids%5B1%5D=" + f.viewer.ID, headers: admin},
 		"GET /api/v1/users/statistics":                              {path: "/api/v1/users/statistics?startDate=2026-01-01%2000:00:00&endDate=2026-01-03%2023:59:59&typeResponse=DATE", headers: admin},
@@ -857,7 +866,7 @@ func TestOpenAPIListsTimeoutsAndShedding(t *testing.T) {
 			assert.Contains(t, r["headers"], "Retry-After")
 		}
 	}
-	assert.Equal(t, 18, bodies, "login, refresh, the three PUTs, the three POSTs of a configuration, the SMTP test, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password), the webhook POST and PUT, and PUT users/{id} read a body")
+	assert.Equal(t, 20, bodies, "login, refresh, the three PUTs, the three POSTs of a configuration, the SMTP test, the six account routes with a body (check-auth-key-available, register, both change-password, forgot- and reset-password), the webhook POST and PUT, PUT users/{id}, and the template POST and PUT read a body")
 }
 
 // TestOpenAPIToolRules holds the document to the rules that linters
@@ -922,4 +931,18 @@ func TestOpenAPIToolRules(t *testing.T) {
 			assert.NotEmpty(t, rec.Header().Get("Retry-After"))
 		}
 	}
+}
+
+// seedTemplates makes two message templates in f's brand: one the samples
+// read and change, one the DELETE sample deletes; it returns their IDs.
+func seedTemplates(t *testing.T, f *integFixture) (string, string) {
+	t.Helper()
+	var ids []string
+	for _, lang := range []string{"en", "fr"} {
+		tpl, err := f.app.Messages.Create(t.Context(), auth.SystemPrincipal(f.brand.ID), messages.Input{
+			EventID: messages.KindPasswordReset, LanguageCode: lang, Subject: "Reset", Body: "<p>{{.link}}</p>"})
+		require.NoError(t, err)
+		ids = append(ids, tpl.ID)
+	}
+	return ids[0], ids[1]
 }

@@ -2,6 +2,7 @@ package httpadapter_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -608,13 +609,16 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"POST /api/v1/users/{id}/unlock":                            {"updates"},
 		"POST /api/v1/users/{id}/suspend":                           {"updates"},
 		"POST /api/v1/users/{id}/unsuspend":                         {"updates"},
+		"POST /api/v1/email-templates":                              {"updates"},
+		"PUT /api/v1/email-templates/{id}":                          {"updates"},
+		"DELETE /api/v1/email-templates/{id}":                       {"updates"},
 	}
+	templateID := "" // the template the POST creates, for the routes of one
 	// The administration routes act on users of their own, each in the
 	// status its change leaves from.
 	targets := userAdminSamples(t, f)
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
-	relay, doomedS := seedSMTP(t, f.app.Integrations, f.brand.ID), seedSMTP(t, f.app.Integrations, f.brand.ID)
-	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS}) // the SMTP test's server, on loopback
+	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS})       // the SMTP test's server, on loopback
 	hook, doomedHook := webhookSamples(t, f)
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	// The reset is of a user of its own, so that it ends no session the
@@ -626,6 +630,9 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		EmailAddress: "resetter@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
 	resetLink, err := url.Parse(f.mail.next(t).Link)
 	require.NoError(t, err)
+	// Seeded after the reset's mail left: with a default SMTP integration
+	// the brand's mail goes through it, not the host's sender.
+	relay, doomedS := seedSMTP(t, f.app.Integrations, f.brand.ID), seedSMTP(t, f.app.Integrations, f.brand.ID)
 	limited := 0
 	deleteKey := ""
 	for _, pattern := range f.handler.(*httpadapter.Handler).Routes() {
@@ -693,6 +700,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		case path == "/api/v1/users/{id}/change-password":
 			path = "/api/v1/users/" + f.viewer.ID + "/change-password"
 			body = `{"newPassword":"set by the admin"}`
+		case path == "/api/v1/email-templates":
+			body = `{"eventId":"password_reset","languageCode":"en","subject":"Reset","body":"<a href=\"{{.link}}\">go</a>"}`
+		case strings.HasPrefix(path, "/api/v1/email-templates/{id}"):
+			path = strings.Replace(path, "{id}", templateID, 1)
+			body = `{"eventId":"password_reset","languageCode":"en","subject":"Reset again","body":"<p>{{.link}}</p>"}`
 		case path == "/api/v1/users/forgot-password":
 			body = `{"emailAddress":"nobody@shop.example.com","resetPasswordLink":"https://shop.example.com/reset"}`
 		case path == "/api/v1/users/reset-password":
@@ -721,6 +733,11 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		rec := httptest.NewRecorder()
 		f.handler.ServeHTTP(rec, req)
 		assert.Less(t, rec.Code, 300, "%s: %s", pattern, rec.Body.String())
+		if pattern == "POST /api/v1/email-templates" {
+			var e struct{ Data struct{ ID string } }
+			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
+			templateID = e.Data.ID
+		}
 		var got []string
 		for _, c := range lim.calls {
 			got = append(got, c.policy.Name)

@@ -56,6 +56,8 @@ type route struct {
 	// sender: the route exists only when the auth service has a message
 	// sender (auth.Service.SendsMessages).
 	sender bool
+	// messages: the route exists only when Services.Messages is set.
+	messages bool
 	// mail: the route exists only when Services.Mail is set.
 	mail bool
 	// premux: the route is mounted on a mux of its own, looked up before
@@ -97,6 +99,7 @@ const (
 	tagIntegrations = "Integrations"
 	tagAccount      = "Account"
 	tagWebhooks     = "Webhooks"
+	tagMessages     = "Messages"
 	tagMeta         = "Meta"
 	tagAdmin        = "Administration"
 )
@@ -114,12 +117,14 @@ var tagDescriptions = map[string]string{
 	tagMeta: "This document.",
 	tagAdmin: "The administration of the brand's users: listing, searching, counting and reading them (users.read), " +
 		"changing, deleting them and their status (users.write, holding every permission of the user acted on).",
+	tagMessages: "The brand's message templates: the subject, text and HTML of each kind of message, per language, and their placeholders.",
 }
 
 // routes are every route the adapter mounts, in mounting order: the
 // spec's, then those of the spec's origin's client (each group in its
 // file).
-var routes = slices.Concat(specRoutes, integrationAdminRoutes, smtpRoutes, clientListRoutes, webhookRoutes, userAdminRoutes)
+var routes = slices.Concat(specRoutes, integrationAdminRoutes, smtpRoutes, clientListRoutes, webhookRoutes, userAdminRoutes,
+	emailTemplateRoutes)
 
 // specRoutes are the routes of the interface spec, and their extensions.
 var specRoutes = []route{
@@ -366,11 +371,12 @@ var specRoutes = []route{
 
 // serves reports whether h mounts rt: the integration routes need an
 // integrations service, the password-reset routes a message sender, the
-// SMTP test route a mail service, the webhook routes a webhooks service
+// SMTP test route a mail service, the template routes a messages service,
+// the webhook routes a webhooks service
 // (and those of deliveries its queue).
 func (h *Handler) serves(rt route) bool {
 	return (!rt.integrations || h.svc.Integrations != nil) && (!rt.sender || h.svc.Auth.SendsMessages()) &&
-		(!rt.mail || h.svc.Mail != nil) &&
+		(!rt.mail || h.svc.Mail != nil) && (!rt.messages || h.svc.Messages != nil) &&
 		(!rt.webhooks || h.svc.Webhooks != nil) && (!rt.queue || h.svc.Webhooks.Queued())
 }
 

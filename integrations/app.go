@@ -71,7 +71,10 @@ func (s *Service) CreateAppIntegration(ctx context.Context, actor auth.Principal
 			a.Status = StatusActive
 		}
 		out = a
-		return st.tx.InsertAppIntegration(ctx, a)
+		if err := st.tx.InsertAppIntegration(ctx, a); err != nil {
+			return err
+		}
+		return st.created(ctx, KindAppIntegration, brandID, a.ID)
 	})
 	if err != nil {
 		return AppIntegration{}, err

@@ -264,7 +264,10 @@ func (sv *save[R]) write(ctx context.Context, st *txState, cur *R, next R) error
 		}
 	}
 	if cur == nil {
-		return st.tx.InsertConfig(ctx, rec)
+		if err := st.tx.InsertConfig(ctx, rec); err != nil {
+			return err
+		}
+		return st.created(ctx, rec.Kind, rec.BrandID, rec.ID)
 	}
 	if err := st.tx.UpdateConfig(ctx, rec); err != nil {
 		return err

@@ -12,7 +12,9 @@ import (
 
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/envelope"
+	"github.com/brandbase/brandbase/events"
 	"github.com/brandbase/brandbase/internal/telemetry"
+	"github.com/brandbase/brandbase/outbox"
 )
 
 // Error codes of the integrations service beyond field errors.
@@ -238,8 +240,30 @@ func (st *txState) revise(ctx context.Context, kind RecordKind, brandID, recordI
 	if err := st.tx.InsertRevision(ctx, rev); err != nil {
 		return err
 	}
+	if err := st.tx.Enqueue(ctx, revisionEvent(rev)); err != nil {
+		return err
+	}
 	st.revs = append(st.revs, rev)
 	return nil
+}
+
+// revisionEvent returns the outbox item of the event of rev:
+// integration.deleted for a deletion, integration.updated otherwise
+// (naming the changed fields).
+func revisionEvent(rev Revision) outbox.Item {
+	typ, changed := events.IntegrationUpdated, rev.Fields
+	if rev.Deleted() {
+		typ, changed = events.IntegrationDeleted, nil
+	}
+	return events.Must(typ, rev.BrandID, rev.RecordID, rev.At, events.Integration{Kind: string(rev.Kind),
+		ID: rev.RecordID, Version: rev.Version, Changed: changed, ActorUserID: rev.ActorUserID})
+}
+
+// created writes, in the transaction, the integration.created event of the
+// new record of kind with that ID (a creation writes no revision).
+func (st *txState) created(ctx context.Context, kind RecordKind, brandID, recordID string) error {
+	return st.tx.Enqueue(ctx, events.Must(events.IntegrationCreated, brandID, recordID, st.now,
+		events.Integration{Kind: string(kind), ID: recordID, Version: 1, ActorUserID: st.actor.UserID}))
 }
 
 // inTx runs fn in one store transaction and, once it committed, emits the

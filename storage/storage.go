@@ -11,6 +11,7 @@ package storage
 import (
 	"github.com/brandbase/brandbase/auth"
 	"github.com/brandbase/brandbase/integrations"
+	"github.com/brandbase/brandbase/messages"
 	"github.com/brandbase/brandbase/outbox"
 	"github.com/brandbase/brandbase/refdata"
 	"github.com/brandbase/brandbase/webhooks"
@@ -24,6 +25,7 @@ type Storage interface {
 	auth.Store
 	integrations.Store
 	webhooks.Store
+	messages.Store
 	outbox.Store
 	Close() error
 }

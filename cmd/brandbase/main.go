@@ -74,6 +74,7 @@ func commands() []command {
 		{"brand", "brand create | list | show | set", runBrand},
 		{"user", "user create | list | show | set-password | grant | revoke | activate | deactivate | sessions | collisions", runUser},
 		{"integration", "integration list --brand URL (secrets masked)", runIntegration},
+		{"template", "template list | set | delete: a brand's message templates", runTemplate},
 		{"smtp", "smtp create | list | test: the brand's SMTP integrations (its mail)", runSMTP},
 		{"webhook", "webhook create | list | delete | rotate-secret | deliveries --brand URL", runWebhook},
 		{"import", "import cities | countries | currencies FILE", runImport},

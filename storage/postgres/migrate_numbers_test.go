@@ -25,7 +25,8 @@ func TestMigrationOldNumbering(t *testing.T) {
 	want := map[int]string{1: "0001_core.sql", 2: "0002_refdata.sql", 3: "0003_auth.sql", 4: "0004_integrations.sql",
 		5: "0005_integration_configs.sql", 6: "0006_sessions.sql", 7: "0007_created_order.sql", 8: "0008_city_revisions.sql",
 		9: "0009_list_engine.sql", 11: "0011_account.sql", 12: "0012_device_sessions.sql",
-		13: "0013_user_identifiers.sql", 14: "0014_outbox.sql", 15: "0015_webhooks.sql", 18: "0018_administration.sql"}
+		13: "0013_user_identifiers.sql", 14: "0014_outbox.sql", 15: "0015_webhooks.sql", 16: "0016_message_templates.sql",
+		18: "0018_administration.sql"}
 	tests := []struct {
 		name string
 		upTo int            // the embedded migrations applied

@@ -43,7 +43,7 @@ func open(t *testing.T, url string) *postgres.Store {
 }
 
 // migrationCount returns the number of embedded migrations.
-const migrationCount = 15
+const migrationCount = 16
 
 // TestConcurrentOpen opens three stores on one fresh schema at once: all
 // succeed, each migration is applied once, and the default dataset is

@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Auth", func(t *testing.T) { runAuth(t, newStore) })
 	t.Run("Integrations", func(t *testing.T) { runIntegrations(t, newStore) })
 	t.Run("Webhooks", func(t *testing.T) { runWebhooks(t, newStore) })
+	t.Run("Messages", func(t *testing.T) { runMessages(t, newStore) })
 	t.Run("Outbox", func(t *testing.T) { runOutbox(t, newStore) })
 	t.Run("Cancellation", func(t *testing.T) { runCancellation(t, newStore) })
 	t.Run("ErrorsReadTheSame", func(t *testing.T) { testErrorsReadTheSame(t, newStore) })
