@@ -11,10 +11,10 @@ import (
 	"os"
 	"runtime/metrics"
 	"strconv"
-	"syscall"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
