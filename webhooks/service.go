@@ -150,9 +150,12 @@ func newClient(p netguard.Policy) *http.Client {
 		DialContext:           p.DialContext(DeliveryTimeout),
 		TLSHandshakeTimeout:   DeliveryTimeout,
 		ResponseHeaderTimeout: DeliveryTimeout,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       90 * time.Second,
-		ForceAttemptHTTP2:     true,
+		// A dispatcher runs up to outbox.DefaultConcurrency deliveries at
+		// once, and many endpoints may share a host: keep as many idle
+		// connections to it, or every burst dials (and handshakes) anew.
+		MaxIdleConnsPerHost: outbox.DefaultConcurrency,
+		IdleConnTimeout:     90 * time.Second,
+		ForceAttemptHTTP2:   true,
 	}
 	return &http.Client{
 		Transport:     tr,
