@@ -286,7 +286,8 @@ func TestAutoDisable(t *testing.T) {
 	require.NoError(t, json.Unmarshal(ev.Payload, &p))
 	assert.Equal(t, "webhook.disabled", p.Type)
 	assert.Equal(t, f.brand.ID, p.BrandID)
-	assert.Equal(t, e.ID, p.Data["endpointId"])
+	assert.Equal(t, e.ID, p.Data["webhookId"], "the catalogue's field (docs/webhooks.md, events.Webhook)")
+	assert.Contains(t, p.Data["reason"], "failed without a success since")
 
 	res := f.deliver(t, f.delivery(e.ID, "evt_after", `{}`))
 	assert.True(t, res.Permanent, "a disabled endpoint gets nothing more")

@@ -2,18 +2,17 @@ package webhooks
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 
+	"github.com/brandbase/brandbase/events"
 	"github.com/brandbase/brandbase/outbox"
 )
 
 // TopicWebhookDisabled is the type of the event the service emits when it
-// disables an endpoint whose deliveries failed too long.
-const TopicWebhookDisabled = "webhook.disabled"
+// disables an endpoint whose deliveries failed too long (the catalogue's
+// events.WebhookDisabled).
+const TopicWebhookDisabled = string(events.WebhookDisabled)
 
 // errUnchanged ends an update that has nothing to write.
 var errUnchanged = errors.New("webhooks: unchanged")
@@ -55,7 +54,7 @@ func (s *Service) failed(ctx context.Context, r Record, at time.Time) {
 			return errUnchanged
 		}
 		r.Enabled = false
-		r.DisabledReason = "Its deliveries failed without a success since " + r.FailingSince.Format(time.RFC3339) + "."
+		r.DisabledReason = disabledReason(r.FailingSince)
 		r.UpdatedAt = at.UTC()
 		return nil
 	}, disabledEvent(r, at))
@@ -70,14 +69,14 @@ func (s *Service) mark(ctx context.Context, r Record, fn func(*Record) error, ou
 	}
 }
 
-// disabledEvent returns the webhook.disabled event of r disabled at at.
+// disabledReason says why an endpoint failing since since was disabled.
+func disabledReason(since time.Time) string {
+	return "Its deliveries failed without a success since " + since.UTC().Format(time.RFC3339) + "."
+}
+
+// disabledEvent returns the webhook.disabled event of r disabled at at, in
+// the catalogue's shape (events.Webhook).
 func disabledEvent(r Record, at time.Time) outbox.Item {
-	at = at.UTC()
-	payload, _ := json.Marshal(map[string]any{
-		"type": TopicWebhookDisabled, "version": 1, "timestamp": at.Format(time.RFC3339Nano),
-		"brandId": r.BrandID, "subjectId": r.ID,
-		"data": map[string]any{"endpointId": r.ID, "url": r.URL, "failingSince": r.FailingSince.UTC().Format(time.RFC3339)},
-	})
-	return outbox.Item{ID: "evt_" + strings.ToLower(rand.Text()), BrandID: r.BrandID, Channel: outbox.ChannelEvent,
-		Topic: TopicWebhookDisabled, SubjectID: r.ID, Payload: payload, CreatedAt: at}
+	return events.Must(events.WebhookDisabled, r.BrandID, r.ID, at,
+		events.Webhook{WebhookID: r.ID, Reason: disabledReason(r.FailingSince)})
 }
