@@ -36,7 +36,7 @@ import (
 	"github.com/brandbase/brandbase/webhooks"
 )
 
-// The kill test (issue 33 item 7): three instances, child processes of the
+// The kill test (at least once, measured): three instances, child processes of the
 // test, deliver 10,000 events to one webhook endpoint over one PostgreSQL
 // schema while one of them is killed with SIGKILL again and again and the
 // receiver answers 500 to everything for a window.
@@ -327,7 +327,7 @@ type killRecord struct {
 	restartedInMillis int64
 }
 
-// TestWebhooksThroughKills is issue 33 item 7, on a real PostgreSQL (it
+// TestWebhooksThroughKills measures at-least-once delivery on a real PostgreSQL (it
 // skips without BRANDBASE_TEST_POSTGRES, and with -short): three
 // instances (child processes of the test binary, each a brandbase.App on
 // storage/postgres with its own outbox owner) deliver 10,000 events,

@@ -1,4 +1,4 @@
--- The outbox (issue 33 item 3): every mail and event the service sends is
+-- The outbox: every mail and event the service sends is
 -- a row here, written in the transaction of the change that causes it,
 -- claimed by one instance at a time (claimed_by until claimed_until, the
 -- claim taken with FOR UPDATE SKIP LOCKED), retried with backoff (next_at)

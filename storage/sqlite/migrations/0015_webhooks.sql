@@ -1,4 +1,4 @@
--- Webhook endpoints (issue 33 item 6): per brand, the URL deliveries are
+-- Webhook endpoints: per brand, the URL deliveries are
 -- POSTed to, the event types it takes (comma-separated, sorted; '*' for
 -- all), whether it is enabled, and its signing secret sealed by the key
 -- ring (never plaintext); old_secret, after a rotation, signs beside it

@@ -1,4 +1,4 @@
--- Message templates (issue 33 item 2): a brand's override of the subject,
+-- Message templates: a brand's override of the subject,
 -- text and HTML templates of one kind of message (messages.Template) in one
 -- language ('' for the brand's default). Times are Unix microseconds, UTC.
 CREATE TABLE message_templates (

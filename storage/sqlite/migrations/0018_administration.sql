@@ -1,4 +1,4 @@
--- The administration of users (issue 36 items 1 and 5): the list of a
+-- The administration of users: the list of a
 -- brand's users filtered, sorted and paged by index, and its keyword
 -- search.
 -- user_words holds each user's search words (auth.UserWords: the folded
