@@ -613,13 +613,9 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		"PUT /api/v1/email-templates/{id}":                          {"updates"},
 		"DELETE /api/v1/email-templates/{id}":                       {"updates"},
 	}
-	templateID := "" // the template the POST creates, for the routes of one
-	// The administration routes act on users of their own, each in the
-	// status its change leaves from.
-	targets := userAdminSamples(t, f)
+	templateID := ""                                                        // the template the POST creates, for the routes of one
 	doomedA, doomedP := seedIntegrations(t, f.app.Integrations, f.brand.ID) // the DELETEs' own records
 	plain := smtptest.Start(t, smtptest.Options{TLS: smtptest.NoTLS})       // the SMTP test's server, on loopback
-	hook, doomedHook := webhookSamples(t, f)
 	require.NoError(t, f.app.Auth.SetBrandSettings(t.Context(), f.brand.ID, auth.BrandSettings{RegistrationOpen: true}))
 	// The reset is of a user of its own, so that it ends no session the
 	// other routes use, whatever their order.
@@ -630,6 +626,10 @@ func TestRoutesAndTheirLimits(t *testing.T) {
 		EmailAddress: "resetter@shop.example.com", ResetPasswordLink: "https://shop.example.com/reset"}))
 	resetLink, err := url.Parse(f.mail.next(t).Link)
 	require.NoError(t, err)
+	// The administration routes act on users of their own, each in the
+	// status its change leaves from.
+	targets := userAdminSamples(t, f)
+	hook, doomedHook := webhookSamples(t, f)
 	// Seeded after the reset's mail left: with a default SMTP integration
 	// the brand's mail goes through it, not the host's sender.
 	relay, doomedS := seedSMTP(t, f.app.Integrations, f.brand.ID), seedSMTP(t, f.app.Integrations, f.brand.ID)

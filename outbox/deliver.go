@@ -85,7 +85,7 @@ func (d *Dispatcher) settleLoop(ctx context.Context) {
 // recorded, and frees the attempt's slot.
 func (d *Dispatcher) settled(ctx context.Context, a attempted, err error) {
 	defer d.deliveries.Done()
-	defer d.release(a.it.BrandID)
+	defer d.release(a.it)
 	it := a.it
 	switch {
 	case errors.Is(err, ErrClaimLost):

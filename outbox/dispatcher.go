@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	randv2 "math/rand/v2"
 	"os"
-	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,7 +44,7 @@ type Dispatcher struct {
 
 	mu        sync.Mutex
 	handlers  map[Channel]Handler
-	held      map[string]int // deliveries in flight, by brand
+	held      map[string]int // deliveries in flight, by lane and brand (heldKey)
 	inflight  int
 	more      bool // the last claim may have left due items behind
 	claims    uint64
@@ -215,19 +215,65 @@ func (d *Dispatcher) observeDepth(ctx context.Context) (map[string]int64, map[st
 	return pending, oldest, d.cfg.clock(), true
 }
 
-// claim claims as many due items as the dispatcher has free slots and
+// claim claims, lane by lane (mail; events and webhooks), as many due
+// items as the dispatcher has free slots and
 // starts their deliveries. It reports whether it filled every slot (more
 // may be due: claim again once slots free).
 func (d *Dispatcher) claim(ctx context.Context) bool {
 	d.mu.Lock()
-	free := d.cfg.concurrency - d.inflight
-	channels := make([]Channel, 0, len(d.handlers))
-	for ch := range d.handlers {
-		channels = append(channels, ch)
+	d.more = false // each lane's claim tells whether it left items behind
+	d.mu.Unlock()
+	full := false
+	for _, l := range lanes {
+		if d.claimLane(ctx, l) {
+			full = true
+		}
 	}
-	held := make(map[string]int, len(d.held))
+	return full
+}
+
+// lane is a class of channels whose deliveries a brand holds slots of
+// apart: a brand whose webhook endpoints hang still has its mail sent.
+type lane struct {
+	name     string
+	channels []Channel
+}
+
+// lanes are the mail lane and the events' and webhooks' lane.
+var lanes = []lane{{"mail", []Channel{ChannelMail}}, {"hooks", []Channel{ChannelEvent, ChannelWebhook}}}
+
+// laneOf returns the name of the lane of ch.
+func laneOf(ch Channel) string {
+	if ch == ChannelMail {
+		return "mail"
+	}
+	return "hooks"
+}
+
+// heldKey keys the held slots of a brand in a lane.
+func heldKey(lane, brand string) string { return lane + "\x00" + brand }
+
+// claimLane claims the due items of l's channels this dispatcher has
+// handlers for, as many as it has free slots, at most perBrand of a brand
+// in l counting the brand's deliveries of l in flight; it reports whether
+// it filled every free slot.
+func (d *Dispatcher) claimLane(ctx context.Context, l lane) bool {
+	d.mu.Lock()
+	free := d.cfg.concurrency - d.inflight
+	var channels []Channel
+	for _, ch := range l.channels {
+		if d.handlers[ch] != nil {
+			channels = append(channels, ch)
+		}
+	}
+	held := map[string]int{}
 	var skip []string
-	for b, n := range d.held {
+	prefix := heldKey(l.name, "")
+	for k, n := range d.held {
+		b, ok := strings.CutPrefix(k, prefix)
+		if !ok {
+			continue
+		}
 		held[b] = n
 		if n >= d.cfg.perBrand {
 			skip = append(skip, b)
@@ -239,7 +285,6 @@ func (d *Dispatcher) claim(ctx context.Context) bool {
 	if free <= 0 || len(channels) == 0 {
 		return false
 	}
-	slices.Sort(channels)
 	now := d.cfg.clock()
 	until := now.Add(d.cfg.claimTTL)
 	items, err := d.store.Claim(ctx, Claim{Owner: owner, Now: now, Until: until, Limit: free,
@@ -249,10 +294,10 @@ func (d *Dispatcher) claim(ctx context.Context) bool {
 		return false
 	}
 	d.mu.Lock()
-	d.more = len(items) == free || len(skip) > 0
+	d.more = d.more || len(items) == free || len(skip) > 0
 	for _, it := range items {
 		d.inflight++
-		d.held[it.BrandID]++
+		d.held[heldKey(l.name, it.BrandID)]++
 		d.deliveries.Add(1)
 		go d.deliver(ctx, owner, it)
 	}
@@ -260,14 +305,15 @@ func (d *Dispatcher) claim(ctx context.Context) bool {
 	return len(items) == free
 }
 
-// release frees the slot of a delivery of brand, and wakes the loop when
+// release frees the slot of the delivery of it, and wakes the loop when
 // the last claim may have left due items behind and half the slots are
 // free (or all): claims take items by the batch, not one by one.
-func (d *Dispatcher) release(brand string) {
+func (d *Dispatcher) release(it Item) {
+	key := heldKey(laneOf(it.Channel), it.BrandID)
 	d.mu.Lock()
 	d.inflight--
-	if d.held[brand]--; d.held[brand] <= 0 {
-		delete(d.held, brand)
+	if d.held[key]--; d.held[key] <= 0 {
+		delete(d.held, key)
 	}
 	wake := d.more && (d.cfg.concurrency-d.inflight == max(1, d.cfg.concurrency/2) || d.inflight == 0)
 	d.mu.Unlock()

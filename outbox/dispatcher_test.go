@@ -337,6 +337,37 @@ func TestDispatcherBrandFairness(t *testing.T) {
 	})
 }
 
+// TestDispatcherMailBesideHangingWebhooks holds that a brand whose webhook
+// endpoints hang still has its mail sent: the brand's slots are counted
+// per lane (mail apart from events and webhooks), so its hanging
+// deliveries hold only the webhooks' slots.
+func TestDispatcherMailBesideHangingWebhooks(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, s storage.Storage) {
+		release := make(chan struct{})
+		d := newDispatcher(s, outbox.WithConcurrency(6), outbox.WithPerBrandConcurrency(2),
+			outbox.WithPollInterval(10*time.Millisecond))
+		d.Handle(outbox.ChannelWebhook, outbox.HandlerFunc(func(ctx context.Context, it outbox.Item) outbox.Result {
+			select {
+			case <-release:
+				return outbox.Result{}
+			case <-ctx.Done():
+				return outbox.Result{Err: ctx.Err()}
+			}
+		}))
+		d.Handle(outbox.ChannelMail, outbox.HandlerFunc(func(context.Context, outbox.Item) outbox.Result {
+			return outbox.Result{}
+		}))
+		hooks := enqueue(t, s, "shop", outbox.ChannelWebhook, 10)
+		start(t, d)
+		mail := enqueue(t, s, "shop", outbox.ChannelMail, 3)
+		d.Notify()
+		waitStatus(t, s, outbox.StatusDelivered, mail...)
+		close(release)
+		waitStatus(t, s, outbox.StatusDelivered, hooks...)
+	})
+}
+
 // TestDispatchersShareNothing runs three dispatchers on one store (on
 // PostgreSQL, claiming in parallel transactions): each item is delivered
 // exactly once.

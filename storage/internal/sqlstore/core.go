@@ -335,13 +335,20 @@ func (c *Core) exec(ctx context.Context, tx DB, taken, missingRef *envelope.Erro
 }
 
 // execOne runs a write that must change exactly one row: missing when it
-// changed none, taken when it breaks a unique key.
+// changed none, or when a key it names is one no column can hold (text
+// PostgreSQL refuses: NUL, invalid UTF-8), so no row has it; taken when it
+// breaks a unique key.
 func (c *Core) execOne(ctx context.Context, tx DB, missing, taken *envelope.Error, query string, args ...any) error {
-	n, err := c.exec(ctx, tx, taken, nil, query, args...)
-	if err == nil && n == 0 {
+	n, err := tx.Exec(ctx, c.bind(query), args...)
+	switch {
+	case err != nil && missing != nil && c.d.Missing(err):
+		return missing
+	case err != nil:
+		return c.constraint(ctx, err, taken, nil)
+	case n == 0:
 		return missing
 	}
-	return err
+	return nil
 }
 
 // found reports whether query, which selects one column, finds a row.
