@@ -78,6 +78,9 @@ func TestEventsWrittenWithTheirChange(t *testing.T) {
 			_, err := e.svc.UpdateUser(t.Context(), e.admin.ID, auth.UserUpdate{EmailAddress: &email, PhoneNumber: &phone})
 			return err
 		}, []want{{auth.EventUserUpdated, admin, map[string]any{"userId": "", "changed": []any{"emailAddress"}}}}},
+		{"user.deleted names the user by its ID only", nil, func(t *testing.T, e *env) error {
+			return e.svc.DeleteUser(t.Context(), auth.SystemPrincipal(e.brand.ID), e.viewer.ID)
+		}, []want{{auth.EventType("user.deleted"), func(e *env) string { return e.viewer.ID }, map[string]any{"username": nil}}}},
 		{"user.updated by status", nil, func(t *testing.T, e *env) error {
 			_, err := e.svc.SetUserStatus(t.Context(), e.admin.ID, auth.StatusInactive)
 			return err
