@@ -235,6 +235,58 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if cfg.SecretKeys == nil && !isEphemeral(store) {
 		return nil, ErrSecretKeysRequired
 	}
+	authOpts := authOptions(cfg)
+	refOpts := []refdata.Option{refdata.WithMeterProvider(cfg.MeterProvider), refdata.WithTracerProvider(cfg.TracerProvider), refdata.WithClock(cfg.Clock)}
+	if cfg.Logger != nil {
+		refOpts = append(refOpts, refdata.WithLogger(cfg.Logger))
+	}
+	// The services reach the store through a recorder of its calls when
+	// a provider is set; the App's Store, where capabilities are looked
+	// for, stays the store itself.
+	backend := storecalls.Wrap(store, telemetry.NewStoreCalls(dbSystem(store), cfg.MeterProvider, cfg.TracerProvider))
+	keys := cfg.SecretKeys
+	if keys == nil {
+		keys = integrations.EphemeralKeyRing()
+	}
+	integ := integrations.NewService(backend, integrations.WithKeyRing(keys), integrations.WithClock(cfg.Clock),
+		integrations.WithMeterProvider(cfg.MeterProvider))
+	if cfg.OnIntegrationUpdated != nil {
+		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
+	}
+	// The password-reset mail goes through the outbox, written with its
+	// token; the dispatcher is woken when one is written.
+	ob := newOutbox(backend, cfg)
+	authSvc := auth.NewService(backend, append(authOpts, auth.WithMailOutbox(ob.Notify))...)
+	msgs := messages.NewService(store, messageOpts(cfg)...)
+	a := &App{
+		Store:        store,
+		Auth:         authSvc,
+		RefData:      refdata.NewService(backend, refOpts...),
+		Integrations: integ,
+		Messages:     msgs,
+		Outbox:       ob,
+		Mail:         newMail(cfg, integ, msgs, authSvc),
+		Webhooks:     newWebhooks(backend, keys, cfg),
+		clock:        cfg.Clock,
+		logger:       cfg.Logger,
+		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
+			httpadapter.WithTracerProvider(cfg.TracerProvider), httpadapter.WithPropagator(cfg.Propagator)},
+	}
+	if isEphemeral(store) {
+		if err := a.RefData.Ready(context.Background()); err != nil {
+			return nil, err
+		}
+	}
+	if feed, ok := store.(ChangeFeed); ok {
+		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
+	}
+	a.startOutbox(cfg)
+	return a, nil
+}
+
+// authOptions returns the auth service's options from cfg: its fields
+// first, then cfg.AuthOptions.
+func authOptions(cfg Config) []auth.Option {
 	var authOpts []auth.Option
 	if cfg.Clock != nil {
 		authOpts = append(authOpts, auth.WithClock(cfg.Clock))
@@ -257,30 +309,17 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		authOpts = append(authOpts, auth.WithKeyCache(cfg.KeyCacheTTL, 0))
 	}
 	authOpts = append(authOpts, auth.WithMeterProvider(cfg.MeterProvider), auth.WithTracerProvider(cfg.TracerProvider))
-	refOpts := []refdata.Option{refdata.WithMeterProvider(cfg.MeterProvider), refdata.WithTracerProvider(cfg.TracerProvider), refdata.WithClock(cfg.Clock)}
 	if cfg.Logger != nil {
 		authOpts = append(authOpts, auth.WithLogger(cfg.Logger))
-		refOpts = append(refOpts, refdata.WithLogger(cfg.Logger))
 	}
 	authOpts = append(authOpts, cfg.AuthOptions...)
-	// The services reach the store through a recorder of its calls when
-	// a provider is set; the App's Store, where capabilities are looked
-	// for, stays the store itself.
-	backend := storecalls.Wrap(store, telemetry.NewStoreCalls(dbSystem(store), cfg.MeterProvider, cfg.TracerProvider))
-	keys := cfg.SecretKeys
-	if keys == nil {
-		keys = integrations.EphemeralKeyRing()
-	}
-	integ := integrations.NewService(backend, integrations.WithKeyRing(keys), integrations.WithClock(cfg.Clock),
-		integrations.WithMeterProvider(cfg.MeterProvider))
-	if cfg.OnIntegrationUpdated != nil {
-		integ.OnIntegrationUpdated(cfg.OnIntegrationUpdated)
-	}
-	// The password-reset mail goes through the outbox, written with its
-	// token; the dispatcher is woken when one is written.
-	ob := newOutbox(backend, cfg)
-	authSvc := auth.NewService(backend, append(authOpts, auth.WithMailOutbox(ob.Notify))...)
-	msgs := messages.NewService(store, messageOpts(cfg)...)
+	return authOpts
+}
+
+// newMail returns the App's mail service: the brand's SMTP integrations
+// from integ, its templates rendered by msgs, and the host's sender of
+// authSvc (if any) as the fallback.
+func newMail(cfg Config, integ *integrations.Service, msgs *messages.Service, authSvc *auth.Service) *mail.Service {
 	mailOpts := []mail.Option{mail.WithPolicy(cfg.OutboundPolicy), mail.WithLogger(cfg.Logger),
 		mail.WithRenderer(mail.RenderFunc(func(ctx context.Context, brandID, language, kind string, data map[string]string) (mail.Rendered, error) {
 			r, err := msgs.Render(ctx, brandID, language, kind, data)
@@ -289,28 +328,12 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 	if sender := authSvc.MessageSender(); sender != nil {
 		mailOpts = append(mailOpts, mail.WithFallback(sender, authSvc))
 	}
-	a := &App{
-		Store:        store,
-		Auth:         authSvc,
-		RefData:      refdata.NewService(backend, refOpts...),
-		Integrations: integ,
-		Messages:     msgs,
-		Outbox:       ob,
-		Mail:         mail.New(integ, mailOpts...),
-		Webhooks:     newWebhooks(backend, keys, cfg),
-		clock:        cfg.Clock,
-		logger:       cfg.Logger,
-		telemetry: []httpadapter.Option{httpadapter.WithMeterProvider(cfg.MeterProvider),
-			httpadapter.WithTracerProvider(cfg.TracerProvider), httpadapter.WithPropagator(cfg.Propagator)},
-	}
-	if isEphemeral(store) {
-		if err := a.RefData.Ready(context.Background()); err != nil {
-			return nil, err
-		}
-	}
-	if feed, ok := store.(ChangeFeed); ok {
-		a.unsubscribe = feed.OnAuthChange(a.Auth.Forget)
-	}
+	return mail.New(integ, mailOpts...)
+}
+
+// startOutbox registers the App's handlers on its dispatcher and, unless
+// cfg.OutboxManualStart, starts it.
+func (a *App) startOutbox(cfg Config) {
 	a.Outbox.Handle(outbox.ChannelMail, a.Mail)
 	a.Outbox.Handle(outbox.ChannelEvent, a.Webhooks.EventHandler())
 	a.Outbox.Handle(outbox.ChannelWebhook, a.Webhooks.DeliveryHandler())
@@ -321,7 +344,6 @@ func New(store storage.Storage, cfg Config) (*App, error) {
 		// store, does not keep it (and poll it) for ever.
 		runtime.AddCleanup(a, func(d *outbox.Dispatcher) { go d.Close() }, a.Outbox)
 	}
-	return a, nil
 }
 
 // newWebhooks returns the webhooks service of an App on backend, its
